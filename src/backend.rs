@@ -1,0 +1,69 @@
+//! The interface both step loops implement, and the quantities they report.
+
+use crate::error::Result;
+
+/// Energy partitions, J. Dissipated partitions (`slip`, `dashpot`) are cumulative since step 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Energies {
+    /// Σ ½ m v²
+    pub kinetic_translational: f64,
+    /// Σ ½ I ω²
+    pub kinetic_rotational: f64,
+    /// −Σ m g·x (zero at the origin)
+    pub gravitational: f64,
+    /// Spring energy stored in active contacts, spec eq (15).
+    pub strain: f64,
+    /// Energy dissipated by frictional slip since the start, spec eq (16).
+    pub slip: f64,
+    /// Energy dissipated by dashpots since the start, spec eq (17).
+    pub dashpot: f64,
+    /// Work done on the particles by walls since the start (zero while walls are fixed).
+    pub wall_work: f64,
+}
+
+impl Energies {
+    pub fn kinetic(&self) -> f64 {
+        self.kinetic_translational + self.kinetic_rotational
+    }
+    /// Mechanical energy held by the system: kinetic + gravitational + strain.
+    pub fn mechanical(&self) -> f64 {
+        self.kinetic() + self.gravitational + self.strain
+    }
+    /// Energy balance: mechanical + dissipated − wall work. Constant up to integration error.
+    pub fn total(&self) -> f64 {
+        self.mechanical() + self.slip + self.dashpot - self.wall_work
+    }
+}
+
+/// Particle state at a step, f64 SoA, indexed by particle id.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub step: u64,
+    pub time: f64,
+    pub position: Vec<[f64; 3]>,
+    pub velocity: Vec<[f64; 3]>,
+    pub angular_velocity: Vec<[f64; 3]>,
+    /// Sum of contact forces on each particle (gravity excluded), N.
+    pub force: Vec<[f64; 3]>,
+    /// Sum of contact torques on each particle, N·m.
+    pub torque: Vec<[f64; 3]>,
+    pub radius: Vec<f64>,
+}
+
+/// A step loop: CPU reference or GPU.
+pub trait Backend {
+    /// "cpu" or "gpu".
+    fn kind(&self) -> &'static str;
+    /// Human-readable device description (adapter name, thread count, …).
+    fn adapter(&self) -> String;
+    /// Advance `n` steps. The GPU backend submits them without host round-trips.
+    fn step(&mut self, n: u64) -> Result<()>;
+    /// Steps taken since the set-up's initial state.
+    fn steps_done(&self) -> u64;
+    /// Read particle state (GPU: one readback).
+    fn snapshot(&mut self) -> Result<Snapshot>;
+    /// Read the energy partitions (GPU: reduced on the device, one small readback).
+    fn energies(&mut self) -> Result<Energies>;
+    /// Number of active contacts (ball–ball and ball–wall) after the last step.
+    fn contact_count(&mut self) -> Result<u64>;
+}

@@ -1,0 +1,34 @@
+//! Errors Talus reports to users. Every scene error names the file, the key path and the value.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TalusError {
+    /// A scene file is malformed or holds a bad value.
+    #[error("{file}: {key}: {message}")]
+    Scene { file: PathBuf, key: String, message: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// No GPU adapter could be found or opened.
+    #[error("no GPU adapter: {0}\n  Install a Vulkan driver (on Debian/Ubuntu: `apt-get install mesa-vulkan-drivers libvulkan1`) or use `--backend cpu`.")]
+    NoAdapter(String),
+    /// The device rejected a request (out of memory, over a limit, validation).
+    #[error("GPU device error: {0}")]
+    Device(String),
+    /// The two backends disagree beyond tolerance (`talus verify`).
+    #[error("verification failed: {0}")]
+    Verify(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl TalusError {
+    pub fn scene(file: impl Into<PathBuf>, key: impl Into<String>, message: impl Into<String>) -> Self {
+        TalusError::Scene { file: file.into(), key: key.into(), message: message.into() }
+    }
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        TalusError::Io { path: path.into(), source }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, TalusError>;

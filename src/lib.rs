@@ -1,0 +1,21 @@
+//! Talus: a discrete-element-method engine with a wgpu GPU step loop and an f64 CPU reference.
+//!
+//! Load a scene (`scene::load`), pick a backend (`cpu::CpuBackend`, `gpu::GpuBackend`),
+//! step it and read state and energies through the `Backend` trait. See ARCHITECTURE.md.
+
+pub mod backend;
+pub mod bench;
+pub mod contact;
+pub mod cpu;
+pub mod error;
+pub mod gpu;
+pub mod layout;
+pub mod output;
+pub mod run;
+pub mod scene;
+pub mod setup;
+pub mod verify;
+
+pub use backend::{Backend, Energies, Snapshot};
+pub use error::{Result, TalusError};
+pub use setup::Setup;

@@ -1,0 +1,134 @@
+//! The resolved simulation set-up: what a scene file becomes after parsing, validation,
+//! particle generation and property inheritance. Both backends start from a `Setup`.
+//!
+//! Everything here is SI and f64. The GPU backend converts to its own f32 layout.
+
+use std::path::PathBuf;
+
+use crate::contact::params::PairParams;
+
+/// One material: density plus the surface properties of the Hertz model
+/// (`hz_shear`, `hz_poiss`, `fric`, spec `hertz-pfc.txt` table 2) that contacts inherit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// kg/m^3
+    pub density: f64,
+    /// Shear modulus G, Pa
+    pub hz_shear: f64,
+    /// Poisson's ratio ν
+    pub hz_poiss: f64,
+    /// Friction coefficient μ
+    pub fric: f64,
+}
+
+/// Particle state in structure-of-arrays form. Index = particle id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Particles {
+    pub position: Vec<[f64; 3]>,
+    pub velocity: Vec<[f64; 3]>,
+    pub angular_velocity: Vec<[f64; 3]>,
+    pub radius: Vec<f64>,
+    /// Index into `Setup::materials`.
+    pub material: Vec<u32>,
+}
+
+impl Particles {
+    pub fn len(&self) -> usize {
+        self.radius.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.radius.is_empty()
+    }
+    pub fn push(&mut self, position: [f64; 3], velocity: [f64; 3], angular_velocity: [f64; 3], radius: f64, material: u32) {
+        self.position.push(position);
+        self.velocity.push(velocity);
+        self.angular_velocity.push(angular_velocity);
+        self.radius.push(radius);
+        self.material.push(material);
+    }
+}
+
+/// An infinite plane wall. Particles live on the side the normal points to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wall {
+    pub name: String,
+    /// A point on the plane, m.
+    pub point: [f64; 3],
+    /// Unit outward normal (pointing into the region where particles are).
+    pub normal: [f64; 3],
+    /// Index into `Setup::materials`.
+    pub material: u32,
+}
+
+/// Axis-aligned box, m.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    pub min: [f64; 3],
+    pub max: [f64; 3],
+}
+
+/// How the time step was chosen (printed by `talus run`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimeStepChoice {
+    Explicit,
+    /// `fraction` × Rayleigh critical step `rayleigh` (s).
+    Auto { fraction: f64, rayleigh: f64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Scene name (file stem).
+    pub name: String,
+    /// The scene file this came from (for messages).
+    pub source: PathBuf,
+    /// m/s^2
+    pub gravity: [f64; 3],
+    /// s
+    pub dt: f64,
+    pub dt_choice: TimeStepChoice,
+    /// Number of steps to run.
+    pub steps: u64,
+    /// Steps between outputs (energy rows, snapshots). ≥ 1.
+    pub output_every: u64,
+    /// Snapshots (VTU) every this many outputs; 0 = never.
+    pub snapshot_every: u64,
+    pub materials: Vec<Material>,
+    /// Contact parameters for every material pair, resolved by inheritance
+    /// (spec eqs 18–20) unless given for the pair. Symmetric.
+    pub pairs: PairTable,
+    pub particles: Particles,
+    pub walls: Vec<Wall>,
+    /// Region the neighbour grid covers. Particles outside still interact
+    /// (they are clamped into the border cells), only less efficiently.
+    pub domain: Aabb,
+}
+
+/// Symmetric table of `PairParams` indexed by material pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairTable {
+    pub n_materials: usize,
+    /// Row-major n×n, entry (a, b) == entry (b, a).
+    pub entries: Vec<PairParams>,
+}
+
+impl PairTable {
+    pub fn get(&self, a: u32, b: u32) -> &PairParams {
+        &self.entries[a as usize * self.n_materials + b as usize]
+    }
+}
+
+impl Setup {
+    pub fn particle_mass(&self, i: usize) -> f64 {
+        let r = self.particles.radius[i];
+        self.materials[self.particles.material[i] as usize].density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+    /// Moment of inertia of a solid sphere, 2/5 m r².
+    pub fn particle_inertia(&self, i: usize) -> f64 {
+        let r = self.particles.radius[i];
+        0.4 * self.particle_mass(i) * r * r
+    }
+    pub fn max_radius(&self) -> f64 {
+        self.particles.radius.iter().cloned().fold(0.0, f64::max)
+    }
+}
