@@ -1,0 +1,49 @@
+// Shared contact geometry and kinematics. Twin of src/contact/geometry.rs.
+
+// Geometry and relative motion of one contact between body i and body j.
+struct ContactGeometry {
+    normal: vec3<f32>,      // unit vector from i to j
+    gap: f32,               // g_c = distance − R_i − R_j (negative when overlapping)
+    r_bar: f32,             // effective radius R̄, spec eq (6)
+    m_c: f32,               // effective mass m_c, spec eq (13)
+    branch_i: vec3<f32>,    // centre of i → contact point
+    branch_j: vec3<f32>,    // centre of j → contact point (zero for a wall)
+    vel_normal: f32,        // ġ, normal relative velocity of j w.r.t. i (> 0 separating)
+    vel_shear: vec3<f32>,   // tangential relative velocity of j's contact point w.r.t. i's
+}
+
+// Relative velocity at the contact point: x = normal part, yzw = tangential part.
+fn contact_kinematics(normal: vec3<f32>, branch_i: vec3<f32>, branch_j: vec3<f32>, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>) -> vec4<f32> {
+    let v_rel = (v_j + cross(w_j, branch_j)) - (v_i + cross(w_i, branch_i));
+    let vel_normal = dot(v_rel, normal);
+    let vel_shear = v_rel - normal * vel_normal;
+    return vec4<f32>(vel_normal, vel_shear);
+}
+
+// Ball–ball contact; d = x_j − x_i. The contact point is the middle of the overlap.
+fn ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>) -> ContactGeometry {
+    let distance = length(d);
+    let normal = d / distance;
+    let gap = distance - r_i - r_j;
+    let half_overlap = 0.5 * max(-gap, 0.0);
+    let r_bar = 2.0 * r_i * r_j / (r_i + r_j);
+    let m_c = m_i * m_j / (m_i + m_j);
+    let branch_i = normal * (r_i - half_overlap);
+    let branch_j = normal * -(r_j - half_overlap);
+    let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
+    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw);
+}
+
+// Ball–wall contact; s = signed distance of the ball centre from the plane along the wall's
+// outward normal n_w. The wall is body j, moving with v_wall.
+fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_wall: vec3<f32>) -> ContactGeometry {
+    let normal = -n_w;
+    let gap = s - r_i;
+    let half_overlap = 0.5 * max(-gap, 0.0);
+    let r_bar = 2.0 * r_i;
+    let m_c = m_i;
+    let branch_i = normal * (r_i - half_overlap);
+    let branch_j = vec3<f32>(0.0);
+    let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, vec3<f32>(0.0));
+    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw);
+}

@@ -1,0 +1,53 @@
+// Hertz shear force with history, spec hertz-pfc.txt eqs (7)–(12) and the slip work of eq (16).
+// Twin of src/contact/tangential.rs.
+
+// Shear part of a Hertz contact.
+struct ShearForce {
+    fs: vec3<f32>,      // Hertz shear force F_s^h on j after the Coulomb cap, eq (11)
+    k_s: f32,           // tangent shear stiffness, eq (8)
+    slip: bool,         // slip state, eq (12)
+    slip_work: f32,     // energy dissipated by slip this step (≥ 0), eq (16)
+}
+
+// k_s = 2(1−ν)/(2−ν) α_h h_n^(1/α_h) (F_n^h)^((α_h−1)/α_h), eq (8); fn_mag = |F_n^h|.
+fn shear_stiffness(p: PairParamsGpu, h_n: f32, fn_mag: f32) -> f32 {
+    if (fn_mag <= 0.0) {
+        return 0.0;
+    }
+    return 2.0 * (1.0 - p.hz_poiss) / (2.0 - p.hz_poiss) * p.hz_alpha * pow(h_n, 1.0 / p.hz_alpha) * pow(fn_mag, (p.hz_alpha - 1.0) / p.hz_alpha);
+}
+
+// Turn the stored shear force into the current contact plane, keeping its magnitude.
+fn rotate_history(fs_old: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
+    let projected = fs_old - normal * dot(fs_old, normal);
+    let len_new = length(projected);
+    if (len_new > 0.0) {
+        return projected * (length(fs_old) / len_new);
+    }
+    return vec3<f32>(0.0);
+}
+
+// Eqs (7)–(12) and (16). history = (shear force of the previous step, |F_n^h| of the previous step).
+fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, history: vec4<f32>, dt: f32) -> ShearForce {
+    let fn_mag = -normal.fn_h;
+    let k_s = shear_stiffness(p, normal.h_n, fn_mag);
+    let fs_rotated = rotate_history(history.xyz, g.normal);
+    // eq (9): scale the old shear force down with the stiffness on normal unloading (M_s = 1)
+    let fn_old = history.w;
+    let k_s_old = shear_stiffness(p, normal.h_n, fn_old);
+    let scale = select(1.0, k_s / k_s_old, p.hz_mode == 1u && fn_mag < fn_old && k_s_old > 0.0);
+    let fs_old = fs_rotated * scale;
+    // eq (7): trial force; the spring on j resists j's shear displacement
+    let increment = g.vel_shear * dt;
+    let trial = fs_old - increment * k_s;
+    // eqs (10)–(12): Coulomb cap and slip state
+    let strength = p.fric * fn_mag;
+    let trial_len = length(trial);
+    let slip = trial_len > strength;
+    let fs = select(trial, trial * (strength / trial_len), slip && trial_len > 0.0);
+    // eq (16): slip part of the increment = total − elastic part
+    let elastic = select(vec3<f32>(0.0), (fs_old - fs) / k_s, k_s > 0.0);
+    let slip_increment = increment - elastic;
+    let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
+    return ShearForce(fs, k_s, slip, slip_work);
+}

@@ -1,0 +1,25 @@
+//! Energy partitions of the Hertz model, spec `hertz-pfc.txt` eqs (15) and (17)
+//! (slip work, eq (16), is computed with the shear force in `tangential.rs`).
+//! Twin of `shaders/contact/energy.wgsl`.
+
+use glam::DVec3;
+
+use super::damping::DashpotForce;
+use super::geometry::ContactGeometry;
+use super::normal::NormalForce;
+use super::params::PairParams;
+
+/// E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15).
+/// The normal term is written h_n δ^(α_h+1)/(α_h+1), its value for F_n^h = −h_n δ^α_h, which stays finite at δ → 0.
+pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) -> f64 {
+    let normal_part = if normal.overlap > 0.0 { normal.h_n * normal.overlap.powf(p.hz_alpha + 1.0) / (p.hz_alpha + 1.0) } else { 0.0 };
+    let shear_part = if k_s > 0.0 { 0.5 * fs.length_squared() / k_s } else { 0.0 };
+    normal_part + shear_part
+}
+
+/// Energy the dashpots dissipate this step, −F^d·(δ̇ Δt), eq (17) (≥ 0 for a dissipative dashpot).
+pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, dt: f64) -> f64 {
+    let force_on_j = g.normal * -d.fn_d + d.fs_d;
+    let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
+    -force_on_j.dot(relative_velocity) * dt
+}

@@ -1,0 +1,61 @@
+//! Shared contact geometry and kinematics. Twin of `shaders/contact/geometry.wgsl`.
+
+use glam::DVec3;
+
+/// Geometry and relative motion of one contact between body i and body j.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactGeometry {
+    /// Unit vector from i to j.
+    pub normal: DVec3,
+    /// Contact gap g_c = distance − R_i − R_j (negative when the surfaces overlap).
+    pub gap: f64,
+    /// Effective radius R̄ of spec eq (6) (a wall has radius ∞).
+    pub r_bar: f64,
+    /// Effective mass m_c of spec eq (13) (ball–wall: the ball's mass).
+    pub m_c: f64,
+    /// From the centre of i to the contact point.
+    pub branch_i: DVec3,
+    /// From the centre of j to the contact point (zero for a wall).
+    pub branch_j: DVec3,
+    /// Normal relative velocity ġ of j w.r.t. i (positive when separating).
+    pub vel_normal: f64,
+    /// Tangential relative velocity of j's contact point w.r.t. i's.
+    pub vel_shear: DVec3,
+}
+
+/// Relative velocity at the contact point split into normal and tangential parts.
+pub fn contact_kinematics(normal: DVec3, branch_i: DVec3, branch_j: DVec3, v_i: DVec3, w_i: DVec3, v_j: DVec3, w_j: DVec3) -> (f64, DVec3) {
+    let v_rel = (v_j + w_j.cross(branch_j)) - (v_i + w_i.cross(branch_i));
+    let vel_normal = v_rel.dot(normal);
+    let vel_shear = v_rel - normal * vel_normal;
+    (vel_normal, vel_shear)
+}
+
+/// Ball–ball contact; `d` = x_j − x_i. The contact point is the middle of the overlap.
+#[allow(clippy::too_many_arguments)]
+pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i: DVec3, w_i: DVec3, v_j: DVec3, w_j: DVec3) -> ContactGeometry {
+    let distance = d.length();
+    let normal = d / distance;
+    let gap = distance - r_i - r_j;
+    let half_overlap = 0.5 * (-gap).max(0.0);
+    let r_bar = 2.0 * r_i * r_j / (r_i + r_j);
+    let m_c = m_i * m_j / (m_i + m_j);
+    let branch_i = normal * (r_i - half_overlap);
+    let branch_j = normal * -(r_j - half_overlap);
+    let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear }
+}
+
+/// Ball–wall contact; `s` = signed distance of the ball centre from the plane along the
+/// wall's outward normal `n_w`. The wall is body j, moving with `v_wall`.
+pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3) -> ContactGeometry {
+    let normal = -n_w;
+    let gap = s - r_i;
+    let half_overlap = 0.5 * (-gap).max(0.0);
+    let r_bar = 2.0 * r_i;
+    let m_c = m_i;
+    let branch_i = normal * (r_i - half_overlap);
+    let branch_j = DVec3::ZERO;
+    let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, DVec3::ZERO);
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear }
+}

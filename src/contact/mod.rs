@@ -1,0 +1,19 @@
+//! Contact model parts, each the twin of `shaders/contact/<part>.wgsl` (same function names,
+//! same statement order). The Hertz model of `hertz-pfc.txt` is the preset in `hertz.rs`.
+//!
+//! Sign conventions (both twins): the contact is between body i and body j (a wall is always j);
+//! `normal` points from i to j; forces are those acting on j (i feels the opposite);
+//! normal forces follow the spec's sign (tension positive, so a compressive Hertz force is < 0).
+
+pub mod params;
+pub mod geometry;
+pub mod normal;
+pub mod tangential;
+pub mod damping;
+pub mod energy;
+pub mod hertz;
+
+pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
+pub use hertz::{hertz_contact, ContactOutput};
+pub use normal::contact_active;
+pub use params::PairParams;

@@ -1,0 +1,65 @@
+//! Hertz shear force with history, spec `hertz-pfc.txt` eqs (7)–(12) and the slip work of eq (16).
+//! Twin of `shaders/contact/tangential.wgsl`.
+
+use glam::DVec3;
+
+use super::geometry::ContactGeometry;
+use super::normal::NormalForce;
+use super::params::PairParams;
+
+/// Shear part of a Hertz contact.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ShearForce {
+    /// Hertz shear force F_s^h on j after the Coulomb cap, eq (11).
+    pub fs: DVec3,
+    /// Tangent shear stiffness k_s, eq (8).
+    pub k_s: f64,
+    /// Slip state s, eq (12).
+    pub slip: bool,
+    /// Energy dissipated by slip this step (≥ 0), eq (16).
+    pub slip_work: f64,
+}
+
+/// k_s = 2(1−ν)/(2−ν) α_h h_n^(1/α_h) (F_n^h)^((α_h−1)/α_h), eq (8); `fn_mag` = |F_n^h|.
+pub fn shear_stiffness(p: &PairParams, h_n: f64, fn_mag: f64) -> f64 {
+    if fn_mag <= 0.0 {
+        return 0.0;
+    }
+    2.0 * (1.0 - p.hz_poiss) / (2.0 - p.hz_poiss) * p.hz_alpha * h_n.powf(1.0 / p.hz_alpha) * fn_mag.powf((p.hz_alpha - 1.0) / p.hz_alpha)
+}
+
+/// Turn the stored shear force into the current contact plane, keeping its magnitude.
+pub fn rotate_history(fs_old: DVec3, normal: DVec3) -> DVec3 {
+    let projected = fs_old - normal * fs_old.dot(normal);
+    let len_new = projected.length();
+    if len_new > 0.0 {
+        projected * (fs_old.length() / len_new)
+    } else {
+        DVec3::ZERO
+    }
+}
+
+/// Eqs (7)–(12) and (16). `history` = (shear force of the previous step, |F_n^h| of the previous step).
+pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, history: [f64; 4], dt: f64) -> ShearForce {
+    let fn_mag = -normal.fn_h;
+    let k_s = shear_stiffness(p, normal.h_n, fn_mag);
+    let fs_rotated = rotate_history(DVec3::new(history[0], history[1], history[2]), g.normal);
+    // eq (9): scale the old shear force down with the stiffness on normal unloading (M_s = 1)
+    let fn_old = history[3];
+    let k_s_old = shear_stiffness(p, normal.h_n, fn_old);
+    let scale = if p.hz_mode == 1 && fn_mag < fn_old && k_s_old > 0.0 { k_s / k_s_old } else { 1.0 };
+    let fs_old = fs_rotated * scale;
+    // eq (7): trial force; the spring on j resists j's shear displacement
+    let increment = g.vel_shear * dt;
+    let trial = fs_old - increment * k_s;
+    // eqs (10)–(12): Coulomb cap and slip state
+    let strength = p.fric * fn_mag;
+    let trial_len = trial.length();
+    let slip = trial_len > strength;
+    let fs = if slip && trial_len > 0.0 { trial * (strength / trial_len) } else { trial };
+    // eq (16): slip part of the increment = total − elastic part
+    let elastic = if k_s > 0.0 { (fs_old - fs) / k_s } else { DVec3::ZERO };
+    let slip_increment = increment - elastic;
+    let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);
+    ShearForce { fs, k_s, slip, slip_work }
+}
