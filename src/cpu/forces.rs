@@ -1,0 +1,125 @@
+//! The force pass, same structure as `shaders/forces.wgsl`: every particle gathers over its
+//! neighbour cells and all walls. A ball pair is always evaluated in canonical order
+//! (a = lower id, b = higher id) so both particles see the identical contact; only the owner
+//! (a, or the ball for a ball–wall contact) stores the new history and the energies.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::grid::Grid;
+use super::state::State;
+use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, hertz_contact, ContactOutput};
+use crate::layout::consts::WALL_KEY_BIT;
+use crate::setup::{PairTable, Wall};
+
+/// Contact history one owner keeps: (partner key, history), partner = particle id or WALL_KEY_BIT | wall.
+pub type OwnedHistory = Vec<(u32, [f64; 4])>;
+
+/// What one particle's gather produces.
+#[derive(Clone, Copy, Debug, Default)]
+struct Gathered {
+    force: DVec3,
+    torque: DVec3,
+    strain: f64,
+    slip_work: f64,
+    dashpot_work: f64,
+    contacts: u32,
+}
+
+/// Everything the force pass needs besides the particle state.
+pub struct ForceContext<'a> {
+    pub pairs: &'a PairTable,
+    pub walls: &'a [Wall],
+    pub grid: &'a Grid,
+    /// Largest positive reference gap over all pairs (search radius margin).
+    pub max_rgap: f64,
+}
+
+fn lookup(history: &OwnedHistory, partner: u32) -> [f64; 4] {
+    history.iter().find(|(k, _)| *k == partner).map(|(_, h)| *h).unwrap_or([0.0; 4])
+}
+
+/// One force pass at the current positions. `dt` = 0 gives the initial forces without
+/// advancing shear history or dissipation. Reads `old_history`, fills `new_history`.
+pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], new_history: &mut [OwnedHistory], dt: f64) {
+    let state: &State = s;
+    let gathered: Vec<Gathered> = new_history
+        .par_iter_mut()
+        .enumerate()
+        .map(|(i, owned)| gather(ctx, state, old_history, owned, i as u32, dt))
+        .collect();
+    for (i, g) in gathered.into_iter().enumerate() {
+        s.force[i] = g.force;
+        s.torque[i] = g.torque;
+        s.strain[i] = g.strain;
+        s.slip_work[i] += g.slip_work;
+        s.dashpot_work[i] += g.dashpot_work;
+        s.contacts[i] = g.contacts;
+    }
+}
+
+fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &mut OwnedHistory, i: u32, dt: f64) -> Gathered {
+    owned.clear();
+    let mut out = Gathered::default();
+    let iu = i as usize;
+    let x_i = s.position[iu];
+    let r_i = s.radius[iu];
+    ctx.grid.for_each_neighbour(x_i, |j| {
+        if j == i {
+            return;
+        }
+        let ju = j as usize;
+        let reach = r_i + s.radius[ju] + ctx.max_rgap;
+        if (s.position[ju] - x_i).length_squared() > reach * reach {
+            return;
+        }
+        let (a, b) = if i < j { (iu, ju) } else { (ju, iu) };
+        let g = ball_ball_geometry(
+            s.position[b] - s.position[a],
+            s.radius[a],
+            s.radius[b],
+            s.mass[a],
+            s.mass[b],
+            s.velocity[a],
+            s.angular_velocity[a],
+            s.velocity[b],
+            s.angular_velocity[b],
+        );
+        let p = ctx.pairs.get(s.material[a], s.material[b]);
+        if !contact_active(p, &g) {
+            return;
+        }
+        let c = hertz_contact(p, &g, lookup(&old_history[a], b as u32), dt);
+        if a == iu {
+            out.force -= c.force_j;
+            out.torque += c.torque_i;
+            add_owned(&mut out, owned, b as u32, &c);
+        } else {
+            out.force += c.force_j;
+            out.torque += c.torque_j;
+        }
+    });
+    for (w, wall) in ctx.walls.iter().enumerate() {
+        let n_w = DVec3::from(wall.normal);
+        let s_dist = n_w.dot(x_i - DVec3::from(wall.point));
+        let p = ctx.pairs.get(s.material[iu], wall.material);
+        let g = ball_wall_geometry(s_dist, n_w, r_i, s.mass[iu], s.velocity[iu], s.angular_velocity[iu], DVec3::ZERO);
+        if !contact_active(p, &g) {
+            continue;
+        }
+        let key = WALL_KEY_BIT | w as u32;
+        let c = hertz_contact(p, &g, lookup(&old_history[iu], key), dt);
+        out.force -= c.force_j;
+        out.torque += c.torque_i;
+        add_owned(&mut out, owned, key, &c);
+    }
+    out
+}
+
+fn add_owned(out: &mut Gathered, owned: &mut OwnedHistory, key: u32, c: &ContactOutput) {
+    owned.push((key, c.history));
+    out.strain += c.strain;
+    out.slip_work += c.slip_work;
+    out.dashpot_work += c.dashpot_work;
+    out.contacts += 1;
+}

@@ -1,0 +1,104 @@
+//! Neighbour grid built by counting sort every step: count → prefix sum → scatter.
+//! Same passes as `shaders/grid_*.wgsl`; scattering serially in id order leaves every cell
+//! sorted by particle id, which the GPU obtains with its `grid_sort` pass.
+
+use glam::DVec3;
+
+use crate::setup::Aabb;
+
+/// A uniform grid over the domain; cell coordinates outside it are clamped to the border,
+/// which keeps neighbouring particles in neighbouring cells.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    pub origin: DVec3,
+    pub cell_size: f64,
+    pub dims: [i64; 3],
+    /// Exclusive prefix sum of per-cell counts; `cell_start[c]..cell_start[c+1]` indexes `cell_particles`.
+    pub cell_start: Vec<u32>,
+    /// Particle ids sorted by cell, then by id.
+    pub cell_particles: Vec<u32>,
+    particle_cell: Vec<u32>,
+}
+
+/// At most this many cells; larger domains get larger cells.
+pub const MAX_CELLS: i64 = 1 << 22;
+
+impl Grid {
+    /// `min_cell` is the shortest cell edge that still finds every contact (largest
+    /// interaction distance between two particles).
+    pub fn new(domain: &Aabb, min_cell: f64) -> Grid {
+        let origin = DVec3::from(domain.min);
+        let extent = DVec3::from(domain.max) - origin;
+        let mut cell_size = min_cell;
+        let dims = loop {
+            let d = (extent / cell_size).ceil().max(DVec3::ONE);
+            if (d.x * d.y * d.z) as i64 <= MAX_CELLS {
+                break [d.x as i64, d.y as i64, d.z as i64];
+            }
+            cell_size *= 1.25;
+        };
+        let n_cells = (dims[0] * dims[1] * dims[2]) as usize;
+        Grid { origin, cell_size, dims, cell_start: vec![0; n_cells + 1], cell_particles: Vec::new(), particle_cell: Vec::new() }
+    }
+
+    /// Clamped integer cell coordinates of a point.
+    pub fn cell_coords(&self, x: DVec3) -> [i64; 3] {
+        let c = ((x - self.origin) / self.cell_size).floor();
+        [
+            (c.x as i64).clamp(0, self.dims[0] - 1),
+            (c.y as i64).clamp(0, self.dims[1] - 1),
+            (c.z as i64).clamp(0, self.dims[2] - 1),
+        ]
+    }
+
+    pub fn cell_index(&self, c: [i64; 3]) -> usize {
+        ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize
+    }
+
+    /// Rebuild from positions: `grid_count`, `grid_scan`, `grid_scatter`.
+    pub fn build(&mut self, position: &[DVec3]) {
+        self.grid_count(position);
+        self.grid_scan();
+        self.grid_scatter();
+    }
+
+    fn grid_count(&mut self, position: &[DVec3]) {
+        self.cell_start.iter_mut().for_each(|c| *c = 0);
+        self.particle_cell.clear();
+        for &x in position {
+            let c = self.cell_index(self.cell_coords(x));
+            self.particle_cell.push(c as u32);
+            self.cell_start[c + 1] += 1;
+        }
+    }
+
+    fn grid_scan(&mut self) {
+        for c in 1..self.cell_start.len() {
+            self.cell_start[c] += self.cell_start[c - 1];
+        }
+    }
+
+    fn grid_scatter(&mut self) {
+        let mut cursor = self.cell_start.clone();
+        self.cell_particles.resize(self.particle_cell.len(), 0);
+        for (i, &c) in self.particle_cell.iter().enumerate() {
+            self.cell_particles[cursor[c as usize] as usize] = i as u32;
+            cursor[c as usize] += 1;
+        }
+    }
+
+    /// Visit the particles of the (up to) 27 cells around `x`, cells in z, y, x order.
+    pub fn for_each_neighbour(&self, x: DVec3, mut visit: impl FnMut(u32)) {
+        let c = self.cell_coords(x);
+        for z in (c[2] - 1).max(0)..=(c[2] + 1).min(self.dims[2] - 1) {
+            for y in (c[1] - 1).max(0)..=(c[1] + 1).min(self.dims[1] - 1) {
+                for x in (c[0] - 1).max(0)..=(c[0] + 1).min(self.dims[0] - 1) {
+                    let cell = self.cell_index([x, y, z]);
+                    for &j in &self.cell_particles[self.cell_start[cell] as usize..self.cell_start[cell + 1] as usize] {
+                        visit(j);
+                    }
+                }
+            }
+        }
+    }
+}

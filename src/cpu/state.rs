@@ -1,0 +1,56 @@
+//! CPU particle state, f64 structure of arrays.
+
+use glam::DVec3;
+
+use crate::setup::Setup;
+
+/// Per-particle state and per-particle accumulators of the CPU reference path.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub position: Vec<DVec3>,
+    pub velocity: Vec<DVec3>,
+    pub angular_velocity: Vec<DVec3>,
+    /// Contact force of the last force pass (gravity excluded).
+    pub force: Vec<DVec3>,
+    pub torque: Vec<DVec3>,
+    pub radius: Vec<f64>,
+    pub material: Vec<u32>,
+    pub mass: Vec<f64>,
+    pub inv_mass: Vec<f64>,
+    pub inertia: Vec<f64>,
+    pub inv_inertia: Vec<f64>,
+    /// Strain energy of the contacts this particle owns (last force pass).
+    pub strain: Vec<f64>,
+    /// Cumulative slip and dashpot work of the contacts this particle owns.
+    pub slip_work: Vec<f64>,
+    pub dashpot_work: Vec<f64>,
+    /// Active contacts this particle owns (last force pass).
+    pub contacts: Vec<u32>,
+}
+
+impl State {
+    pub fn new(setup: &Setup) -> State {
+        let p = &setup.particles;
+        let n = p.len();
+        let v = |a: &Vec<[f64; 3]>| a.iter().map(|&x| DVec3::from(x)).collect::<Vec<_>>();
+        let mass: Vec<f64> = (0..n).map(|i| setup.particle_mass(i)).collect();
+        let inertia: Vec<f64> = (0..n).map(|i| setup.particle_inertia(i)).collect();
+        State {
+            position: v(&p.position),
+            velocity: v(&p.velocity),
+            angular_velocity: v(&p.angular_velocity),
+            force: vec![DVec3::ZERO; n],
+            torque: vec![DVec3::ZERO; n],
+            radius: p.radius.clone(),
+            material: p.material.clone(),
+            inv_mass: mass.iter().map(|m| 1.0 / m).collect(),
+            inv_inertia: inertia.iter().map(|m| 1.0 / m).collect(),
+            mass,
+            inertia,
+            strain: vec![0.0; n],
+            slip_work: vec![0.0; n],
+            dashpot_work: vec![0.0; n],
+            contacts: vec![0; n],
+        }
+    }
+}
