@@ -1,0 +1,566 @@
+//! Scene files (JSON, SI units) → [`Setup`]. The format is documented in `docs/scenes.md`.
+//!
+//! Every error is a `TalusError::Scene` naming the file, the key path
+//! (`materials.glass.density`, `generators[1].radius.min`) and the offending value.
+
+mod distribution;
+mod generate;
+mod parse;
+pub mod timestep;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use distribution::RadiusDist;
+pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
+
+use crate::contact::params::{inherit, PairParams};
+use crate::error::{Result, TalusError};
+use crate::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use generate::{Common, Grid, Sources};
+use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
+
+/// Default fraction of the Rayleigh step for `"time_step": "auto"`.
+pub const DEFAULT_TIME_STEP_FRACTION: f64 = 0.2;
+/// Default VTU snapshot period, in outputs.
+pub const DEFAULT_SNAPSHOT_EVERY: u64 = 10;
+/// Default gravity, m/s².
+pub const DEFAULT_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
+
+const TOP_KEYS: &[&str] = &[
+    "description",
+    "gravity",
+    "time_step",
+    "time_step_fraction",
+    "duration",
+    "steps",
+    "output",
+    "snapshot_every",
+    "domain",
+    "materials",
+    "contacts",
+    "particles",
+    "generators",
+    "walls",
+];
+const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "fric"];
+/// Pair keys that are not inherited from materials (allowed in `contacts.default`).
+const NON_INHERITED_KEYS: &[&str] = &["hz_alpha", "hz_mode", "rgap", "dp_nratio", "dp_sratio", "dp_alpha", "dp_mode"];
+const PAIR_KEYS: &[&str] = &[
+    "materials",
+    "hz_shear",
+    "hz_poiss",
+    "fric",
+    "hz_alpha",
+    "hz_mode",
+    "rgap",
+    "dp_nratio",
+    "dp_sratio",
+    "dp_alpha",
+    "dp_mode",
+];
+const PARTICLE_KEYS: &[&str] = &["position", "radius", "velocity", "angular_velocity", "material"];
+const LATTICE_KEYS: &[&str] =
+    &["type", "origin", "count", "spacing", "radius", "material", "velocity", "angular_velocity", "seed"];
+const RANDOM_FILL_KEYS: &[&str] =
+    &["type", "box", "count", "radius", "material", "velocity", "angular_velocity", "seed"];
+const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material"];
+const BOX_KEYS: &[&str] = &["type", "name", "min", "max", "material", "open"];
+const FACES: [&str; 6] = ["-x", "+x", "-y", "+y", "-z", "+z"];
+
+/// Read and parse a scene file.
+pub fn load(path: &Path) -> Result<Setup> {
+    let text = std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))?;
+    parse_str(&text, path)
+}
+
+/// Parse a scene from text. `source` is used in messages and for `Setup::name` (its stem).
+pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
+    let cx = Cx { file: source };
+    let root: Value = serde_json::from_str(text).map_err(|e| {
+        cx.err("(json)", format!("malformed JSON at line {}, column {}: {e}", e.line(), e.column()))
+    })?;
+    let top = cx.object(&root, "")?;
+    top.allow(TOP_KEYS)?;
+    if let Some(d) = top.get("description") {
+        cx.string(d, "description")?;
+    }
+
+    // ---- time settings first (cheap errors before generating particles) ----
+    let ts = top.req("time_step")?;
+    let explicit_dt = match ts {
+        Value::String(s) if s == "auto" => None,
+        Value::Number(_) => Some(cx.positive(cx.number(ts, "time_step")?, "time_step")?),
+        _ => {
+            return Err(cx.err(
+                "time_step",
+                format!("expected a positive number of seconds or \"auto\", got {}", show(ts)),
+            ))
+        }
+    };
+    let fraction = match top.f64_opt("time_step_fraction")? {
+        Some(f) => {
+            if explicit_dt.is_some() {
+                return Err(cx.err(
+                    "time_step_fraction",
+                    format!("only allowed with \"time_step\": \"auto\" (got {} with time_step {})", fmt_num(f), show(ts)),
+                ));
+            }
+            cx.in_half_open(f, 0.0, 1.0, "time_step_fraction")?
+        }
+        None => DEFAULT_TIME_STEP_FRACTION,
+    };
+    enum Length {
+        Duration(f64),
+        Steps(u64),
+    }
+    let length = match (top.get("duration"), top.get("steps")) {
+        (Some(d), Some(s)) => {
+            return Err(cx.err(
+                "duration",
+                format!("give exactly one of duration and steps, got both (duration = {}, steps = {})", show(d), show(s)),
+            ))
+        }
+        (None, None) => return Err(cx.err("duration", "missing: give exactly one of duration (s) or steps")),
+        (Some(d), None) => Length::Duration(cx.positive(cx.number(d, "duration")?, "duration")?),
+        (None, Some(s)) => {
+            let n = cx.uint(s, "steps")?;
+            if n == 0 {
+                return Err(cx.err("steps", "must be >= 1, got 0"));
+            }
+            Length::Steps(n)
+        }
+    };
+    enum Output {
+        Default,
+        Every(u64),
+        Interval(f64),
+    }
+    let output = match top.obj_opt("output")? {
+        None => Output::Default,
+        Some(o) => {
+            o.allow(&["every_steps", "interval"])?;
+            match (o.get("every_steps"), o.get("interval")) {
+                (Some(e), Some(i)) => {
+                    return Err(cx.err(
+                        &o.key("every_steps"),
+                        format!("give at most one of every_steps and interval, got both ({} and {})", show(e), show(i)),
+                    ))
+                }
+                (Some(e), None) => {
+                    let n = cx.uint(e, &o.key("every_steps"))?;
+                    if n == 0 {
+                        return Err(cx.err(&o.key("every_steps"), "must be >= 1, got 0"));
+                    }
+                    Output::Every(n)
+                }
+                (None, Some(i)) => Output::Interval(cx.positive(cx.number(i, &o.key("interval"))?, &o.key("interval"))?),
+                (None, None) => Output::Default,
+            }
+        }
+    };
+    let snapshot_every = top.u64_opt("snapshot_every")?.unwrap_or(DEFAULT_SNAPSHOT_EVERY);
+    let gravity = top.vec3_opt("gravity")?.unwrap_or(DEFAULT_GRAVITY);
+
+    // ---- materials ----
+    let mats = top.obj_req("materials")?;
+    if mats.map.is_empty() {
+        return Err(cx.err("materials", "at least one material is required, got {}"));
+    }
+    let mut materials = Vec::new();
+    for (name, v) in mats.map {
+        let o = cx.object(v, &mats.key(name))?;
+        o.allow(MATERIAL_KEYS)?;
+        let density = cx.positive(o.f64_req("density")?, &o.key("density"))?;
+        let hz_shear = cx.positive(o.f64_req("hz_shear")?, &o.key("hz_shear"))?;
+        let hz_poiss = match o.f64_opt("hz_poiss")? {
+            Some(x) => check_poisson(&cx, x, &o.key("hz_poiss"))?,
+            None => 0.0,
+        };
+        let fric = match o.f64_opt("fric")? {
+            Some(x) => cx.non_negative(x, &o.key("fric"))?,
+            None => 0.0,
+        };
+        materials.push(Material { name: name.clone(), density, hz_shear, hz_poiss, fric });
+    }
+    let mat_ref = |o: &Obj, k: &str| -> Result<u32> { material_ref(&cx, &materials, o, k) };
+
+    // ---- contacts ----
+    let mut base = PairParams::default();
+    let mut pair_entries: Vec<(u32, u32, Obj)> = Vec::new();
+    if let Some(c) = top.obj_opt("contacts")? {
+        c.allow(&["default", "pairs"])?;
+        if let Some(d) = c.obj_opt("default")? {
+            d.allow(NON_INHERITED_KEYS)?;
+            apply_pair_keys(&cx, &d, &mut base)?;
+        }
+        if let Some(pairs) = c.array_opt("pairs")? {
+            for (i, v) in pairs.iter().enumerate() {
+                let p = cx.object(v, &index(&c.key("pairs"), i))?;
+                p.allow(PAIR_KEYS)?;
+                let mv = p.req("materials")?;
+                let mp = p.key("materials");
+                let names = match mv {
+                    Value::Array(a) if a.len() == 2 => a,
+                    _ => return Err(cx.err(&mp, format!("expected an array of 2 material names, got {}", show(mv)))),
+                };
+                let mut ids = [0u32; 2];
+                for k in 0..2 {
+                    let kp = index(&mp, k);
+                    ids[k] = lookup_material(&cx, &materials, cx.string(&names[k], &kp)?, &kp)?;
+                }
+                let (a, b) = (ids[0].min(ids[1]), ids[0].max(ids[1]));
+                if let Some(j) = pair_entries.iter().position(|e| e.0 == a && e.1 == b) {
+                    return Err(cx.err(
+                        &mp,
+                        format!(
+                            "pair {} is already given by {}",
+                            show(mv),
+                            pair_entries[j].2.path
+                        ),
+                    ));
+                }
+                pair_entries.push((a, b, p));
+            }
+        }
+    }
+    let nm = materials.len();
+    let mut entries = vec![PairParams::default(); nm * nm];
+    for a in 0..nm {
+        for b in a..nm {
+            let mut pp = inherit(&materials[a], &materials[b], base);
+            if let Some(e) = pair_entries.iter().find(|e| e.0 as usize == a && e.1 as usize == b) {
+                apply_pair_keys(&cx, &e.2, &mut pp)?;
+            }
+            entries[a * nm + b] = pp;
+            entries[b * nm + a] = pp;
+        }
+    }
+    let pairs = PairTable { n_materials: nm, entries };
+
+    // ---- explicit particles ----
+    let mut particles = Particles::default();
+    let mut grid = Grid::new();
+    let mut sources = Sources::default();
+    sources.begin(0, None);
+    if let Some(list) = top.array_opt("particles")? {
+        let mut parsed = Vec::with_capacity(list.len());
+        for (i, v) in list.iter().enumerate() {
+            let o = cx.object(v, &index("particles", i))?;
+            o.allow(PARTICLE_KEYS)?;
+            let x = o.vec3_req("position")?;
+            let r = cx.positive(o.f64_req("radius")?, &o.key("radius"))?;
+            let vel = o.vec3_opt("velocity")?.unwrap_or([0.0; 3]);
+            let w = o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]);
+            let m = mat_ref(&o, "material")?;
+            parsed.push((x, vel, w, r, m));
+        }
+        let r_max = parsed.iter().map(|p| p.3).fold(0.0, f64::max);
+        grid.prepare(&particles, r_max);
+        for (i, (x, vel, w, r, m)) in parsed.into_iter().enumerate() {
+            if let Some(j) = grid.overlap(&particles, x, r) {
+                let y = particles.position[j];
+                let d = ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
+                return Err(cx.err(
+                    &index("particles", i),
+                    format!(
+                        "overlaps particles[{j}]: centre distance {} < sum of radii {} (positions {} and {})",
+                        fmt_num(d),
+                        fmt_num(r + particles.radius[j]),
+                        fmt_vec(x),
+                        fmt_vec(y)
+                    ),
+                ));
+            }
+            particles.push(x, vel, w, r, m);
+            grid.sync(&particles);
+        }
+    }
+
+    // ---- generators ----
+    if let Some(list) = top.array_opt("generators")? {
+        for (g, v) in list.iter().enumerate() {
+            let path = index("generators", g);
+            let o = cx.object(v, &path)?;
+            let ty = o.req("type")?;
+            let ty = cx.string(ty, &o.key("type"))?;
+            let keys = match ty {
+                "lattice" => LATTICE_KEYS,
+                "random_fill" => RANDOM_FILL_KEYS,
+                other => {
+                    return Err(cx.err(
+                        &o.key("type"),
+                        format!("unknown generator type \"{other}\"; allowed: lattice, random_fill"),
+                    ))
+                }
+            };
+            o.allow(keys)?;
+            let common = Common {
+                radius: RadiusDist::parse(&cx, o.req("radius")?, &o.key("radius"))?,
+                material: mat_ref(&o, "material")?,
+                velocity: o.vec3_opt("velocity")?.unwrap_or([0.0; 3]),
+                angular_velocity: o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]),
+                seed: o.u64_opt("seed")?.unwrap_or(1),
+            };
+            sources.begin(particles.len(), Some(g));
+            if ty == "lattice" {
+                let origin = o.vec3_req("origin")?;
+                let cv = o.req("count")?;
+                let cp = o.key("count");
+                let ca = match cv {
+                    Value::Array(a) if a.len() == 3 => a,
+                    _ => return Err(cx.err(&cp, format!("expected an array of 3 positive integers, got {}", show(cv)))),
+                };
+                let mut count = [0u64; 3];
+                for k in 0..3 {
+                    count[k] = cx.uint(&ca[k], &index(&cp, k))?;
+                    if count[k] == 0 {
+                        return Err(cx.err(&index(&cp, k), "must be >= 1, got 0"));
+                    }
+                }
+                let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
+                generate::lattice(&cx, &path, origin, count, spacing, &common, &mut particles, &mut grid, &sources)?;
+            } else {
+                let b = o.obj_req("box")?;
+                b.allow(&["min", "max"])?;
+                let (min, max) = (b.vec3_req("min")?, b.vec3_req("max")?);
+                cx.ordered_box(min, max, &b.key("min"))?;
+                let count = cx.uint(o.req("count")?, &o.key("count"))?;
+                if count == 0 {
+                    return Err(cx.err(&o.key("count"), "must be >= 1, got 0"));
+                }
+                generate::random_fill(&cx, &path, min, max, count, &common, &mut particles, &mut grid)?;
+            }
+        }
+    }
+    drop(grid);
+    if particles.is_empty() {
+        return Err(cx.err("particles", "the scene has no particles (no explicit particles and no generators)"));
+    }
+
+    // ---- walls ----
+    let mut walls = Vec::new();
+    let mut wall_boxes: Vec<Aabb> = Vec::new();
+    if let Some(list) = top.array_opt("walls")? {
+        for (i, v) in list.iter().enumerate() {
+            let o = cx.object(v, &index("walls", i))?;
+            let ty = cx.string(o.req("type")?, &o.key("type"))?;
+            let name = o.str_opt("name")?.map(str::to_string).unwrap_or_else(|| format!("wall{i}"));
+            match ty {
+                "plane" => {
+                    o.allow(PLANE_KEYS)?;
+                    let point = o.vec3_req("point")?;
+                    let n = o.vec3_req("normal")?;
+                    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                    if len.is_nan() || len <= 1e-300 || !len.is_finite() {
+                        return Err(cx.err(&o.key("normal"), format!("must be a non-zero vector, got {}", fmt_vec(n))));
+                    }
+                    let material = mat_ref(&o, "material")?;
+                    walls.push(Wall { name, point, normal: [n[0] / len, n[1] / len, n[2] / len], material });
+                }
+                "box" => {
+                    o.allow(BOX_KEYS)?;
+                    let (min, max) = (o.vec3_req("min")?, o.vec3_req("max")?);
+                    cx.ordered_box(min, max, &o.key("min"))?;
+                    let material = mat_ref(&o, "material")?;
+                    let mut open = [false; 6];
+                    if let Some(list) = o.array_opt("open")? {
+                        for (k, f) in list.iter().enumerate() {
+                            let fp = index(&o.key("open"), k);
+                            let f = cx.string(f, &fp)?;
+                            match FACES.iter().position(|&x| x == f) {
+                                Some(j) => open[j] = true,
+                                None => {
+                                    return Err(cx.err(
+                                        &fp,
+                                        format!("unknown face \"{f}\"; allowed: {}", FACES.join(", ")),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                    for (j, face) in FACES.iter().enumerate() {
+                        if open[j] {
+                            continue;
+                        }
+                        let axis = j / 2;
+                        let mut normal = [0.0; 3];
+                        let mut point = min;
+                        if j % 2 == 0 {
+                            normal[axis] = 1.0; // the -x face at min.x faces +x, into the box
+                        } else {
+                            normal[axis] = -1.0;
+                            point = max;
+                        }
+                        walls.push(Wall { name: format!("{name}{face}"), point, normal, material });
+                    }
+                    wall_boxes.push(Aabb { min, max });
+                }
+                other => {
+                    return Err(cx.err(
+                        &o.key("type"),
+                        format!("unknown wall type \"{other}\"; allowed: plane, box"),
+                    ))
+                }
+            }
+        }
+    }
+
+    // ---- domain ----
+    let r_max = particles.radius.iter().cloned().fold(0.0, f64::max);
+    let domain = match top.obj_opt("domain")? {
+        Some(d) => {
+            d.allow(&["min", "max"])?;
+            let (min, max) = (d.vec3_req("min")?, d.vec3_req("max")?);
+            cx.ordered_box(min, max, &d.key("min"))?;
+            Aabb { min, max }
+        }
+        None => {
+            let mut min = [f64::INFINITY; 3];
+            let mut max = [f64::NEG_INFINITY; 3];
+            for (x, r) in particles.position.iter().zip(&particles.radius) {
+                for k in 0..3 {
+                    min[k] = min[k].min(x[k] - r);
+                    max[k] = max[k].max(x[k] + r);
+                }
+            }
+            for b in &wall_boxes {
+                for k in 0..3 {
+                    min[k] = min[k].min(b.min[k]);
+                    max[k] = max[k].max(b.max[k]);
+                }
+            }
+            for k in 0..3 {
+                min[k] -= 2.0 * r_max;
+                max[k] += 2.0 * r_max;
+            }
+            Aabb { min, max }
+        }
+    };
+
+    // ---- time step, steps, output ----
+    let (dt, dt_choice) = match explicit_dt {
+        Some(dt) => (dt, TimeStepChoice::Explicit),
+        None => {
+            let mut used = vec![false; materials.len()];
+            for &m in &particles.material {
+                used[m as usize] = true;
+            }
+            let r_min = particles.radius.iter().cloned().fold(f64::INFINITY, f64::min);
+            let rayleigh =
+                rayleigh_time_step(materials.iter().zip(&used).filter(|(_, &u)| u).map(|(m, _)| m), r_min);
+            (fraction * rayleigh, TimeStepChoice::Auto { fraction, rayleigh })
+        }
+    };
+    let steps = match length {
+        Length::Steps(n) => n,
+        Length::Duration(d) => {
+            let x = d / dt;
+            if x > 1e13 {
+                return Err(cx.err(
+                    "duration",
+                    format!("duration {} at time step {} s needs {} steps, too many", fmt_num(d), fmt_num(dt), fmt_num(x)),
+                ));
+            }
+            let n = x.round();
+            let n = if (x - n).abs() <= 1e-9 * n.max(1.0) { n } else { x.ceil() };
+            (n as u64).max(1)
+        }
+    };
+    let output_every = match output {
+        Output::Default => (steps / 100).max(1),
+        Output::Every(n) => n,
+        Output::Interval(t) => ((t / dt).round().min(1e15) as u64).max(1),
+    };
+
+    let name = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".to_string());
+    Ok(Setup {
+        name,
+        source: source.to_path_buf(),
+        gravity,
+        dt,
+        dt_choice,
+        steps,
+        output_every,
+        snapshot_every,
+        materials,
+        pairs,
+        particles,
+        walls,
+        domain,
+    })
+}
+
+fn check_poisson(cx: &Cx, x: f64, path: &str) -> Result<f64> {
+    cx.in_half_open(x, -1.0, 0.5, path)
+}
+
+fn lookup_material(cx: &Cx, materials: &[Material], name: &str, path: &str) -> Result<u32> {
+    match materials.iter().position(|m| m.name == name) {
+        Some(i) => Ok(i as u32),
+        None => {
+            let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
+            Err(cx.err(path, format!("unknown material \"{name}\"; defined materials: {}", names.join(", "))))
+        }
+    }
+}
+
+/// The `material` key of a particle, generator or wall; optional when exactly one material
+/// is defined.
+fn material_ref(cx: &Cx, materials: &[Material], o: &Obj, k: &str) -> Result<u32> {
+    match o.get(k) {
+        Some(v) => lookup_material(cx, materials, cx.string(v, &o.key(k))?, &o.key(k)),
+        None if materials.len() == 1 => Ok(0),
+        None => Err(cx.err(&o.key(k), "missing required key (required when more than one material is defined)")),
+    }
+}
+
+/// Apply the PairParams keys present in `o` (with range checks) onto `p`.
+fn apply_pair_keys(cx: &Cx, o: &Obj, p: &mut PairParams) -> Result<()> {
+    if let Some(x) = o.f64_opt("hz_shear")? {
+        p.hz_shear = cx.positive(x, &o.key("hz_shear"))?;
+    }
+    if let Some(x) = o.f64_opt("hz_poiss")? {
+        p.hz_poiss = check_poisson(cx, x, &o.key("hz_poiss"))?;
+    }
+    if let Some(x) = o.f64_opt("fric")? {
+        p.fric = cx.non_negative(x, &o.key("fric"))?;
+    }
+    if let Some(x) = o.f64_opt("hz_alpha")? {
+        p.hz_alpha = cx.positive(x, &o.key("hz_alpha"))?;
+    }
+    if let Some(x) = o.f64_opt("rgap")? {
+        p.rgap = x;
+    }
+    if let Some(x) = o.f64_opt("dp_nratio")? {
+        p.dp_nratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_nratio"))?;
+    }
+    if let Some(x) = o.f64_opt("dp_sratio")? {
+        p.dp_sratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_sratio"))?;
+    }
+    if let Some(x) = o.f64_opt("dp_alpha")? {
+        p.dp_alpha = cx.non_negative(x, &o.key("dp_alpha"))?;
+    }
+    if let Some(v) = o.get("hz_mode") {
+        p.hz_mode = mode(cx, v, &o.key("hz_mode"), 1)?;
+    }
+    if let Some(v) = o.get("dp_mode") {
+        p.dp_mode = mode(cx, v, &o.key("dp_mode"), 3)?;
+    }
+    Ok(())
+}
+
+/// An integer mode in 0..=max.
+fn mode(cx: &Cx, v: &Value, path: &str, max: u32) -> Result<u32> {
+    let allowed: Vec<String> = (0..=max).map(|m| m.to_string()).collect();
+    let bad = || cx.err(path, format!("must be one of {}, got {}", allowed.join(", "), show(v)));
+    if !v.is_number() {
+        return Err(cx.err(path, format!("expected an integer mode ({}), got {}", allowed.join(", "), show(v))));
+    }
+    let n = cx.uint(v, path).map_err(|_| bad())?;
+    if n > max as u64 {
+        return Err(bad());
+    }
+    Ok(n as u32)
+}

@@ -1,0 +1,221 @@
+//! Bad scene input: every error names the key path and the offending value.
+
+use std::path::Path;
+
+use talus::scene;
+
+const BASE: &str = r#"{
+  "time_step": 1e-6,
+  "steps": 10,
+  "materials": {
+    "glass": { "density": 2500, "hz_shear": 1e9, "hz_poiss": 0.3, "fric": 0.5 },
+    "steel": { "density": 7800, "hz_shear": 8e10, "hz_poiss": 0.3, "fric": 0.4 }
+  },
+  "contacts": {
+    "default": { "dp_nratio": 0.1, "dp_mode": 0 },
+    "pairs": [ { "materials": ["glass", "steel"], "fric": 0.2 } ]
+  },
+  "particles": [
+    { "position": [0, 0, 0.05], "radius": 0.01, "material": "glass" },
+    { "position": [0.05, 0, 0.05], "radius": 0.01, "material": "steel" }
+  ],
+  "generators": [
+    { "type": "random_fill", "box": { "min": [0.2, 0, 0], "max": [0.3, 0.1, 0.1] }, "count": 10,
+      "radius": { "distribution": "uniform", "min": 0.002, "max": 0.003 }, "material": "glass" }
+  ],
+  "walls": [
+    { "type": "plane", "name": "floor", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "steel" },
+    { "type": "box", "name": "bin", "min": [-0.1, -0.1, 0], "max": [0.4, 0.2, 0.2], "material": "steel", "open": ["+z"] }
+  ]
+}"#;
+
+fn parse(text: &str) -> talus::Result<talus::Setup> {
+    scene::parse_str(text, Path::new("case.json"))
+}
+
+#[test]
+fn base_scene_is_valid() {
+    let s = parse(BASE).expect("base scene must parse");
+    assert_eq!(s.name, "case");
+    assert_eq!(s.particles.len(), 12);
+    assert_eq!(s.walls.len(), 1 + 5);
+    assert_eq!(s.steps, 10);
+    assert_eq!(s.output_every, 1);
+}
+
+/// (name, text to replace in BASE, replacement, substrings the message must contain)
+const CASES: &[(&str, &str, &str, &[&str])] = &[
+    ("malformed json", "\"steps\": 10,", "\"steps\": 10,,", &["(json)", "line 3"]),
+    ("unknown top-level key", "\"steps\": 10,", "\"steps\": 10, \"gravty\": [0,0,0],", &["gravty", "allowed keys", "gravity"]),
+    ("unknown nested key", "\"density\": 2500,", "\"density\": 2500, \"densty\": 1,", &["materials.glass.densty", "allowed keys", "density"]),
+    ("unknown generator key", "\"material\": \"glass\" }\n  ]", "\"material\": \"glass\", \"colour\": 3 }\n  ]", &["generators[0].colour", "allowed keys"]),
+    ("unknown distribution key", "\"min\": 0.002, \"max\": 0.003", "\"min\": 0.002, \"max\": 0.003, \"mean\": 1", &["generators[0].radius.mean"]),
+    ("negative radius", "\"radius\": 0.01, \"material\": \"glass\"", "\"radius\": -0.01, \"material\": \"glass\"", &["particles[0].radius", "-0.01"]),
+    ("zero density", "\"density\": 2500", "\"density\": 0", &["materials.glass.density", "got 0"]),
+    ("negative hz_shear", "\"hz_shear\": 1e9", "\"hz_shear\": -5", &["materials.glass.hz_shear", "-5"]),
+    ("NaN as string", "\"radius\": 0.01, \"material\": \"glass\"", "\"radius\": \"NaN\", \"material\": \"glass\"", &["particles[0].radius", "\"NaN\"", "number"]),
+    ("inf as string", "\"density\": 2500", "\"density\": \"inf\"", &["materials.glass.density", "\"inf\""]),
+    ("huge number", "\"density\": 2500", "\"density\": 1e999", &["(json)"]),
+    ("wrong type", "\"steps\": 10", "\"steps\": [10]", &["steps", "[10]", "integer"]),
+    ("unknown material", "\"radius\": 0.01, \"material\": \"glass\"", "\"radius\": 0.01, \"material\": \"glas\"", &["particles[0].material", "\"glas\"", "glass, steel"]),
+    ("unknown pair material", "[\"glass\", \"steel\"]", "[\"glass\", \"iron\"]", &["contacts.pairs[0].materials[1]", "\"iron\""]),
+    ("hz_poiss 0.7", "\"hz_poiss\": 0.3, \"fric\": 0.5", "\"hz_poiss\": 0.7, \"fric\": 0.5", &["materials.glass.hz_poiss", "0.7", "(-1, 0.5]"]),
+    ("hz_poiss -1", "\"hz_poiss\": 0.3, \"fric\": 0.5", "\"hz_poiss\": -1, \"fric\": 0.5", &["materials.glass.hz_poiss", "-1"]),
+    ("negative fric", "\"fric\": 0.5", "\"fric\": -0.1", &["materials.glass.fric", "-0.1"]),
+    ("dp_mode 5", "\"dp_mode\": 0", "\"dp_mode\": 5", &["contacts.default.dp_mode", "5", "0, 1, 2, 3"]),
+    ("hz_mode 2", "\"dp_mode\": 0", "\"dp_mode\": 0, \"hz_mode\": 2", &["contacts.default.hz_mode", "2"]),
+    ("dp_nratio 1.5", "\"dp_nratio\": 0.1", "\"dp_nratio\": 1.5", &["contacts.default.dp_nratio", "1.5"]),
+    ("dp_sratio in pair", "\"fric\": 0.2 }", "\"fric\": 0.2, \"dp_sratio\": -0.5 }", &["contacts.pairs[0].dp_sratio", "-0.5"]),
+    ("dp_alpha < 0", "\"dp_nratio\": 0.1", "\"dp_nratio\": 0.1, \"dp_alpha\": -0.25", &["contacts.default.dp_alpha", "-0.25"]),
+    ("hz_alpha 0", "\"dp_nratio\": 0.1", "\"dp_nratio\": 0.1, \"hz_alpha\": 0", &["contacts.default.hz_alpha", "got 0"]),
+    ("inherited key in default", "\"dp_nratio\": 0.1", "\"dp_nratio\": 0.1, \"hz_shear\": 1e9", &["contacts.default.hz_shear", "allowed keys"]),
+    ("box min >= max", "\"max\": [0.4, 0.2, 0.2]", "\"max\": [0.4, -0.2, 0.2]", &["walls[1].min", "-0.2", "on y"]),
+    ("generator box min >= max", "\"max\": [0.3, 0.1, 0.1]", "\"max\": [0.1, 0.1, 0.1]", &["generators[0].box.min", "0.2", "0.1"]),
+    ("zero normal", "\"normal\": [0, 0, 1]", "\"normal\": [0, 0, 0]", &["walls[0].normal", "[0, 0, 0]"]),
+    ("unknown open face", "\"open\": [\"+z\"]", "\"open\": [\"top\"]", &["walls[1].open[0]", "\"top\""]),
+    ("overlapping explicit particles", "[0.05, 0, 0.05]", "[0.015, 0, 0.05]", &["particles[1]", "particles[0]", "0.015"]),
+    ("missing time_step", "\"time_step\": 1e-6,", "", &["time_step", "missing"]),
+    ("time_step <= 0", "\"time_step\": 1e-6", "\"time_step\": -1e-6", &["time_step", "-1e-6"]),
+    ("time_step bad string", "\"time_step\": 1e-6", "\"time_step\": \"fast\"", &["time_step", "\"fast\"", "auto"]),
+    ("fraction without auto", "\"time_step\": 1e-6,", "\"time_step\": 1e-6, \"time_step_fraction\": 0.5,", &["time_step_fraction", "0.5"]),
+    ("fraction out of range", "\"time_step\": 1e-6,", "\"time_step\": \"auto\", \"time_step_fraction\": 1.5,", &["time_step_fraction", "1.5"]),
+    ("both duration and steps", "\"steps\": 10,", "\"steps\": 10, \"duration\": 0.5,", &["duration", "0.5", "10", "both"]),
+    ("neither duration nor steps", "\"steps\": 10,", "", &["duration", "steps"]),
+    ("zero steps", "\"steps\": 10", "\"steps\": 0", &["steps", "got 0"]),
+    ("negative count", "\"count\": 10", "\"count\": -3", &["generators[0].count", "-3"]),
+    ("uniform max < min", "\"min\": 0.002, \"max\": 0.003", "\"min\": 0.002, \"max\": 0.001", &["generators[0].radius.max", "0.001"]),
+    ("negative distribution min", "\"min\": 0.002, \"max\": 0.003", "\"min\": -0.002, \"max\": 0.003", &["generators[0].radius.min", "-0.002"]),
+    ("unknown generator type", "\"type\": \"random_fill\"", "\"type\": \"poisson\"", &["generators[0].type", "\"poisson\""]),
+    ("unknown wall type", "\"type\": \"plane\"", "\"type\": \"sphere\"", &["walls[0].type", "\"sphere\""]),
+    ("output both", "\"steps\": 10,", "\"steps\": 10, \"output\": {\"every_steps\": 2, \"interval\": 0.1},", &["output.every_steps", "both"]),
+    ("output every 0", "\"steps\": 10,", "\"steps\": 10, \"output\": {\"every_steps\": 0},", &["output.every_steps", "got 0"]),
+    ("gravity length", "\"steps\": 10,", "\"steps\": 10, \"gravity\": [0, -9.81],", &["gravity", "[0,-9.81]"]),
+    ("gravity NaN string", "\"steps\": 10,", "\"steps\": 10, \"gravity\": [0, 0, \"NaN\"],", &["gravity[2]", "\"NaN\""]),
+    ("duplicate pair", "\"fric\": 0.2 }", "\"fric\": 0.2 }, { \"materials\": [\"steel\", \"glass\"] }", &["contacts.pairs[1].materials", "contacts.pairs[0]"]),
+    ("overpacked random fill", "\"count\": 10", "\"count\": 100000", &["generators[0]", "packing fraction"]),
+    ("fill radius too big for box", "\"min\": 0.002, \"max\": 0.003", "\"min\": 0.06, \"max\": 0.06", &["generators[0].radius", "0.06"]),
+    ("generated overlaps explicit", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [0.0, 0.0, 0.05], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0]", "particles[0]"]),
+    ("lattice spacing too small", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [2,2,2], \"spacing\": 0.001, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0].spacing", "0.001"]),
+    ("lattice zero count", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [2,0,2], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0].count[1]", "got 0"]),
+    ("generator overlaps earlier generator", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" }, { \"type\": \"lattice\", \"origin\": [1, 1, 1.005], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[1]", "from generators[0]"]),
+    ("missing material with two materials", ", \"material\": \"steel\" }\n  ],\n  \"generators\"", " }\n  ],\n  \"generators\"", &["particles[1].material", "missing"]),
+];
+
+#[test]
+fn bad_inputs_name_key_and_value() {
+    let mut failures = Vec::new();
+    for (name, from, to, expect) in CASES {
+        assert!(BASE.contains(from), "case {name:?}: pattern {from:?} not in BASE");
+        let text = BASE.replacen(from, to, 1);
+        match parse(&text) {
+            Ok(_) => failures.push(format!("{name}: parsed without error")),
+            Err(e) => {
+                let msg = e.to_string();
+                eprintln!("{name:>36}: {msg}");
+                assert!(msg.starts_with("case.json: "), "{name}: {msg}");
+                for s in expect.iter() {
+                    if !msg.contains(s) {
+                        failures.push(format!("{name}: message lacks {s:?}: {msg}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+}
+
+#[test]
+fn zero_particles_is_an_error() {
+    let text = r#"{"time_step": 1e-6, "steps": 1, "materials": {"a": {"density": 1, "hz_shear": 1}}}"#;
+    let msg = parse(text).unwrap_err().to_string();
+    assert!(msg.contains("particles") && msg.contains("no particles"), "{msg}");
+}
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    let msg = parse("{\n  \"time_step\": 1e-6\n  \"steps\": 1\n}").unwrap_err().to_string();
+    assert!(msg.contains("line 3") && msg.contains("column"), "{msg}");
+}
+
+#[test]
+fn every_shipped_scene_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let s = scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!s.particles.is_empty());
+        assert!(s.steps >= 1 && s.output_every >= 1 && s.dt > 0.0);
+        eprintln!("{}: {} particles, {} walls, dt {:e}, {} steps", s.name, s.particles.len(), s.walls.len(), s.dt, s.steps);
+        n += 1;
+    }
+    assert!(n >= 4, "expected at least 4 scenes, found {n}");
+}
+
+#[test]
+fn shipped_scene_properties() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let s = scene::load(&dir.join("settle_box.json")).unwrap();
+    assert!(s.particles.len() >= 10_000);
+    assert!(s.steps <= 2000);
+    assert_eq!(s.output_every, 100);
+    assert!(matches!(s.dt_choice, talus::setup::TimeStepChoice::Auto { .. }));
+    assert_eq!(s.walls.len(), 5);
+    let s = scene::load(&dir.join("two_ball_elastic.json")).unwrap();
+    assert_eq!(s.particles.len(), 2);
+    assert_eq!(s.gravity, [0.0; 3]);
+    assert_eq!(s.steps, 2500);
+}
+
+#[test]
+fn defaults_and_conversions() {
+    let text = r#"{"time_step": 1e-3, "duration": 1.0, "output": {"interval": 0.05},
+        "materials": {"a": {"density": 1000, "hz_shear": 1e6}},
+        "particles": [{"position": [0,0,0], "radius": 0.5}],
+        "walls": [{"type": "plane", "point": [0,0,-1], "normal": [0,0,2]}]}"#;
+    let s = parse(text).unwrap();
+    assert_eq!(s.steps, 1000);
+    assert_eq!(s.output_every, 50);
+    assert_eq!(s.snapshot_every, 10);
+    assert_eq!(s.gravity, [0.0, 0.0, -9.81]);
+    assert_eq!(s.walls[0].normal, [0.0, 0.0, 1.0]);
+    assert_eq!(s.walls[0].name, "wall0");
+    assert_eq!(s.materials[0].hz_poiss, 0.0);
+    assert_eq!(s.materials[0].fric, 0.0);
+    // domain: particle box padded by 2 max radii
+    assert_eq!(s.domain.min, [-1.5, -1.5, -1.5]);
+    assert_eq!(s.domain.max, [1.5, 1.5, 1.5]);
+
+    let auto = text.replace("\"time_step\": 1e-3", "\"time_step\": \"auto\", \"time_step_fraction\": 0.5");
+    let s = parse(&auto).unwrap();
+    let rayleigh = std::f64::consts::PI * 0.5 * (1000.0f64 / 1e6).sqrt() / 0.8766;
+    match s.dt_choice {
+        talus::setup::TimeStepChoice::Auto { fraction, rayleigh: r } => {
+            assert_eq!(fraction, 0.5);
+            assert!((r - rayleigh).abs() < 1e-12 * rayleigh);
+        }
+        _ => panic!("expected auto"),
+    }
+    assert!((s.dt - 0.5 * rayleigh).abs() < 1e-12 * rayleigh);
+}
+
+#[test]
+fn box_wall_normals_point_inward() {
+    let text = r#"{"time_step": 1e-3, "steps": 1,
+        "materials": {"a": {"density": 1000, "hz_shear": 1e6}},
+        "particles": [{"position": [0.5,0.5,0.5], "radius": 0.1}],
+        "walls": [{"type": "box", "name": "bin", "min": [0,0,0], "max": [1,1,1], "open": ["+z", "-y"]}]}"#;
+    let s = parse(text).unwrap();
+    assert_eq!(s.walls.len(), 4);
+    for w in &s.walls {
+        // the box centre is on the positive side of every face
+        let c = [0.5, 0.5, 0.5];
+        let d: f64 = (0..3).map(|k| (c[k] - w.point[k]) * w.normal[k]).sum();
+        assert!(d > 0.0, "{w:?}");
+    }
+    let names: Vec<&str> = s.walls.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["bin-x", "bin+x", "bin+y", "bin-z"]);
+}
