@@ -1,0 +1,38 @@
+// Helpers shared by the pass shaders (pure functions; no bindings).
+
+// Linear invocation index of a 1-D pass dispatched as (x, y, 1) workgroups of WORKGROUP_SIZE.
+fn linear_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.y * (nwg.x * WORKGROUP_SIZE) + gid.x;
+}
+
+// Floor division for a positive divisor.
+fn floor_div(a: i32, k: i32) -> i32 {
+    var q = a / k;
+    if (a % k != 0 && a < 0) { q = q - 1; }
+    return q;
+}
+
+// Cell coordinates of a block, clamped into the grid (clamping keeps adjacency).
+fn cell_of_block(b: vec3<i32>, origin: vec3<i32>, k: i32, dims: vec3<u32>) -> vec3<i32> {
+    let rel = b - origin;
+    let c = vec3<i32>(floor_div(rel.x, k), floor_div(rel.y, k), floor_div(rel.z, k));
+    return clamp(c, vec3<i32>(0), vec3<i32>(dims) - vec3<i32>(1));
+}
+
+fn cell_index(c: vec3<i32>, dims: vec3<u32>) -> u32 {
+    return (u32(c.z) * dims.y + u32(c.y)) * dims.x + u32(c.x);
+}
+
+// x_j − x_i from block + offset positions, exact block part.
+fn relative_position(block_i: vec3<i32>, off_i: vec3<f32>, block_j: vec3<i32>, off_j: vec3<f32>, block: f32) -> vec3<f32> {
+    return vec3<f32>(block_j - block_i) * block + (off_j - off_i);
+}
+
+// Hash of a contact key (a, b).
+fn contact_hash(a: u32, b: u32) -> u32 {
+    var h = a * 0x9E3779B1u ^ ((b + 0x7F4A7C15u) * 0x85EBCA77u);
+    h = h ^ (h >> 15u);
+    h = h * 0xC2B2AE3Du;
+    h = h ^ (h >> 13u);
+    return h;
+}

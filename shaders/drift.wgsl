@@ -1,0 +1,36 @@
+// Pass `drift`: first half-kick with the stored forces, then x += v dt with re-wrap of the
+// f32 offset into [0, BLOCK).
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
+@group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> velocity: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> state: StepStateRead;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    if (i >= sim.n_particles || state.halt != 0u) { return; }
+    let half = 0.5 * sim.dt;
+    var v = velocity[i];
+    var w = omega[i];
+    v = vec4<f32>(v.xyz + (force[i].xyz * v.w + sim.gravity) * half, v.w);
+    w = vec4<f32>(w.xyz + torque[i].xyz * w.w * half, w.w);
+    velocity[i] = v;
+    omega[i] = w;
+    var b = pos_block[i];
+    let o = pos_offset[i];
+    var x = o.xyz + v.xyz * sim.dt;
+    let shift = floor(x / sim.block);
+    x = x - shift * sim.block;
+    var bx = b.xyz + vec3<i32>(shift);
+    let over = x >= vec3<f32>(sim.block);
+    x = select(x, x - vec3<f32>(sim.block), over);
+    bx = bx + select(vec3<i32>(0), vec3<i32>(1), over);
+    let under = x < vec3<f32>(0.0);
+    x = select(x, vec3<f32>(0.0), under);
+    pos_block[i] = vec4<i32>(bx, b.w);
+    pos_offset[i] = vec4<f32>(x, o.w);
+}

@@ -1,0 +1,143 @@
+// Pass `forces`: one thread per particle i gathers all its contacts (27 neighbour cells in a
+// fixed order, ids sorted within cells, then the walls) without float atomics. A ball pair is
+// always evaluated in canonical order (a = min, b = max) so both threads get bit-identical
+// results; only the owner (a, or the ball for a wall) writes the history and the energies.
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
+@group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> velocity: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> torque: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> dissipation: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> pairs: array<PairParamsGpu>;
+@group(0) @binding(9) var<storage, read> walls: array<WallGpu>;
+@group(0) @binding(10) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(11) var<storage, read> sorted_ids: array<u32>;
+@group(0) @binding(12) var<storage, read> hash_read: array<HashSlotRead>;
+@group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
+@group(0) @binding(14) var<storage, read_write> state: StepState;
+@group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
+
+// false for the initial force evaluation before step 0 (no history, no dissipation).
+override WRITE_HISTORY: bool = true;
+
+// History of (a, b) written in the previous step, zero for a new contact.
+fn hash_lookup(a: u32, b: u32, epoch: u32) -> vec4<f32> {
+    let mask = sim.hash_capacity - 1u;
+    var idx = contact_hash(a, b) & mask;
+    for (var p = 0u; p < sim.hash_capacity; p = p + 1u) {
+        let s = hash_read[idx];
+        if (s.tag != epoch) { break; }
+        if (s.key_a == a && s.key_b == b) { return s.history; }
+        idx = (idx + 1u) & mask;
+    }
+    return vec4<f32>(0.0);
+}
+
+// Kahan-compensated add: acc = (sum, compensation).
+fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
+    let y = x - acc.y;
+    let t = acc.x + y;
+    return vec2<f32>(t, (t - acc.x) - y);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    if (i >= sim.n_particles || state.halt != 0u) { return; }
+    let read_epoch = state.step + 1u;
+    let write_epoch = state.step + 2u;
+    let bi = pos_block[i];
+    let oi = pos_offset[i];
+    let vi = velocity[i];
+    let wi = omega[i];
+    let mat_i = u32(bi.w);
+    let m_i = 1.0 / vi.w;
+    var f = vec3<f32>(0.0);
+    var t = vec3<f32>(0.0);
+    var strain = 0.0;
+    var slip = 0.0;
+    var dash = 0.0;
+    var count = 0u;
+
+    let ci = cell_of_block(bi.xyz, sim.grid_origin, sim.cell_blocks, sim.grid_dims);
+    let dims = vec3<i32>(sim.grid_dims);
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            for (var dx = -1; dx <= 1; dx = dx + 1) {
+                let c = ci + vec3<i32>(dx, dy, dz);
+                if (any(c < vec3<i32>(0)) || any(c >= dims)) { continue; }
+                let cid = cell_index(c, sim.grid_dims);
+                let e = cell_start[cid + 1u];
+                for (var k = cell_start[cid]; k < e; k = k + 1u) {
+                    let j = sorted_ids[k];
+                    if (j == i) { continue; }
+                    let a = min(i, j);
+                    let b = max(i, j);
+                    let ba = pos_block[a];
+                    let oa = pos_offset[a];
+                    let bb = pos_block[b];
+                    let ob = pos_offset[b];
+                    let p = pairs[u32(ba.w) * sim.n_materials + u32(bb.w)];
+                    let d = relative_position(ba.xyz, oa.xyz, bb.xyz, ob.xyz, sim.block);
+                    let reach = (oa.w + ob.w + max(p.rgap, 0.0)) * 1.001;
+                    if (dot(d, d) > reach * reach) { continue; }
+                    let va = velocity[a];
+                    let vb = velocity[b];
+                    let g = ball_ball_geometry(d, oa.w, ob.w, 1.0 / va.w, 1.0 / vb.w,
+                        va.xyz, omega[a].xyz, vb.xyz, omega[b].xyz);
+                    if (!contact_active(p, g)) { continue; }
+                    let h = hash_lookup(a, b, read_epoch);
+                    let out = hertz_contact(p, g, h, sim.dt);
+                    if (i == a) {
+                        f = f - out.force_j;
+                        t = t + out.torque_i;
+                        strain = strain + out.strain;
+                        count = count + 1u;
+                        if (WRITE_HISTORY) {
+                            slip = slip + out.slip_work;
+                            dash = dash + out.dashpot_work;
+                            hash_insert(a, b, out.history, write_epoch, true);
+                        }
+                    } else {
+                        f = f + out.force_j;
+                        t = t + out.torque_j;
+                    }
+                }
+            }
+        }
+    }
+
+    for (var w = 0u; w < sim.n_walls; w = w + 1u) {
+        let wall = walls[w];
+        let n_w = wall.normal.xyz;
+        let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
+        let p = pairs[mat_i * sim.n_materials + u32(wall.block.w)];
+        if (s > (oi.w + max(p.rgap, 0.0)) * 1.001) { continue; }
+        let g = ball_wall_geometry(s, n_w, oi.w, m_i, vi.xyz, wi.xyz, vec3<f32>(0.0));
+        if (!contact_active(p, g)) { continue; }
+        let key_b = WALL_KEY_BIT | w;
+        let h = hash_lookup(i, key_b, read_epoch);
+        let out = hertz_contact(p, g, h, sim.dt);
+        f = f - out.force_j;
+        t = t + out.torque_i;
+        strain = strain + out.strain;
+        count = count + 1u;
+        if (WRITE_HISTORY) {
+            slip = slip + out.slip_work;
+            dash = dash + out.dashpot_work;
+            hash_insert(i, key_b, out.history, write_epoch, true);
+        }
+    }
+
+    force[i] = vec4<f32>(f, strain);
+    torque[i] = vec4<f32>(t, 0.0);
+    contacts[i] = count;
+    if (WRITE_HISTORY) {
+        let acc = dissipation[i];
+        let s1 = kahan_add(acc.xy, slip);
+        let s2 = kahan_add(acc.zw, dash);
+        dissipation[i] = vec4<f32>(s1, s2);
+    }
+}

@@ -1,0 +1,30 @@
+// Insertion into the history table being written this step. Needs module-scope
+// `sim: SimParams`, `hash_write: array<HashSlot>` (read_write) and `state: StepState`.
+const HASH_MAX_PROBE: u32 = 64u;
+
+fn hash_insert(a: u32, b: u32, history: vec4<f32>, epoch: u32, count_load: bool) {
+    if (count_load) {
+        let n = atomicAdd(&state.inserted, 1u);
+        if (n >= sim.hash_max_load) {
+            atomicOr(&state.flags, OVERFLOW_HASH);
+            return;
+        }
+    }
+    let mask = sim.hash_capacity - 1u;
+    var idx = contact_hash(a, b) & mask;
+    for (var p = 0u; p < HASH_MAX_PROBE; p = p + 1u) {
+        loop {
+            let t = atomicLoad(&hash_write[idx].tag);
+            if (t == epoch) { break; }
+            let r = atomicCompareExchangeWeak(&hash_write[idx].tag, t, epoch);
+            if (r.exchanged) {
+                hash_write[idx].key_a = a;
+                hash_write[idx].key_b = b;
+                hash_write[idx].history = history;
+                return;
+            }
+        }
+        idx = (idx + 1u) & mask;
+    }
+    atomicOr(&state.flags, OVERFLOW_HASH);
+}

@@ -1,0 +1,135 @@
+//! Every device buffer, created once (hash tables re-created on growth).
+
+use super::context::GpuContext;
+use super::layout::*;
+use crate::error::Result;
+use wgpu::BufferUsages as U;
+
+/// Elements one `scan_blocks` workgroup scans.
+pub const SCAN_BLOCK: u64 = 1024;
+
+/// One level of the multi-level prefix sum: `n` elements scanned, block totals in `sums`.
+pub struct ScanLevel {
+    pub n: u32,
+    pub params: wgpu::Buffer,
+    pub sums: wgpu::Buffer,
+}
+
+/// Copies of the state taken at the start of each batch (for redo after overflow).
+pub struct Backup {
+    pub state: Vec<wgpu::Buffer>,
+    pub step_state: wgpu::Buffer,
+    /// The history table read by the batch's first step.
+    pub hash: wgpu::Buffer,
+}
+
+pub struct Buffers {
+    pub n_particles: u32,
+    pub sim: wgpu::Buffer,
+    pub pos_block: wgpu::Buffer,
+    pub pos_offset: wgpu::Buffer,
+    pub velocity: wgpu::Buffer,
+    pub omega: wgpu::Buffer,
+    pub force: wgpu::Buffer,
+    pub torque: wgpu::Buffer,
+    pub dissipation: wgpu::Buffer,
+    pub contacts: wgpu::Buffer,
+    pub pairs: wgpu::Buffer,
+    pub walls: wgpu::Buffer,
+    pub particle_cell: wgpu::Buffer,
+    pub particle_rank: wgpu::Buffer,
+    pub sorted_ids: wgpu::Buffer,
+    /// n_cells + 1 counts, scanned in place into cell starts.
+    pub cell_count: wgpu::Buffer,
+    pub scan_levels: Vec<ScanLevel>,
+    /// Ping-pong history tables; step s reads `hash[s % 2]`.
+    pub hash: [wgpu::Buffer; 2],
+    pub hash_capacity: u32,
+    pub step_state: wgpu::Buffer,
+    pub partials: wgpu::Buffer,
+    pub n_partials: u32,
+    pub backup: Backup,
+    /// 16-byte MAP_READ buffer for the flags after each batch.
+    pub flags_readback: wgpu::Buffer,
+}
+
+const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
+
+impl Buffers {
+    /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
+    pub fn state_buffers(&self) -> [&wgpu::Buffer; 8] {
+        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.contacts]
+    }
+
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32) -> Result<Self> {
+        let n = n_particles.max(1) as u64;
+        let v4 = 16 * n;
+        let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
+        let mut scan_levels = Vec::new();
+        let mut len = n_cells as u64 + 1;
+        loop {
+            let wgs = len.div_ceil(SCAN_BLOCK);
+            scan_levels.push(ScanLevel {
+                n: len as u32,
+                params: b("scan_params", 16, U::UNIFORM | U::COPY_DST)?,
+                sums: b("scan_sums", 4 * wgs, U::STORAGE)?,
+            });
+            if wgs <= 1 {
+                break;
+            }
+            len = wgs;
+        }
+        for lvl in &scan_levels {
+            let p = ScanParams { n: lvl.n, ..Default::default() };
+            ctx.queue.write_buffer(&lvl.params, 0, bytemuck::bytes_of(&p));
+        }
+        let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
+        let sizes = [v4; 8];
+        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_contacts"];
+        let mut backup_state = Vec::new();
+        for (i, l) in state_labels.iter().enumerate() {
+            let size = if i == 7 { 4 * n } else { sizes[i] };
+            backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
+        }
+        Ok(Buffers {
+            n_particles,
+            sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
+            pos_block: b("pos_block", v4, STATE)?,
+            pos_offset: b("pos_offset", v4, STATE)?,
+            velocity: b("velocity", v4, STATE)?,
+            omega: b("omega", v4, STATE)?,
+            force: b("force", v4, STATE)?,
+            torque: b("torque", v4, STATE)?,
+            dissipation: b("dissipation", v4, STATE)?,
+            contacts: b("contacts", 4 * n, STATE)?,
+            pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
+            walls: b("walls", n_walls.max(1) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
+            particle_cell: b("particle_cell", 4 * n, U::STORAGE)?,
+            particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
+            sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
+            cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
+            scan_levels,
+            hash: [b("hash_table_0", hash_bytes, STATE)?, b("hash_table_1", hash_bytes, STATE)?],
+            hash_capacity,
+            step_state: b("step_state", std::mem::size_of::<StepState>() as u64, STATE)?,
+            partials: b("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?,
+            n_partials,
+            backup: Backup {
+                state: backup_state,
+                step_state: b("backup_step_state", 16, U::COPY_SRC | U::COPY_DST)?,
+                hash: b("backup_hash", hash_bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?,
+            },
+            flags_readback: b("flags_readback", 16, U::MAP_READ | U::COPY_DST)?,
+        })
+    }
+
+    /// Replace both history tables and the backup table by zeroed ones of `capacity` slots;
+    /// returns the old backup table (holding the batch-start history).
+    pub fn replace_hash(&mut self, ctx: &GpuContext, capacity: u32) -> Result<wgpu::Buffer> {
+        let bytes = capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
+        self.hash = [ctx.create_buffer("hash_table_0", bytes, STATE)?, ctx.create_buffer("hash_table_1", bytes, STATE)?];
+        let old = std::mem::replace(&mut self.backup.hash, ctx.create_buffer("backup_hash", bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?);
+        self.hash_capacity = capacity;
+        Ok(old)
+    }
+}

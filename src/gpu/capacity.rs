@@ -1,0 +1,134 @@
+//! Capacities that can overflow (the contact-history hash table), overflow detection, growth
+//! and redo.
+//!
+//! Every batch of steps starts by copying the state (particles, step state and the history
+//! table the batch reads first) into backup buffers on the device. All kernels exit early once
+//! an overflow flag is set. After the batch the host reads the 16-byte step state (the only
+//! readback per batch); on overflow it doubles the table, restores the backup, migrates the
+//! saved history into the new table (`rehash`, lookups are by key so results are unchanged) and
+//! redoes the batch. Nothing is dropped, so a run with a tiny initial table is bit-identical to
+//! one with a generous table.
+
+use super::layout::StepStateRead;
+use super::readback::{map_read, read_buffers};
+use super::step::{bind_group, dispatch_threads, BindGroups, StepEncoder};
+use super::GpuBackend;
+use crate::error::{Result, TalusError};
+use crate::layout::consts::OVERFLOW_HASH;
+
+/// Default table size: 4 slots per particle (power of two, ≥ 256).
+pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
+    let want = 4u64 * n_particles as u64 + 4 * n_walls as u64;
+    (want.max(256).next_power_of_two()).min(1 << 31) as u32
+}
+
+/// A requested capacity rounded to a power of two (≥ 4).
+pub fn round_capacity(c: u32) -> u32 {
+    c.max(4).next_power_of_two()
+}
+
+/// Insertions per step allowed before OVERFLOW_HASH (load factor 3/4).
+pub fn max_load(capacity: u32) -> u32 {
+    (capacity as u64 * 3 / 4) as u32
+}
+
+impl GpuBackend {
+    fn write_sim(&self) {
+        self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
+    }
+
+    fn read_step_state(&self) -> Result<StepStateRead> {
+        let b = read_buffers(&self.ctx, &[(&self.buffers.step_state, 16)])?;
+        Ok(bytemuck::pod_read_unaligned(&b[0]))
+    }
+
+    /// Run `n` steps in one submit; grow and redo on overflow.
+    pub(crate) fn run_batch(&mut self, n: u64) -> Result<()> {
+        loop {
+            let s0 = self.steps_done;
+            let b = &self.buffers;
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
+            for (src, dst) in b.state_buffers().iter().zip(&b.backup.state) {
+                enc.copy_buffer_to_buffer(src, 0, dst, 0, dst.size());
+            }
+            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.backup.step_state, 0, 16);
+            enc.copy_buffer_to_buffer(&b.hash[(s0 % 2) as usize], 0, &b.backup.hash, 0, b.backup.hash.size());
+            let se = self.step_encoder();
+            for k in 0..n {
+                se.step(&mut enc, s0 + k);
+            }
+            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, 16);
+            self.ctx.queue.submit([enc.finish()]);
+            let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, 16)?);
+            if st.flags == 0 {
+                self.steps_done += n;
+                return Ok(());
+            }
+            if st.flags & OVERFLOW_HASH == 0 {
+                return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
+            }
+            self.grow_hash(s0, st.inserted)?;
+        }
+    }
+
+    /// Grow the history tables (at least ×2, and enough for the `inserted` contacts the
+    /// overflowing step attempted at load 1/2), restore the backup and migrate the saved
+    /// batch-start history; repeat if even that does not fit.
+    fn grow_hash(&mut self, s0: u64, inserted: u32) -> Result<()> {
+        let old_cap = self.buffers.hash_capacity;
+        let mut old_table: Option<wgpu::Buffer> = None;
+        let mut cap = old_cap;
+        let mut want = (inserted as u64 * 2).next_power_of_two();
+        loop {
+            let next = (cap as u64 * 2).max(want);
+            want = 0;
+            if next > 1 << 30 {
+                return Err(TalusError::Device(format!("contact-history table cannot grow beyond {cap} slots")));
+            }
+            cap = next as u32;
+            let max_bytes = cap as u64 * 32;
+            if max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
+                return Err(TalusError::Device(format!(
+                    "contact-history table of {cap} slots ({max_bytes} bytes) exceeds max_storage_buffer_binding_size {}",
+                    self.ctx.limits.max_storage_buffer_binding_size
+                )));
+            }
+            eprintln!("talus: contact-history table overflowed in the batch from step {s0}; growing {old_cap} -> {cap} slots and redoing the batch");
+            let prev_backup = self.buffers.replace_hash(&self.ctx, cap)?;
+            // The first replaced backup holds the history the batch started from.
+            let old_table = &*old_table.get_or_insert(prev_backup);
+            self.sim.hash_capacity = cap;
+            self.sim.hash_max_load = max_load(cap);
+            self.write_sim();
+            self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+            let b = &self.buffers;
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
+            for (dst, src) in b.state_buffers().iter().zip(&b.backup.state) {
+                enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
+            }
+            enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, 16);
+            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[(s0 % 2) as usize], &b.step_state]);
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });
+                pass.set_pipeline(&self.pipelines.rehash);
+                pass.set_bind_group(0, &bg, &[]);
+                dispatch_threads(&mut pass, (old_table.size() / 32) as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            let st = self.read_step_state()?;
+            if st.flags == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    pub(crate) fn step_encoder(&self) -> StepEncoder<'_> {
+        StepEncoder {
+            p: &self.pipelines,
+            b: &self.buffers,
+            g: &self.groups,
+            n_cells: self.grid.n_cells,
+            max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Adapter choice and device creation.
+
+use crate::error::{Result, TalusError};
+
+/// Storage buffers the largest pass (`forces`) binds.
+pub const STORAGE_BUFFERS_NEEDED: u32 = 16;
+
+/// An opened adapter + device + queue.
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was created with.
+    pub limits: wgpu::Limits,
+}
+
+/// One adapter as `talus info` prints it.
+#[derive(Clone, Debug)]
+pub struct AdapterSummary {
+    pub name: String,
+    /// "Vulkan", "Metal", "Dx12", "Gl".
+    pub backend: String,
+    /// "DiscreteGpu", "IntegratedGpu", "VirtualGpu", "Cpu", "Other".
+    pub device_type: String,
+    /// Driver name and version text.
+    pub driver: String,
+    pub max_storage_buffers_per_shader_stage: u32,
+    pub max_storage_buffer_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroups_per_dimension: u32,
+    pub max_compute_invocations_per_workgroup: u32,
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu | wgpu::DeviceType::Other => 2,
+        wgpu::DeviceType::Cpu => 3,
+    }
+}
+
+fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+const PRIMARY: wgpu::Backends = wgpu::Backends::VULKAN.union(wgpu::Backends::METAL).union(wgpu::Backends::DX12);
+
+/// Every adapter wgpu sees (primary backends, then GL), in preference order.
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    let mut out = Vec::new();
+    for backends in [PRIMARY, wgpu::Backends::GL] {
+        let inst = new_instance(backends);
+        let mut adapters = pollster::block_on(inst.enumerate_adapters(backends));
+        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
+        for a in adapters {
+            let info = a.get_info();
+            let l = a.limits();
+            out.push(AdapterSummary {
+                name: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                device_type: format!("{:?}", info.device_type),
+                driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+                max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
+                max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+                max_buffer_size: l.max_buffer_size,
+                max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+                max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            });
+        }
+    }
+    out
+}
+
+fn pick_adapter() -> Result<(wgpu::Instance, wgpu::Adapter)> {
+    for backends in [PRIMARY, wgpu::Backends::GL] {
+        let inst = new_instance(backends);
+        let mut adapters = pollster::block_on(inst.enumerate_adapters(backends));
+        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
+        if let Some(a) = adapters.into_iter().next() {
+            return Ok((inst, a));
+        }
+    }
+    // Nothing enumerated: ask wgpu once more to get its explanation.
+    let inst = new_instance(PRIMARY | wgpu::Backends::GL);
+    match pollster::block_on(inst.request_adapter(&wgpu::RequestAdapterOptions::default())) {
+        Ok(a) => Ok((inst, a)),
+        Err(e) => Err(TalusError::NoAdapter(e.to_string())),
+    }
+}
+
+/// The limits Talus needs, checked against what the adapter grants.
+fn required_limits(adapter: &wgpu::Adapter) -> Result<wgpu::Limits> {
+    let have = adapter.limits();
+    if have.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS_NEEDED {
+        return Err(TalusError::Device(format!(
+            "adapter grants max_storage_buffers_per_shader_stage = {}, Talus needs {}",
+            have.max_storage_buffers_per_shader_stage, STORAGE_BUFFERS_NEEDED
+        )));
+    }
+    if have.max_compute_invocations_per_workgroup < 256 || have.max_compute_workgroup_size_x < 256 {
+        return Err(TalusError::Device(format!(
+            "adapter grants max_compute_invocations_per_workgroup = {} / max_compute_workgroup_size_x = {}, Talus needs 256",
+            have.max_compute_invocations_per_workgroup, have.max_compute_workgroup_size_x
+        )));
+    }
+    let mut l = wgpu::Limits::downlevel_defaults();
+    l.max_storage_buffers_per_shader_stage = STORAGE_BUFFERS_NEEDED;
+    l.max_storage_buffer_binding_size = have.max_storage_buffer_binding_size;
+    l.max_buffer_size = have.max_buffer_size;
+    l.max_compute_invocations_per_workgroup = 256;
+    l.max_compute_workgroup_size_x = 256;
+    l.max_compute_workgroups_per_dimension = have.max_compute_workgroups_per_dimension.min(65535);
+    Ok(l)
+}
+
+/// Open the preferred adapter (DiscreteGpu > IntegratedGpu > Other > Cpu; GL last).
+pub fn open_context() -> Result<GpuContext> {
+    let (instance, adapter) = pick_adapter()?;
+    let info = adapter.get_info();
+    let limits = required_limits(&adapter)?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("talus"),
+        required_features: wgpu::Features::empty(),
+        required_limits: limits.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| TalusError::Device(format!("request_device on {}: {e}", info.name)))?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits })
+}
+
+impl GpuContext {
+    /// "name (backend, type)".
+    pub fn describe(&self) -> String {
+        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+    }
+
+    /// Create a buffer inside error scopes; report OOM/validation with its name and size.
+    pub fn create_buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+        let size = size.max(16).div_ceil(16) * 16;
+        if size > self.limits.max_buffer_size {
+            return Err(TalusError::Device(format!(
+                "buffer `{label}` needs {size} bytes, over max_buffer_size {}",
+                self.limits.max_buffer_size
+            )));
+        }
+        if usage.contains(wgpu::BufferUsages::STORAGE) && size > self.limits.max_storage_buffer_binding_size {
+            return Err(TalusError::Device(format!(
+                "buffer `{label}` needs {size} bytes, over max_storage_buffer_binding_size {}",
+                self.limits.max_storage_buffer_binding_size
+            )));
+        }
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false });
+        let e_val = pollster::block_on(val.pop());
+        let e_oom = pollster::block_on(oom.pop());
+        if let Some(e) = e_oom.or(e_val) {
+            return Err(TalusError::Device(format!("creating buffer `{label}` ({size} bytes): {e}")));
+        }
+        Ok(buf)
+    }
+}

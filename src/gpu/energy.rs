@@ -1,0 +1,49 @@
+//! Energy partitions and contact count, reduced on the device.
+//!
+//! `reduce_energy` writes one `EnergyPartial` per workgroup of 256 particles (tree sum in a
+//! fixed order); the host adds the partials in f64 in index order. Deterministic.
+
+use super::layout::EnergyPartial;
+use super::readback::read_buffers;
+use super::step::split_dispatch;
+use super::GpuBackend;
+use crate::backend::Energies;
+use crate::error::Result;
+
+/// Particles per reduction workgroup (shaders/reduce_energy.wgsl).
+pub const REDUCE_SIZE: u32 = 256;
+
+/// Workgroup grid of the reduction for `n` particles.
+pub fn reduce_dispatch(n: u32, max_dim: u32) -> (u32, u32) {
+    split_dispatch(n.div_ceil(REDUCE_SIZE).max(1), max_dim)
+}
+
+impl GpuBackend {
+    /// Run the reduction and read the partials back: (energies, owned contact count).
+    pub(crate) fn reduce_energies(&mut self) -> Result<(Energies, u64)> {
+        let (x, y) = reduce_dispatch(self.buffers.n_particles, self.ctx.limits.max_compute_workgroups_per_dimension);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("reduce_energy"), timestamp_writes: None });
+            pass.set_pipeline(&self.pipelines.reduce_energy);
+            pass.set_bind_group(0, &self.groups.reduce_energy, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let n = (x * y) as u64;
+        let bytes = read_buffers(&self.ctx, &[(&self.buffers.partials, n * std::mem::size_of::<EnergyPartial>() as u64)])?;
+        let parts: &[EnergyPartial] = bytemuck::cast_slice(&bytes[0]);
+        let mut e = Energies::default();
+        let mut count = 0u64;
+        for p in parts {
+            e.kinetic_translational += p.a[0] as f64;
+            e.kinetic_rotational += p.a[1] as f64;
+            e.gravitational += p.a[2] as f64;
+            e.strain += p.a[3] as f64;
+            e.slip += p.b[0] as f64;
+            e.dashpot += p.b[1] as f64;
+            count += p.b[2].to_bits() as u64;
+        }
+        Ok((e, count))
+    }
+}

@@ -1,0 +1,108 @@
+//! Block size (position precision) and neighbour-grid geometry.
+//!
+//! BLOCK is a power of two, at most 2^-16 m (≈ 15.3 µm): an f32 offset in [0, BLOCK) then has
+//! a resolution of BLOCK·2^-24 ≤ 2^-40 m ≈ 9e-13 m, so even a sub-nanometre step per time step
+//! accumulates < 1e-9 m over 1000 steps. It grows only if a coordinate would leave ±2^30 blocks
+//! (i32 block indices). Grid cells are an integer number `cell_blocks` of blocks and at least
+//! 2·max radius + max reference gap; the cell count is capped at min(`MAX_CELLS`,
+//! max(`MIN_CELL_BUDGET`, `CELLS_PER_PARTICLE`·n)) by doubling the cell edge.
+
+use crate::error::{Result, TalusError};
+use crate::setup::Setup;
+
+/// Upper bound on the number of grid cells.
+pub const MAX_CELLS: u64 = 8 << 20;
+/// Cells allowed per particle (plus `MIN_CELL_BUDGET`): per-cell passes (clear, scan, sort)
+/// must not dominate sparse scenes in large domains.
+pub const CELLS_PER_PARTICLE: u64 = 2;
+pub const MIN_CELL_BUDGET: u64 = 4096;
+/// log2 of the largest BLOCK used for ordinary scenes.
+pub const BLOCK_LOG2_MAX: i32 = -16;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridSpec {
+    /// BLOCK, m.
+    pub block: f64,
+    /// Grid origin, blocks.
+    pub origin: [i32; 3],
+    /// Blocks per cell edge.
+    pub cell_blocks: i32,
+    pub dims: [u32; 3],
+    pub n_cells: u32,
+}
+
+/// Split x into (block, offset): x = block·BLOCK + offset, offset ∈ [0, BLOCK) as f32.
+pub fn split(x: f64, block: f64) -> (i32, f32) {
+    let mut b = (x / block).floor();
+    let mut o = (x - b * block) as f32;
+    if o >= block as f32 {
+        b += 1.0;
+        o = 0.0;
+    }
+    if o < 0.0 {
+        o = 0.0;
+    }
+    (b as i32, o)
+}
+
+/// x = block·BLOCK + offset in f64 (exact).
+pub fn join(b: i32, o: f32, block: f64) -> f64 {
+    b as f64 * block + o as f64
+}
+
+impl GridSpec {
+    pub fn new(setup: &Setup) -> Result<Self> {
+        let max_r = setup.max_radius();
+        let max_rgap = setup.pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max);
+        let mut extent = 0.0f64;
+        for p in setup.particles.position.iter() {
+            for c in p {
+                extent = extent.max(c.abs());
+            }
+        }
+        for w in &setup.walls {
+            for c in w.point {
+                extent = extent.max(c.abs());
+            }
+        }
+        for c in setup.domain.min.iter().chain(setup.domain.max.iter()) {
+            extent = extent.max(c.abs());
+        }
+        if !extent.is_finite() {
+            return Err(TalusError::Other("non-finite coordinate in the scene".into()));
+        }
+        let mut e = BLOCK_LOG2_MAX;
+        if max_r > 0.0 {
+            e = e.min(max_r.log2().floor() as i32);
+        }
+        while extent / 2f64.powi(e) >= (1u64 << 30) as f64 {
+            e += 1;
+        }
+        let block = 2f64.powi(e);
+        let reach = 2.0 * max_r + max_rgap;
+        let mut k = ((reach / block).ceil() as i64).max(1);
+        let lo: Vec<i64> = setup.domain.min.iter().map(|v| (v / block).floor() as i64).collect();
+        let hi: Vec<i64> = setup.domain.max.iter().map(|v| (v / block).ceil() as i64).collect();
+        let dims = |k: i64| -> [u64; 3] { std::array::from_fn(|a| (((hi[a] - lo[a]).max(1) + k - 1) / k).max(1) as u64) };
+        let budget = (CELLS_PER_PARTICLE * setup.particles.len() as u64).max(MIN_CELL_BUDGET).min(MAX_CELLS);
+        while dims(k).iter().product::<u64>() > budget {
+            k *= 2;
+        }
+        if k > i32::MAX as i64 / 4 {
+            return Err(TalusError::Other(format!("grid cell of {k} blocks is too large")));
+        }
+        let d = dims(k);
+        Ok(GridSpec {
+            block,
+            origin: [lo[0] as i32, lo[1] as i32, lo[2] as i32],
+            cell_blocks: k as i32,
+            dims: [d[0] as u32, d[1] as u32, d[2] as u32],
+            n_cells: (d[0] * d[1] * d[2]) as u32,
+        })
+    }
+
+    /// Cell edge, m.
+    pub fn cell_size(&self) -> f64 {
+        self.cell_blocks as f64 * self.block
+    }
+}

@@ -1,0 +1,124 @@
+//! GPU-only structs shared with WGSL (declared once with `gpu_struct!`).
+
+use crate::contact::params::PairParamsGpu;
+use crate::gpu_struct;
+
+gpu_struct! {
+    /// Uniform simulation parameters. Positions are `block × block_size + offset`.
+    pub struct SimParams {
+        gravity: [f32; 3] => "vec3<f32>",
+        dt: f32 => "f32",
+        /// Grid origin in blocks.
+        grid_origin: [i32; 3] => "vec3<i32>",
+        /// Blocks per grid cell edge (cell = cell_blocks × block).
+        cell_blocks: i32 => "i32",
+        grid_dims: [u32; 3] => "vec3<u32>",
+        n_cells: u32 => "u32",
+        /// BLOCK, m (a power of two).
+        block: f32 => "f32",
+        n_particles: u32 => "u32",
+        n_walls: u32 => "u32",
+        n_materials: u32 => "u32",
+        /// Slots per history table (power of two).
+        hash_capacity: u32 => "u32",
+        /// Insertions per step above which OVERFLOW_HASH is raised.
+        hash_max_load: u32 => "u32",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// A plane wall: point as block (w = material) + offset, unit outward normal.
+    pub struct WallGpu {
+        block: [i32; 4] => "vec4<i32>",
+        offset: [f32; 4] => "vec4<f32>",
+        normal: [f32; 4] => "vec4<f32>",
+    }
+}
+
+gpu_struct! {
+    /// History-table slot as written (tag claimed by CAS). Occupied in step s iff tag == epoch.
+    pub struct HashSlot {
+        key_a: u32 => "u32",
+        key_b: u32 => "u32",
+        tag: u32 => "atomic<u32>",
+        _pad: u32 => "u32",
+        /// (shear force xyz, |normal force|)
+        history: [f32; 4] => "vec4<f32>",
+    }
+}
+
+gpu_struct! {
+    /// Read-only view of `HashSlot`.
+    pub struct HashSlotRead {
+        key_a: u32 => "u32",
+        key_b: u32 => "u32",
+        tag: u32 => "u32",
+        _pad: u32 => "u32",
+        history: [f32; 4] => "vec4<f32>",
+    }
+}
+
+gpu_struct! {
+    /// Device-advanced step state: step counter (hash epochs) and overflow flags.
+    pub struct StepState {
+        step: u32 => "u32",
+        flags: u32 => "atomic<u32>",
+        inserted: u32 => "atomic<u32>",
+        /// Set by `advance` when a flag was raised: later passes exit early.
+        halt: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// Read-only view of `StepState`.
+    pub struct StepStateRead {
+        step: u32 => "u32",
+        flags: u32 => "u32",
+        inserted: u32 => "u32",
+        halt: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// Element count of one prefix-sum level.
+    pub struct ScanParams {
+        n: u32 => "u32",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+        _pad2: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// Per-workgroup energy partial sums (see shaders/reduce_energy.wgsl).
+    pub struct EnergyPartial {
+        a: [f32; 4] => "vec4<f32>",
+        b: [f32; 4] => "vec4<f32>",
+    }
+}
+
+/// One GPU struct for layout checks: name, WGSL text, Rust size, Rust field offsets.
+pub struct StructLayout {
+    pub name: &'static str,
+    pub wgsl: &'static str,
+    pub size: usize,
+    pub offsets: Vec<(&'static str, usize)>,
+}
+
+macro_rules! layouts {
+    ($($t:ident),*) => {
+        vec![$(StructLayout {
+            name: stringify!($t),
+            wgsl: $t::WGSL,
+            size: std::mem::size_of::<$t>(),
+            offsets: $t::field_offsets(),
+        }),*]
+    };
+}
+
+/// Every struct the shaders see, in the order the composer emits them.
+pub fn struct_layouts() -> Vec<StructLayout> {
+    layouts!(PairParamsGpu, SimParams, WallGpu, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
+}

@@ -1,0 +1,259 @@
+//! The GPU step loop (wgpu + WGSL compute).
+//!
+//! Files: `context` (adapter/device), `shader` (composition), `layout` (GPU structs),
+//! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `step` (pass encoding),
+//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction).
+//!
+//! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
+//! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
+
+pub mod buffers;
+pub mod capacity;
+pub mod context;
+pub mod energy;
+pub mod grid;
+pub mod layout;
+pub mod pipelines;
+pub mod readback;
+pub mod shader;
+pub mod step;
+
+pub use context::{list_adapters, open_context, AdapterSummary, GpuContext};
+pub use grid::GridSpec;
+
+use crate::backend::{Backend, Energies, Snapshot};
+use crate::contact::params::PairParamsGpu;
+use crate::error::{Result, TalusError};
+use crate::setup::Setup;
+use buffers::Buffers;
+use layout::{SimParams, WallGpu};
+use pipelines::Pipelines;
+use readback::read_buffers;
+use step::BindGroups;
+
+/// Options of the GPU backend.
+#[derive(Clone, Debug)]
+pub struct GpuOptions {
+    /// Initial contact-history table capacity (slots, rounded up to a power of two);
+    /// `None` = 4 per particle. It grows ×2 on overflow.
+    pub hash_capacity: Option<u32>,
+    /// Steps encoded into one submit (one 16-byte flag readback per submit).
+    pub steps_per_submit: u64,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions { hash_capacity: None, steps_per_submit: 64 }
+    }
+}
+
+/// Modelled device-memory traffic of one step, for `talus bench`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrafficModel {
+    pub bytes_per_particle_step: f64,
+    pub bytes_per_contact_step: f64,
+}
+
+pub struct GpuBackend {
+    ctx: GpuContext,
+    pipelines: Pipelines,
+    buffers: Buffers,
+    groups: BindGroups,
+    grid: GridSpec,
+    sim: SimParams,
+    opts: GpuOptions,
+    steps_done: u64,
+    dt: f64,
+}
+
+impl GpuBackend {
+    /// Open the preferred adapter and upload `setup`.
+    pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
+        Self::with_context(open_context()?, setup, opts)
+    }
+
+    /// Upload `setup` to an already opened context and compute the initial forces.
+    pub fn with_context(ctx: GpuContext, setup: &Setup, opts: GpuOptions) -> Result<Self> {
+        let n = setup.particles.len();
+        if n >= crate::layout::consts::WALL_KEY_BIT as usize {
+            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
+        }
+        let n = n as u32;
+        let n_walls = setup.walls.len() as u32;
+        let n_mat = setup.pairs.n_materials as u32;
+        let grid = GridSpec::new(setup)?;
+        let hash_capacity = opts.hash_capacity.map(capacity::round_capacity).unwrap_or_else(|| capacity::initial_hash_capacity(n, n_walls));
+        let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
+        let (rx, ry) = energy::reduce_dispatch(n, max_dim);
+        let pipelines = Pipelines::new(&ctx)?;
+        let buffers = Buffers::new(&ctx, n, n_walls, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry)?;
+        let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
+
+        let g = setup.gravity;
+        let sim = SimParams {
+            gravity: [g[0] as f32, g[1] as f32, g[2] as f32],
+            dt: setup.dt as f32,
+            grid_origin: grid.origin,
+            cell_blocks: grid.cell_blocks,
+            grid_dims: grid.dims,
+            n_cells: grid.n_cells,
+            block: grid.block as f32,
+            n_particles: n,
+            n_walls,
+            n_materials: n_mat,
+            hash_capacity,
+            hash_max_load: capacity::max_load(hash_capacity),
+            _pad0: 0,
+            _pad1: 0,
+        };
+        let q = &ctx.queue;
+        q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
+        let p = &setup.particles;
+        let mut pos_block = Vec::with_capacity(n as usize);
+        let mut pos_offset = Vec::with_capacity(n as usize);
+        let mut vel = Vec::with_capacity(n as usize);
+        let mut omega = Vec::with_capacity(n as usize);
+        for i in 0..n as usize {
+            let (bx, ox) = grid::split(p.position[i][0], grid.block);
+            let (by, oy) = grid::split(p.position[i][1], grid.block);
+            let (bz, oz) = grid::split(p.position[i][2], grid.block);
+            pos_block.push([bx, by, bz, p.material[i] as i32]);
+            pos_offset.push([ox, oy, oz, p.radius[i] as f32]);
+            let v = p.velocity[i];
+            vel.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / setup.particle_mass(i)) as f32]);
+            let w = p.angular_velocity[i];
+            omega.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / setup.particle_inertia(i)) as f32]);
+        }
+        if n > 0 {
+            q.write_buffer(&buffers.pos_block, 0, bytemuck::cast_slice(&pos_block));
+            q.write_buffer(&buffers.pos_offset, 0, bytemuck::cast_slice(&pos_offset));
+            q.write_buffer(&buffers.velocity, 0, bytemuck::cast_slice(&vel));
+            q.write_buffer(&buffers.omega, 0, bytemuck::cast_slice(&omega));
+        }
+        let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
+        if !pairs.is_empty() {
+            q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
+        }
+        let walls: Vec<WallGpu> = setup
+            .walls
+            .iter()
+            .map(|w| {
+                let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(w.point[a], grid.block));
+                let nn = w.normal;
+                let len = (nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]).sqrt();
+                WallGpu {
+                    block: [s[0].0, s[1].0, s[2].0, w.material as i32],
+                    offset: [s[0].1, s[1].1, s[2].1, 0.0],
+                    normal: [(nn[0] / len) as f32, (nn[1] / len) as f32, (nn[2] / len) as f32, 0.0],
+                }
+            })
+            .collect();
+        if !walls.is_empty() {
+            q.write_buffer(&buffers.walls, 0, bytemuck::cast_slice(&walls));
+        }
+        let backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt };
+        let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
+        backend.step_encoder().initial_forces(&mut enc);
+        backend.ctx.queue.submit([enc.finish()]);
+        Ok(backend)
+    }
+
+    /// The grid and BLOCK in use.
+    pub fn grid(&self) -> &GridSpec {
+        &self.grid
+    }
+
+    /// Current contact-history table capacity (slots per table).
+    pub fn hash_capacity(&self) -> u32 {
+        self.buffers.hash_capacity
+    }
+
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// Modelled device-memory bytes per step. Each buffer element a pass reads or writes counts
+    /// once per pass (read + write = twice); neighbour reads in `forces` are assumed cached.
+    /// Per particle (vec4 = 16 B):
+    /// - drift: read pos_block, pos_offset, velocity, omega, force, torque (96), write the
+    ///   first four (64) → 160
+    /// - grid_count: read pos_block (16), write cell, rank (8), atomic count (8) → 32
+    /// - grid_scatter: read cell, rank, cell start (12), write sorted id (4) → 16
+    /// - grid_sort: read + write the sorted id (8)
+    /// - forces: read own pos_block, pos_offset, velocity, omega (64), sorted id (4),
+    ///   dissipation r/w (32), write force, torque (32), contact count (4) → 136
+    /// - kick: read velocity, omega, force, torque (64), write velocity, omega (32) → 96
+    ///   Per grid cell (amortised per particle): clear (4), count/scan r/w ≈ 2×(4+4) plus the
+    ///   upper levels (≈ 1/1024), grid_sort reads two starts (8), forces reads 27 starts of
+    ///   neighbouring cells (cached) → ≈ 28 B per cell.
+    ///
+    /// Per owned contact: history lookup (32 B slot) + insert (32 B slot, 4 B tag CAS) → 68;
+    /// pair parameters (48 B) are assumed cached.
+    pub fn traffic_model(&self) -> TrafficModel {
+        let n = self.buffers.n_particles.max(1) as f64;
+        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 136.0 + 96.0;
+        let per_cell = 28.0;
+        TrafficModel {
+            bytes_per_particle_step: per_particle + per_cell * self.grid.n_cells as f64 / n,
+            bytes_per_contact_step: 68.0,
+        }
+    }
+}
+
+fn v3(v: [f32; 4]) -> [f64; 3] {
+    [v[0] as f64, v[1] as f64, v[2] as f64]
+}
+
+impl Backend for GpuBackend {
+    fn kind(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> String {
+        self.ctx.describe()
+    }
+
+    fn step(&mut self, n: u64) -> Result<()> {
+        let mut left = n;
+        let per = self.opts.steps_per_submit.max(1);
+        while left > 0 {
+            let k = left.min(per);
+            self.run_batch(k)?;
+            left -= k;
+        }
+        Ok(())
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.steps_done
+    }
+
+    fn snapshot(&mut self) -> Result<Snapshot> {
+        let n = self.buffers.n_particles as usize;
+        let v4 = 16 * n as u64;
+        let b = &self.buffers;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.force, v4), (&b.torque, v4)])?;
+        let blocks: &[[i32; 4]] = bytemuck::cast_slice(&data[0]);
+        let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::cast_slice(&data[k]).to_vec() };
+        let (off, vel, om, fo, to) = (f4(1), f4(2), f4(3), f4(4), f4(5));
+        let blk = self.grid.block;
+        let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };
+        for i in 0..n {
+            s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk)));
+            s.radius.push(off[i][3] as f64);
+            s.velocity.push(v3(vel[i]));
+            s.angular_velocity.push(v3(om[i]));
+            s.force.push(v3(fo[i]));
+            s.torque.push(v3(to[i]));
+        }
+        Ok(s)
+    }
+
+    fn energies(&mut self) -> Result<Energies> {
+        Ok(self.reduce_energies()?.0)
+    }
+
+    fn contact_count(&mut self) -> Result<u64> {
+        Ok(self.reduce_energies()?.1)
+    }
+}

@@ -1,0 +1,73 @@
+//! Every compiled compute pipeline (auto bind-group layouts, group 0).
+
+use super::context::GpuContext;
+use super::shader::pass_module;
+use crate::error::{Result, TalusError};
+
+pub struct Pipelines {
+    pub drift: wgpu::ComputePipeline,
+    pub kick: wgpu::ComputePipeline,
+    pub advance: wgpu::ComputePipeline,
+    pub grid_count: wgpu::ComputePipeline,
+    pub scan_blocks: wgpu::ComputePipeline,
+    pub scan_add: wgpu::ComputePipeline,
+    pub grid_scatter: wgpu::ComputePipeline,
+    pub grid_sort: wgpu::ComputePipeline,
+    /// Force pass writing history and dissipation.
+    pub forces: wgpu::ComputePipeline,
+    /// Initial force evaluation (WRITE_HISTORY = false).
+    pub forces_init: wgpu::ComputePipeline,
+    pub rehash: wgpu::ComputePipeline,
+    pub reduce_energy: wgpu::ComputePipeline,
+}
+
+fn module(ctx: &GpuContext, name: &str) -> Result<wgpu::ShaderModule> {
+    let src = pass_module(name);
+    let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let m = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(name),
+        source: wgpu::ShaderSource::Wgsl(src.into()),
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(TalusError::Device(format!("shader `{name}`: {e}")));
+    }
+    Ok(m)
+}
+
+fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, entry: &str, constants: &[(&str, f64)]) -> Result<wgpu::ComputePipeline> {
+    let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let p = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: m,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
+        cache: None,
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(TalusError::Device(format!("pipeline `{label}`: {e}")));
+    }
+    Ok(p)
+}
+
+impl Pipelines {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name)?, name, "main", &[]) };
+        let scan = module(ctx, "scan")?;
+        let forces = module(ctx, "forces")?;
+        Ok(Pipelines {
+            drift: simple("drift")?,
+            kick: simple("kick")?,
+            advance: simple("advance")?,
+            grid_count: simple("grid_count")?,
+            scan_blocks: pipeline(ctx, &scan, "scan_blocks", "scan_blocks", &[])?,
+            scan_add: pipeline(ctx, &scan, "scan_add", "scan_add", &[])?,
+            grid_scatter: simple("grid_scatter")?,
+            grid_sort: simple("grid_sort")?,
+            forces: pipeline(ctx, &forces, "forces", "main", &[])?,
+            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0)])?,
+            rehash: simple("rehash")?,
+            reduce_energy: simple("reduce_energy")?,
+        })
+    }
+}

@@ -1,0 +1,61 @@
+//! Shader composition: shared constants + every `gpu_struct` + the contact model files +
+//! the pass shader. One composed module per pass.
+
+use super::layout::struct_layouts;
+
+/// The contact model files (written as twins of `src/contact`), in composition order.
+pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
+    &[
+        ("geometry.wgsl", include_str!("../../shaders/contact/geometry.wgsl")),
+        ("normal.wgsl", include_str!("../../shaders/contact/normal.wgsl")),
+        ("tangential.wgsl", include_str!("../../shaders/contact/tangential.wgsl")),
+        ("damping.wgsl", include_str!("../../shaders/contact/damping.wgsl")),
+        ("energy.wgsl", include_str!("../../shaders/contact/energy.wgsl")),
+        ("hertz.wgsl", include_str!("../../shaders/contact/hertz.wgsl")),
+    ]
+}
+
+/// Pure helper functions every pass may use.
+pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
+/// History-table insertion (needs `sim`, `hash_write`, `state` bindings).
+pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
+
+/// The pass shaders, by name (what `GpuBackend` compiles).
+pub fn pass_sources() -> Vec<(&'static str, String)> {
+    vec![
+        ("drift", include_str!("../../shaders/drift.wgsl").to_string()),
+        ("kick", include_str!("../../shaders/kick.wgsl").to_string()),
+        ("advance", include_str!("../../shaders/advance.wgsl").to_string()),
+        ("grid_count", include_str!("../../shaders/grid_count.wgsl").to_string()),
+        ("scan", include_str!("../../shaders/scan.wgsl").to_string()),
+        ("grid_scatter", include_str!("../../shaders/grid_scatter.wgsl").to_string()),
+        ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
+        ("forces", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/forces.wgsl"))),
+        ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
+        ("reduce_energy", include_str!("../../shaders/reduce_energy.wgsl").to_string()),
+    ]
+}
+
+/// Composed source of the named pass. Panics on an unknown name (programming error).
+pub fn pass_module(name: &str) -> String {
+    let (_, src) = pass_sources().into_iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown pass {name}"));
+    compose(&src)
+}
+
+/// constants + structs + contact files + common helpers + `pass_source`.
+pub fn compose(pass_source: &str) -> String {
+    let mut s = String::new();
+    s.push_str(&crate::layout::wgsl_constants());
+    for l in struct_layouts() {
+        s.push_str(l.wgsl);
+    }
+    for (name, src) in contact_sources() {
+        s.push_str(&format!("\n// ---- contact/{name} ----\n"));
+        s.push_str(src);
+    }
+    s.push_str("\n// ---- common.wgsl ----\n");
+    s.push_str(COMMON);
+    s.push_str("\n// ---- pass ----\n");
+    s.push_str(pass_source);
+    s
+}

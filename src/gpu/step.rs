@@ -1,0 +1,146 @@
+//! Bind groups and the encoding of the named passes of one step:
+//! `drift` → grid (`clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) → `forces` →
+//! `kick` → `advance`. The force pass alternates between two bind groups (history-table parity).
+
+use super::buffers::{Buffers, SCAN_BLOCK};
+use super::pipelines::Pipelines;
+use crate::layout::consts::WORKGROUP_SIZE;
+
+pub struct BindGroups {
+    pub drift: wgpu::BindGroup,
+    pub kick: wgpu::BindGroup,
+    pub advance: wgpu::BindGroup,
+    pub grid_count: wgpu::BindGroup,
+    pub scan: Vec<wgpu::BindGroup>,
+    pub scan_add: Vec<wgpu::BindGroup>,
+    pub grid_scatter: wgpu::BindGroup,
+    pub grid_sort: wgpu::BindGroup,
+    /// Indexed by step parity: [s % 2] reads hash[s % 2], writes the other.
+    pub forces: [wgpu::BindGroup; 2],
+    pub forces_init: wgpu::BindGroup,
+    pub reduce_energy: wgpu::BindGroup,
+}
+
+pub fn bind_group(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, label: &str, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &pipeline.get_bind_group_layout(0), entries: &entries })
+}
+
+impl BindGroups {
+    pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
+        let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
+            bind_group(device, pipe, "forces", &[
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation,
+                &b.pairs, &b.walls, &b.cell_count, &b.sorted_ids, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.contacts,
+            ])
+        };
+        let mut scan = Vec::new();
+        let mut scan_add = Vec::new();
+        for (l, lvl) in b.scan_levels.iter().enumerate() {
+            let data = if l == 0 { &b.cell_count } else { &b.scan_levels[l - 1].sums };
+            scan.push(bind_group(device, &p.scan_blocks, "scan_blocks", &[&lvl.params, data, &lvl.sums]));
+            scan_add.push(bind_group(device, &p.scan_add, "scan_add", &[&lvl.params, data, &lvl.sums]));
+        }
+        BindGroups {
+            drift: bind_group(device, &p.drift, "drift", &[&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state]),
+            kick: bind_group(device, &p.kick, "kick", &[&b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state]),
+            advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
+            grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
+            scan,
+            scan_add,
+            grid_scatter: bind_group(device, &p.grid_scatter, "grid_scatter", &[&b.sim, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.sorted_ids, &b.step_state]),
+            grid_sort: bind_group(device, &p.grid_sort, "grid_sort", &[&b.sim, &b.cell_count, &b.sorted_ids, &b.step_state]),
+            forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
+            forces_init: forces(&p.forces_init, 0),
+            reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials,
+            ]),
+        }
+    }
+}
+
+/// Workgroup counts (x, y) covering `n_wg` workgroups with x ≤ `max_dim`.
+pub fn split_dispatch(n_wg: u32, max_dim: u32) -> (u32, u32) {
+    if n_wg <= max_dim {
+        (n_wg, 1)
+    } else {
+        (max_dim, n_wg.div_ceil(max_dim))
+    }
+}
+
+/// Dispatch `n` threads of a 1-D pass of WORKGROUP_SIZE (linear_index in common.wgsl).
+pub fn dispatch_threads(pass: &mut wgpu::ComputePass, n: u32, max_dim: u32) {
+    if n == 0 {
+        return;
+    }
+    let (x, y) = split_dispatch(n.div_ceil(WORKGROUP_SIZE), max_dim);
+    pass.dispatch_workgroups(x, y, 1);
+}
+
+/// Encodes steps; holds what encoding needs.
+pub struct StepEncoder<'a> {
+    pub p: &'a Pipelines,
+    pub b: &'a Buffers,
+    pub g: &'a BindGroups,
+    pub n_cells: u32,
+    pub max_dim: u32,
+}
+
+impl StepEncoder<'_> {
+    fn pass<'e>(enc: &'e mut wgpu::CommandEncoder, label: &str) -> wgpu::ComputePass<'e> {
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None })
+    }
+
+    fn simple(&self, enc: &mut wgpu::CommandEncoder, label: &str, pipe: &wgpu::ComputePipeline, bg: &wgpu::BindGroup, n: u32) {
+        let mut pass = Self::pass(enc, label);
+        pass.set_pipeline(pipe);
+        pass.set_bind_group(0, bg, &[]);
+        dispatch_threads(&mut pass, n, self.max_dim);
+    }
+
+    /// Counting sort of particles into cells (cell_count → cell starts, sorted_ids).
+    pub fn grid(&self, enc: &mut wgpu::CommandEncoder) {
+        let n = self.b.n_particles;
+        enc.clear_buffer(&self.b.cell_count, 0, None);
+        self.simple(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, n);
+        {
+            let mut pass = Self::pass(enc, "grid_scan");
+            pass.set_pipeline(&self.p.scan_blocks);
+            for (lvl, bg) in self.b.scan_levels.iter().zip(&self.g.scan) {
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups((lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
+            }
+            pass.set_pipeline(&self.p.scan_add);
+            let levels = self.b.scan_levels.len();
+            for l in (0..levels.saturating_sub(1)).rev() {
+                pass.set_bind_group(0, &self.g.scan_add[l], &[]);
+                pass.dispatch_workgroups((self.b.scan_levels[l].n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
+            }
+        }
+        self.simple(enc, "grid_scatter", &self.p.grid_scatter, &self.g.grid_scatter, n);
+        self.simple(enc, "grid_sort", &self.p.grid_sort, &self.g.grid_sort, self.n_cells);
+    }
+
+    /// Initial force evaluation (no history writes) so the first half-kick uses real forces.
+    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder) {
+        self.grid(enc);
+        self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init, self.b.n_particles);
+    }
+
+    /// One full step `s` (s = steps done before it; selects the history-table parity).
+    pub fn step(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
+        let n = self.b.n_particles;
+        self.simple(enc, "drift", &self.p.drift, &self.g.drift, n);
+        self.grid(enc);
+        self.simple(enc, "forces", &self.p.forces, &self.g.forces[(s % 2) as usize], n);
+        self.simple(enc, "kick", &self.p.kick, &self.g.kick, n);
+        let mut pass = Self::pass(enc, "advance");
+        pass.set_pipeline(&self.p.advance);
+        pass.set_bind_group(0, &self.g.advance, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+}

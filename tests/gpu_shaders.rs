@@ -1,0 +1,61 @@
+//! Every composed GPU shader parses and validates with naga, and every `gpu_struct` has the
+//! same size and member offsets in WGSL (as naga lays it out) as in Rust.
+
+use talus::gpu::layout::struct_layouts;
+use talus::gpu::shader::{compose, contact_sources, pass_sources};
+
+fn validate(name: &str, src: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("pass `{name}` does not parse:\n{}", e.emit_to_string(src)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("pass `{name}` does not validate:\n{}", e.emit_to_string(src)));
+    module
+}
+
+#[test]
+fn every_composed_pass_validates() {
+    let passes = pass_sources();
+    assert!(passes.len() >= 10);
+    for (name, src) in &passes {
+        validate(name, &compose(src));
+    }
+}
+
+#[test]
+fn composition_order() {
+    let s = compose("// PASS");
+    let mut last = 0;
+    let mut marks: Vec<String> = vec!["const WALL_KEY_BIT".into(), "struct PairParamsGpu".into(), "struct SimParams".into()];
+    marks.extend(contact_sources().iter().map(|(n, _)| format!("contact/{n}")));
+    marks.push("// PASS".into());
+    for m in &marks {
+        let at = s.find(m.as_str()).unwrap_or_else(|| panic!("`{m}` missing from the composed shader"));
+        assert!(at >= last, "`{m}` out of order");
+        last = at;
+    }
+}
+
+#[test]
+fn struct_layouts_match_rust() {
+    // A module using every struct so none can be dropped.
+    let mut uses = String::new();
+    for (k, l) in struct_layouts().iter().enumerate() {
+        uses.push_str(&format!("@group(0) @binding({k}) var<storage, read_write> use_{k}: array<{}>;\n", l.name));
+    }
+    let src = compose(&uses);
+    let module = validate("layout", &src);
+    for l in struct_layouts() {
+        let (_, ty) = module
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some(l.name))
+            .unwrap_or_else(|| panic!("struct {} not in the module", l.name));
+        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{} is not a struct", l.name) };
+        assert_eq!(*span as usize, l.size, "{}: WGSL size {} != Rust size {}", l.name, span, l.size);
+        assert_eq!(members.len(), l.offsets.len(), "{}: member count", l.name);
+        for (m, (rn, ro)) in members.iter().zip(&l.offsets) {
+            assert_eq!(m.name.as_deref(), Some(*rn), "{}: member order", l.name);
+            assert_eq!(m.offset as usize, *ro, "{}.{}: WGSL offset {} != Rust offset {}", l.name, rn, m.offset, ro);
+        }
+    }
+}
