@@ -1,0 +1,89 @@
+//! Scenes built in code for the physics tests, and both backends side by side.
+#![allow(dead_code)]
+
+use talus::contact::params::{inherit, PairParams};
+use talus::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use talus::Backend;
+
+pub fn material(name: &str, density: f64, hz_shear: f64, hz_poiss: f64, fric: f64) -> Material {
+    Material { name: name.into(), density, hz_shear, hz_poiss, fric }
+}
+
+/// A set-up with one material, pair parameters inherited from it with `base` for the rest.
+pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: Vec<Wall>, gravity: [f64; 3], dt: f64, domain: Aabb) -> Setup {
+    let pairs = PairTable { n_materials: 1, entries: vec![inherit(&mat, &mat, base)] };
+    Setup {
+        name: "test".into(),
+        source: "<test>".into(),
+        gravity,
+        dt,
+        dt_choice: TimeStepChoice::Explicit,
+        steps: 0,
+        output_every: 1,
+        snapshot_every: 0,
+        materials: vec![mat],
+        pairs,
+        particles,
+        walls,
+        domain,
+    }
+}
+
+pub fn floor(z: f64) -> Wall {
+    Wall { name: "floor".into(), point: [0.0, 0.0, z], normal: [0.0, 0.0, 1.0], material: 0 }
+}
+
+pub fn cube(half: f64) -> Aabb {
+    Aabb { min: [-half; 3], max: [half; 3] }
+}
+
+/// The CPU backend and, where a GPU adapter exists, the GPU backend. Without an adapter this
+/// panics with the reason: GPU tests never skip silently.
+pub fn both_backends(setup: &Setup) -> Vec<Box<dyn Backend>> {
+    let cpu = talus::cpu::CpuBackend::new(setup).expect("CPU backend");
+    let gpu = talus::gpu::GpuBackend::new(setup, talus::gpu::GpuOptions::default())
+        .unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"));
+    vec![Box::new(cpu), Box::new(gpu)]
+}
+
+/// Hertz theory for an elastic head-on impact with F = h_n δ^(3/2):
+/// returns (contact duration, peak force) for effective mass `m_eff` and approach speed `v`.
+pub fn hertz_theory(h_n: f64, m_eff: f64, v: f64) -> (f64, f64) {
+    // ½ m v² = 2/5 h_n δ_max^(5/2)
+    let delta_max = (5.0 * m_eff * v * v / (4.0 * h_n)).powf(0.4);
+    // t_c = 2 δ_max / v ∫₀¹ (1 − x^(5/2))^(-1/2) dx, integral evaluated numerically (substitution x = 1 − u², midpoint rule)
+    let n = 200_000;
+    let mut integral = 0.0;
+    for k in 0..n {
+        let u = (k as f64 + 0.5) / n as f64;
+        let x: f64 = 1.0 - u * u;
+        integral += 2.0 * u / (1.0 - x.powf(2.5)).sqrt() / n as f64;
+    }
+    (2.0 * delta_max / v * integral, h_n * delta_max.powf(1.5))
+}
+
+/// The six planes of the cube [−h, h]³, normals pointing inwards.
+pub fn box_walls(h: f64) -> Vec<Wall> {
+    let mut walls = Vec::new();
+    for axis in 0..3 {
+        for side in [-1.0, 1.0] {
+            let mut point = [0.0; 3];
+            point[axis] = -side * h;
+            let mut normal = [0.0; 3];
+            normal[axis] = side;
+            walls.push(Wall { name: format!("wall{axis}{side}"), point, normal, material: 0 });
+        }
+    }
+    walls
+}
+
+/// Relative drift of `Energies::total()` over a run, sampled every `every` steps.
+pub fn max_energy_drift(backend: &mut dyn Backend, batches: u64, every: u64) -> f64 {
+    let e0 = backend.energies().unwrap().total();
+    let mut drift: f64 = 0.0;
+    for _ in 0..batches {
+        backend.step(every).unwrap();
+        drift = drift.max(((backend.energies().unwrap().total() - e0) / e0).abs());
+    }
+    drift
+}

@@ -1,0 +1,89 @@
+// Test kernel for tests/contact_twins.rs: evaluates every contact function of
+// shaders/contact/ on one random state per invocation and writes all results.
+
+const IN_STRIDE: u32 = 32u;
+const OUT_STRIDE: u32 = 68u;
+
+@group(0) @binding(0) var<storage, read> inputs: array<f32>;
+@group(0) @binding(1) var<storage, read> params: array<PairParamsGpu>;
+@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
+
+fn in3(base: u32) -> vec3<f32> {
+    return vec3<f32>(inputs[base], inputs[base + 1u], inputs[base + 2u]);
+}
+
+fn put(o: u32, v: f32) {
+    outputs[o] = v;
+}
+
+fn put3(o: u32, v: vec3<f32>) {
+    outputs[o] = v.x;
+    outputs[o + 1u] = v.y;
+    outputs[o + 2u] = v.z;
+}
+
+fn put_geometry(o: u32, g: ContactGeometry) {
+    put3(o, g.normal);
+    put(o + 3u, g.gap);
+    put(o + 4u, g.r_bar);
+    put(o + 5u, g.m_c);
+    put3(o + 6u, g.branch_i);
+    put3(o + 9u, g.branch_j);
+    put(o + 12u, g.vel_normal);
+    put3(o + 13u, g.vel_shear);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = gid.x;
+    if (k >= arrayLength(&params)) {
+        return;
+    }
+    let b = k * IN_STRIDE;
+    let o = k * OUT_STRIDE;
+    let p = params[k];
+    let d = in3(b);
+    let r_i = inputs[b + 3u];
+    let r_j = inputs[b + 4u];
+    let m_i = inputs[b + 5u];
+    let m_j = inputs[b + 6u];
+    let dt = inputs[b + 7u];
+    let v_i = in3(b + 8u);
+    let s = inputs[b + 11u];
+    let w_i = in3(b + 12u);
+    let v_j = in3(b + 16u);
+    let w_j = in3(b + 20u);
+    let history = vec4<f32>(in3(b + 24u), inputs[b + 27u]);
+    let n_w = in3(b + 28u);
+
+    let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
+    put_geometry(o, g);
+    let gw = ball_wall_geometry(s, n_w, r_i, m_i, v_i, w_i, v_j);
+    put_geometry(o + 16u, gw);
+    let normal = hertz_normal(p, g);
+    put(o + 32u, normal.fn_h);
+    put(o + 33u, normal.h_n);
+    put(o + 34u, normal.k_n);
+    put(o + 35u, normal.overlap);
+    let shear = hertz_shear(p, g, normal, history, dt);
+    put3(o + 36u, shear.fs);
+    put(o + 39u, shear.k_s);
+    put(o + 40u, select(0.0, 1.0, shear.slip));
+    put(o + 41u, shear.slip_work);
+    let damp = dashpot(p, g, normal, shear.k_s, shear.slip);
+    put(o + 42u, damp.fn_d);
+    put3(o + 43u, damp.fs_d);
+    put(o + 46u, strain_energy(p, normal, shear.fs, shear.k_s));
+    put(o + 47u, dashpot_work(g, damp, dt));
+    let c = hertz_contact(p, g, history, dt);
+    put3(o + 48u, c.force_j);
+    put3(o + 51u, c.torque_i);
+    put3(o + 54u, c.torque_j);
+    put3(o + 57u, c.history.xyz);
+    put(o + 60u, c.history.w);
+    put(o + 61u, c.strain);
+    put(o + 62u, c.slip_work);
+    put(o + 63u, c.dashpot_work);
+    put(o + 64u, select(0.0, 1.0, contact_active(p, g)));
+    put(o + 65u, select(0.0, 1.0, contact_active(p, gw)));
+}
