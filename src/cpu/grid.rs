@@ -4,6 +4,7 @@
 
 use glam::DVec3;
 
+use crate::gpu::grid::cell_budget;
 use crate::setup::Aabb;
 
 /// A uniform grid over the domain; cell coordinates outside it are clamped to the border,
@@ -20,22 +21,21 @@ pub struct Grid {
     particle_cell: Vec<u32>,
 }
 
-/// At most this many cells; larger domains get larger cells.
-pub const MAX_CELLS: i64 = 1 << 22;
-
 impl Grid {
     /// `min_cell` is the shortest cell edge that still finds every contact (largest
-    /// interaction distance between two particles).
-    pub fn new(domain: &Aabb, min_cell: f64) -> Grid {
+    /// interaction distance between two particles). The cell count stays within the budget
+    /// shared with the GPU grid (`gpu::grid::cell_budget`); larger domains get larger cells.
+    pub fn new(domain: &Aabb, min_cell: f64, n_particles: usize) -> Grid {
+        let budget = cell_budget(n_particles) as f64;
         let origin = DVec3::from(domain.min);
         let extent = DVec3::from(domain.max) - origin;
         let mut cell_size = min_cell;
         let dims = loop {
             let d = (extent / cell_size).ceil().max(DVec3::ONE);
-            if (d.x * d.y * d.z) as i64 <= MAX_CELLS {
+            if d.x * d.y * d.z <= budget {
                 break [d.x as i64, d.y as i64, d.z as i64];
             }
-            cell_size *= 1.25;
+            cell_size *= 2.0;
         };
         let n_cells = (dims[0] * dims[1] * dims[2]) as usize;
         Grid { origin, cell_size, dims, cell_start: vec![0; n_cells + 1], cell_particles: Vec::new(), particle_cell: Vec::new() }

@@ -36,7 +36,7 @@ impl CpuBackend {
         let state = State::new(setup);
         let max_rgap = max_positive_rgap(setup);
         let min_cell = (2.0 * setup.max_radius() + max_rgap).max(f64::MIN_POSITIVE);
-        let grid = Grid::new(&setup.domain, min_cell);
+        let grid = Grid::new(&setup.domain, min_cell, setup.particles.len());
         let n = state.position.len();
         let mut backend = CpuBackend {
             setup: setup.clone(),

@@ -16,6 +16,11 @@ pub const MAX_CELLS: u64 = 8 << 20;
 /// must not dominate sparse scenes in large domains.
 pub const CELLS_PER_PARTICLE: u64 = 2;
 pub const MIN_CELL_BUDGET: u64 = 4096;
+
+/// Most cells a grid may have for `n_particles` (both backends size their grids with this).
+pub fn cell_budget(n_particles: usize) -> u64 {
+    (CELLS_PER_PARTICLE * n_particles as u64).max(MIN_CELL_BUDGET).min(MAX_CELLS)
+}
 /// log2 of the largest BLOCK used for ordinary scenes.
 pub const BLOCK_LOG2_MAX: i32 = -16;
 
@@ -84,7 +89,7 @@ impl GridSpec {
         let lo: Vec<i64> = setup.domain.min.iter().map(|v| (v / block).floor() as i64).collect();
         let hi: Vec<i64> = setup.domain.max.iter().map(|v| (v / block).ceil() as i64).collect();
         let dims = |k: i64| -> [u64; 3] { std::array::from_fn(|a| (((hi[a] - lo[a]).max(1) + k - 1) / k).max(1) as u64) };
-        let budget = (CELLS_PER_PARTICLE * setup.particles.len() as u64).max(MIN_CELL_BUDGET).min(MAX_CELLS);
+        let budget = cell_budget(setup.particles.len());
         while dims(k).iter().product::<u64>() > budget {
             k *= 2;
         }
