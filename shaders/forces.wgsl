@@ -61,49 +61,53 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var dash = 0.0;
     var count = 0u;
 
+    // The 27 neighbour cells as 9 rows: cells x−1..x+1 of a row are contiguous in the
+    // sorted list, so each row is one range (cells in z, y, x order; ids sorted within cells).
     let ci = cell_of_block(bi.xyz, sim.grid_origin, sim.cell_blocks, sim.grid_dims);
     let dims = vec3<i32>(sim.grid_dims);
-    for (var dz = -1; dz <= 1; dz = dz + 1) {
-        for (var dy = -1; dy <= 1; dy = dy + 1) {
-            for (var dx = -1; dx <= 1; dx = dx + 1) {
-                let c = ci + vec3<i32>(dx, dy, dz);
-                if (any(c < vec3<i32>(0)) || any(c >= dims)) { continue; }
-                let cid = cell_index(c, sim.grid_dims);
-                let e = cell_start[cid + 1u];
-                for (var k = cell_start[cid]; k < e; k = k + 1u) {
-                    let j = sorted_ids[k];
-                    if (j == i) { continue; }
-                    let a = min(i, j);
-                    let b = max(i, j);
-                    let ba = pos_block[a];
-                    let oa = pos_offset[a];
-                    let bb = pos_block[b];
-                    let ob = pos_offset[b];
-                    let p = pairs[u32(ba.w) * sim.n_materials + u32(bb.w)];
-                    let d = relative_position(ba.xyz, oa.xyz, bb.xyz, ob.xyz, sim.block);
-                    let reach = (oa.w + ob.w + max(p.rgap, 0.0)) * 1.001;
-                    if (dot(d, d) > reach * reach) { continue; }
-                    let va = velocity[a];
-                    let vb = velocity[b];
-                    let g = ball_ball_geometry(d, oa.w, ob.w, 1.0 / va.w, 1.0 / vb.w,
-                        va.xyz, omega[a].xyz, vb.xyz, omega[b].xyz);
-                    if (!contact_active(p, g)) { continue; }
-                    let h = hash_lookup(a, b, read_epoch);
-                    let out = hertz_contact(p, g, h, sim.dt);
-                    if (i == a) {
-                        f = f - out.force_j;
-                        t = t + out.torque_i;
-                        strain = strain + out.strain;
-                        count = count + 1u;
-                        if (WRITE_HISTORY) {
-                            slip = slip + out.slip_work;
-                            dash = dash + out.dashpot_work;
-                            hash_insert(a, b, out.history, write_epoch, true);
-                        }
-                    } else {
-                        f = f + out.force_j;
-                        t = t + out.torque_j;
+    let x_lo = max(ci.x - 1, 0);
+    let x_hi = min(ci.x + 1, dims.x - 1);
+    for (var z = max(ci.z - 1, 0); z <= min(ci.z + 1, dims.z - 1); z = z + 1) {
+        for (var y = max(ci.y - 1, 0); y <= min(ci.y + 1, dims.y - 1); y = y + 1) {
+            let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
+            for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
+                let j = sorted_ids[k];
+                if (j == i) { continue; }
+                // canonical order: a = lower id, b = higher id, d = x_b − x_a
+                let i_first = i < j;
+                let a = select(j, i, i_first);
+                let b = select(i, j, i_first);
+                let bj = pos_block[j];
+                let oj = pos_offset[j];
+                let d = select(relative_position(bj.xyz, oj.xyz, bi.xyz, oi.xyz, sim.block),
+                               relative_position(bi.xyz, oi.xyz, bj.xyz, oj.xyz, sim.block), i_first);
+                let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
+                if (dot(d, d) > reach * reach) { continue; }
+                let vj = velocity[j];
+                let wj = omega[j];
+                let p = pairs[select(u32(bj.w) * sim.n_materials + mat_i, mat_i * sim.n_materials + u32(bj.w), i_first)];
+                var g: ContactGeometry;
+                if (i_first) {
+                    g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+                } else {
+                    g = ball_ball_geometry(d, oj.w, oi.w, 1.0 / vj.w, m_i, vj.xyz, wj.xyz, vi.xyz, wi.xyz);
+                }
+                if (!contact_active(p, g)) { continue; }
+                let h = hash_lookup(a, b, read_epoch);
+                let out = hertz_contact(p, g, h, sim.dt);
+                if (i == a) {
+                    f = f - out.force_j;
+                    t = t + out.torque_i;
+                    strain = strain + out.strain;
+                    count = count + 1u;
+                    if (WRITE_HISTORY) {
+                        slip = slip + out.slip_work;
+                        dash = dash + out.dashpot_work;
+                        hash_insert(a, b, out.history, write_epoch, true);
                     }
+                } else {
+                    f = f + out.force_j;
+                    t = t + out.torque_j;
                 }
             }
         }

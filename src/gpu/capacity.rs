@@ -132,3 +132,25 @@ impl GpuBackend {
         }
     }
 }
+
+impl GpuBackend {
+    /// Run `n` steps submitting every named pass on its own and waiting for it; returns the
+    /// total seconds per pass name, in step order. For profiling only (no overflow handling:
+    /// run a normal batch first so capacities have grown).
+    pub fn profile_passes(&mut self, n: u64) -> Result<Vec<(&'static str, f64)>> {
+        let mut totals: Vec<(&'static str, f64)> = StepEncoder::STEP_PASSES.iter().map(|(name, _)| (*name, 0.0)).collect();
+        for k in 0..n {
+            let s = self.steps_done + k;
+            for (slot, (_, pass)) in totals.iter_mut().zip(StepEncoder::STEP_PASSES.iter()) {
+                let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+                pass(&self.step_encoder(), &mut enc, s);
+                let t = std::time::Instant::now();
+                self.ctx.queue.submit([enc.finish()]);
+                self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
+                slot.1 += t.elapsed().as_secs_f64();
+            }
+        }
+        self.steps_done += n;
+        Ok(totals)
+    }
+}

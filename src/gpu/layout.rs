@@ -23,8 +23,9 @@ gpu_struct! {
         hash_capacity: u32 => "u32",
         /// Insertions per step above which OVERFLOW_HASH is raised.
         hash_max_load: u32 => "u32",
+        /// Largest positive reference gap of all pairs (m): the neighbour reach beyond the radii.
+        max_rgap: f32 => "f32",
         _pad0: u32 => "u32",
-        _pad1: u32 => "u32",
     }
 }
 

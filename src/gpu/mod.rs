@@ -103,8 +103,8 @@ impl GpuBackend {
             n_materials: n_mat,
             hash_capacity,
             hash_max_load: capacity::max_load(hash_capacity),
+            max_rgap: crate::cpu::max_positive_rgap(setup) as f32,
             _pad0: 0,
-            _pad1: 0,
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));

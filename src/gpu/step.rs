@@ -104,24 +104,37 @@ impl StepEncoder<'_> {
 
     /// Counting sort of particles into cells (cell_count → cell starts, sorted_ids).
     pub fn grid(&self, enc: &mut wgpu::CommandEncoder) {
-        let n = self.b.n_particles;
+        self.grid_count(enc);
+        self.grid_scan(enc);
+        self.grid_scatter(enc);
+        self.grid_sort(enc);
+    }
+
+    pub fn grid_count(&self, enc: &mut wgpu::CommandEncoder) {
         enc.clear_buffer(&self.b.cell_count, 0, None);
-        self.simple(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, n);
-        {
-            let mut pass = Self::pass(enc, "grid_scan");
-            pass.set_pipeline(&self.p.scan_blocks);
-            for (lvl, bg) in self.b.scan_levels.iter().zip(&self.g.scan) {
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups((lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
-            }
-            pass.set_pipeline(&self.p.scan_add);
-            let levels = self.b.scan_levels.len();
-            for l in (0..levels.saturating_sub(1)).rev() {
-                pass.set_bind_group(0, &self.g.scan_add[l], &[]);
-                pass.dispatch_workgroups((self.b.scan_levels[l].n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
-            }
+        self.simple(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, self.b.n_particles);
+    }
+
+    pub fn grid_scan(&self, enc: &mut wgpu::CommandEncoder) {
+        let mut pass = Self::pass(enc, "grid_scan");
+        pass.set_pipeline(&self.p.scan_blocks);
+        for (lvl, bg) in self.b.scan_levels.iter().zip(&self.g.scan) {
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups((lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
         }
-        self.simple(enc, "grid_scatter", &self.p.grid_scatter, &self.g.grid_scatter, n);
+        pass.set_pipeline(&self.p.scan_add);
+        let levels = self.b.scan_levels.len();
+        for l in (0..levels.saturating_sub(1)).rev() {
+            pass.set_bind_group(0, &self.g.scan_add[l], &[]);
+            pass.dispatch_workgroups((self.b.scan_levels[l].n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
+        }
+    }
+
+    pub fn grid_scatter(&self, enc: &mut wgpu::CommandEncoder) {
+        self.simple(enc, "grid_scatter", &self.p.grid_scatter, &self.g.grid_scatter, self.b.n_particles);
+    }
+
+    pub fn grid_sort(&self, enc: &mut wgpu::CommandEncoder) {
         self.simple(enc, "grid_sort", &self.p.grid_sort, &self.g.grid_sort, self.n_cells);
     }
 
@@ -133,14 +146,25 @@ impl StepEncoder<'_> {
 
     /// One full step `s` (s = steps done before it; selects the history-table parity).
     pub fn step(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
-        let n = self.b.n_particles;
-        self.simple(enc, "drift", &self.p.drift, &self.g.drift, n);
-        self.grid(enc);
-        self.simple(enc, "forces", &self.p.forces, &self.g.forces[(s % 2) as usize], n);
-        self.simple(enc, "kick", &self.p.kick, &self.g.kick, n);
-        let mut pass = Self::pass(enc, "advance");
-        pass.set_pipeline(&self.p.advance);
-        pass.set_bind_group(0, &self.g.advance, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        for (_, pass) in Self::STEP_PASSES {
+            pass(self, enc, s);
+        }
     }
+
+    /// The named passes of a step, in order (`talus bench --profile` times them one by one).
+    pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64)); 8] = [
+        ("drift", |e, enc, _| e.simple(enc, "drift", &e.p.drift, &e.g.drift, e.b.n_particles)),
+        ("grid_count", |e, enc, _| e.grid_count(enc)),
+        ("grid_scan", |e, enc, _| e.grid_scan(enc)),
+        ("grid_scatter", |e, enc, _| e.grid_scatter(enc)),
+        ("grid_sort", |e, enc, _| e.grid_sort(enc)),
+        ("forces", |e, enc, s| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
+        ("kick", |e, enc, _| e.simple(enc, "kick", &e.p.kick, &e.g.kick, e.b.n_particles)),
+        ("advance", |e, enc, _| {
+            let mut pass = Self::pass(enc, "advance");
+            pass.set_pipeline(&e.p.advance);
+            pass.set_bind_group(0, &e.g.advance, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }),
+    ];
 }

@@ -1,0 +1,232 @@
+//! Throughput benchmark: a box of N polydisperse particles settling under gravity.
+//!
+//! The set-up is built as scene JSON and parsed by `scene::parse_str`, so the particle generator
+//! is the scene loader's (one implementation). `talus bench` and `benches/throughput.rs` call
+//! `bench`.
+//!
+//! Memory-traffic model (bytes moved per particle-step and per contact-step): the GPU backend
+//! reports its own (`GpuBackend::traffic_model`, f32 buffers); for the CPU backend it is
+//! `cpu_traffic_model` below, counted from the f64 state arrays each step touches.
+//! Both are models (every array element read or written once per pass), not measurements.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::backend::Backend;
+use crate::cpu::CpuBackend;
+use crate::error::{Result, TalusError};
+use crate::gpu::{GpuBackend, GpuOptions};
+use crate::run::BackendChoice;
+use crate::setup::Setup;
+
+/// Smallest and largest particle radius, m (uniform distribution).
+pub const RADIUS_RANGE: (f64, f64) = (1.0e-3, 1.5e-3);
+/// Initial solid fraction of the random fill (below the ≈ 0.38 jamming limit of random
+/// sequential addition, so the non-overlapping fill is quick). Particles start at 0.5 m/s downward.
+pub const FILL_FRACTION: f64 = 0.35;
+
+/// Scene JSON for a settling box of `particles` particles (see `bench_setup`).
+pub fn bench_scene_json(particles: usize, seed: u64) -> String {
+    let (r0, r1) = RADIUS_RANGE;
+    // Mean particle volume for r ~ U(r0, r1): 4/3 π E[r³], E[r³] = (r1⁴ − r0⁴) / (4 (r1 − r0)).
+    let mean_r3 = (r1.powi(4) - r0.powi(4)) / (4.0 * (r1 - r0));
+    let volume = particles.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * mean_r3 / FILL_FRACTION;
+    // Fill region: square base of side w, height 2 w.
+    let w = (volume / 2.0).cbrt().max(4.0 * r1);
+    let h = 2.0 * w;
+    serde_json::json!({
+        "description": "talus bench: polydisperse particles settling in a box open at +z",
+        "gravity": [0.0, 0.0, -9.81],
+        "time_step": "auto",
+        "time_step_fraction": 0.2,
+        "steps": 1000,
+        "output": { "every_steps": 100 },
+        "snapshot_every": 0,
+        "materials": {
+            "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 }
+        },
+        "contacts": { "default": { "dp_nratio": 0.3, "dp_sratio": 0.3 } },
+        "generators": [
+            {
+                "type": "random_fill",
+                "box": { "min": [0.0, 0.0, 0.0], "max": [w, w, h] },
+                "count": particles,
+                "radius": { "distribution": "uniform", "min": r0, "max": r1 },
+                "material": "glass",
+                "velocity": [0.0, 0.0, -0.5],
+                "seed": seed
+            }
+        ],
+        "walls": [
+            { "type": "box", "name": "bin", "min": [0.0, 0.0, 0.0], "max": [w, w, 1.5 * h], "material": "glass", "open": ["+z"] }
+        ]
+    })
+    .to_string()
+}
+
+/// A settling box of `particles` polydisperse particles (radius uniform 1–1.5 mm, random
+/// non-overlapping fill at solid fraction `FILL_FRACTION`), soft glass-like material
+/// (G = 50 MPa, as scenes/settle_box.json), gravity and dashpot damping (β = 0.3).
+pub fn bench_setup(particles: usize, seed: u64) -> Setup {
+    let text = bench_scene_json(particles, seed);
+    crate::scene::parse_str(&text, Path::new("<bench>")).unwrap_or_else(|e| panic!("the bench scene is invalid: {e}"))
+}
+
+/// Memory traffic per step, bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Traffic {
+    pub bytes_per_particle_step: f64,
+    pub bytes_per_contact_step: f64,
+}
+
+/// Traffic model of the f64 CPU backend.
+///
+/// Per particle and step: read position, velocity, angular velocity, force, torque (5 × 24 B),
+/// radius, mass, inertia (3 × 8 B) and material (4 B); write position, velocity, angular velocity
+/// (3 × 24 B) and clear force and torque (2 × 24 B); bin into the neighbour grid (cell index and
+/// sorted id, 2 × 4 B read + write = 16 B). Total 120 + 24 + 4 + 72 + 48 + 16 = 284 B.
+///
+/// Per contact and step: read both bodies' position, velocity, angular velocity (2 × 72 B) and
+/// radius, mass (2 × 16 B); read and write the shear history (2 × 24 B) and the contact key
+/// (2 × 8 B); read the pair parameters (≈ 80 B); read-modify-write force and torque of both
+/// bodies (2 × 2 × 48 B). Total 144 + 32 + 48 + 16 + 80 + 192 = 512 B.
+pub fn cpu_traffic_model() -> Traffic {
+    Traffic { bytes_per_particle_step: 284.0, bytes_per_contact_step: 512.0 }
+}
+
+/// Result of one benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchResult {
+    pub backend: String,
+    pub adapter: String,
+    pub particles: usize,
+    /// Timed steps (after warm-up).
+    pub steps: u64,
+    pub warmup: u64,
+    /// Wall-clock seconds of the timed steps (ending with a device sync).
+    pub seconds: f64,
+    pub particle_steps_per_second: f64,
+    /// Active contacts / particles after the timed steps.
+    pub contacts_per_particle: f64,
+    /// Traffic model of the backend (see the module docs).
+    pub bytes_per_particle_step: f64,
+    pub bytes_per_contact_step: f64,
+    /// Modelled traffic / seconds, GB/s.
+    pub effective_bandwidth_gb_s: f64,
+    /// Peak resident host memory of the process (Linux `VmHWM`), bytes.
+    pub peak_host_memory_bytes: Option<u64>,
+    /// GPU only, with `--profile`: milliseconds per step of each named pass, each submitted
+    /// and waited for on its own (so launch overhead is included).
+    pub pass_ms_per_step: Vec<(String, f64)>,
+}
+
+impl BenchResult {
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("bench result serialises");
+        s.push('\n');
+        s
+    }
+}
+
+impl fmt::Display for BenchResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "backend               {} ({})", self.backend, self.adapter)?;
+        writeln!(f, "particles             {}", self.particles)?;
+        writeln!(f, "steps                 {} (after {} warm-up)", self.steps, self.warmup)?;
+        writeln!(f, "seconds               {:.4}", self.seconds)?;
+        writeln!(f, "particle-steps/s      {:.4e}", self.particle_steps_per_second)?;
+        writeln!(f, "contacts/particle     {:.3}", self.contacts_per_particle)?;
+        writeln!(f, "bytes/particle-step   {:.0} (model)", self.bytes_per_particle_step)?;
+        writeln!(f, "bytes/contact-step    {:.0} (model)", self.bytes_per_contact_step)?;
+        writeln!(f, "effective bandwidth   {:.3} GB/s (model)", self.effective_bandwidth_gb_s)?;
+        match self.peak_host_memory_bytes {
+            Some(b) => write!(f, "peak host memory      {:.1} MiB", b as f64 / (1024.0 * 1024.0))?,
+            None => write!(f, "peak host memory      unknown")?,
+        }
+        for (name, ms) in &self.pass_ms_per_step {
+            write!(f, "\n  pass {name:<14} {ms:9.3} ms/step")?;
+        }
+        Ok(())
+    }
+}
+
+/// Peak resident set size of this process, from `/proc/self/status` (Linux only).
+pub fn peak_host_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Time `steps` steps of `backend` after `warmup` steps. Both phases end with an energy readback,
+/// which waits for the device to finish.
+pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, warmup: u64, traffic: Traffic) -> Result<BenchResult> {
+    if warmup > 0 {
+        backend.step(warmup)?;
+    }
+    backend.energies()?;
+    let t0 = Instant::now();
+    backend.step(steps)?;
+    backend.energies()?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let contacts = backend.contact_count()?;
+    let n = particles as f64;
+    let bytes = (traffic.bytes_per_particle_step * n + traffic.bytes_per_contact_step * contacts as f64) * steps as f64;
+    Ok(BenchResult {
+        backend: backend.kind().to_string(),
+        adapter: backend.adapter(),
+        particles,
+        steps,
+        warmup,
+        seconds,
+        particle_steps_per_second: if seconds > 0.0 { n * steps as f64 / seconds } else { 0.0 },
+        contacts_per_particle: if particles > 0 { contacts as f64 / n } else { 0.0 },
+        bytes_per_particle_step: traffic.bytes_per_particle_step,
+        bytes_per_contact_step: traffic.bytes_per_contact_step,
+        effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
+        peak_host_memory_bytes: peak_host_memory(),
+        pass_ms_per_step: Vec::new(),
+    })
+}
+
+/// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
+/// notice to stderr) when no GPU adapter is found.
+/// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool) -> Result<BenchResult> {
+    if particles == 0 {
+        return Err(TalusError::Other("bench needs at least 1 particle".into()));
+    }
+    let setup = bench_setup(particles, 1);
+    let n = setup.particles.len();
+    let gpu = match choice {
+        BackendChoice::Cpu => None,
+        BackendChoice::Gpu => Some(GpuBackend::new(&setup, GpuOptions::default())?),
+        BackendChoice::Auto => match GpuBackend::new(&setup, GpuOptions::default()) {
+            Ok(g) => Some(g),
+            Err(TalusError::NoAdapter(why)) => {
+                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
+                None
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    match gpu {
+        Some(mut g) => {
+            let m = g.traffic_model();
+            let traffic = Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step };
+            let mut result = time_backend(&mut g, n, steps, warmup, traffic)?;
+            if profile {
+                let totals = g.profile_passes(steps)?;
+                result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
+            }
+            Ok(result)
+        }
+        None => {
+            let mut c = CpuBackend::new(&setup)?;
+            time_backend(&mut c, n, steps, warmup, cpu_traffic_model())
+        }
+    }
+}

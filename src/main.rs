@@ -1,0 +1,166 @@
+//! `talus`: command-line front end. Every subcommand is a thin layer over the library
+//! (`talus::run`, `talus::verify`, `talus::bench`, `talus::gpu::list_adapters`).
+//! Errors print `talus: <error>` and exit with status 2; a failed verification exits with 1.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use talus::run::{BackendChoice, RunOptions};
+use talus::{Result, TalusError};
+
+#[derive(Parser)]
+#[command(name = "talus", version, about = "Discrete-element-method engine: wgpu GPU step loop with an f64 CPU reference")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    /// GPU when an adapter is found, else CPU with a notice
+    Auto,
+    /// GPU only (fails without an adapter)
+    Gpu,
+    /// f64 CPU reference
+    Cpu,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Cpu => BackendChoice::Cpu,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene and write energy.csv, summary.json and VTU snapshots
+    Run {
+        /// Scene file (JSON, see docs/scenes.md)
+        scene: PathBuf,
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// Output directory [default: out/<scene name>]
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Number of steps (overrides the scene's `steps`)
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Do not draw a progress bar
+        #[arg(long)]
+        no_progress: bool,
+    },
+    /// Run the CPU and GPU backends side by side and compare them (docs/verification.md)
+    Verify {
+        /// Scene file
+        scene: PathBuf,
+        /// Number of steps (default: the scene's `steps`)
+        #[arg(long)]
+        steps: Option<u64>,
+    },
+    /// Measure throughput on a settling box of polydisperse particles
+    Bench {
+        #[arg(long, default_value_t = 10_000)]
+        particles: usize,
+        #[arg(long, default_value_t = 200)]
+        steps: u64,
+        /// Steps run before timing starts
+        #[arg(long, default_value_t = 20)]
+        warmup: u64,
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// Also write the result as JSON to this file
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// GPU: also time every pass of the step on its own
+        #[arg(long)]
+        profile: bool,
+    },
+    /// List GPU adapters with their limits, and the CPU thread count
+    Info,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("talus: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Run { scene, backend, out, steps, no_progress } => {
+            let setup = talus::scene::load(&scene)?;
+            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into())?;
+            if let Some(notice) = notice {
+                eprintln!("{notice}");
+            }
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
+            let steps_to_run = steps.unwrap_or(setup.steps);
+            eprintln!(
+                "talus: {} ({} particles, {} steps) on {} [{}]",
+                scene.display(),
+                setup.particles.len(),
+                steps_to_run,
+                backend.kind(),
+                backend.adapter()
+            );
+            eprintln!("talus: {}", talus::run::describe_time_step(&setup));
+            let s = talus::run::run_scene(&setup, backend.as_mut(), &out, RunOptions { steps, progress: !no_progress })?;
+            println!(
+                "{} steps ({:e} s simulated) in {:.3} s: {:.4e} particle-steps/s, {} contacts, total energy {:e} J",
+                s.steps, s.simulated_time, s.wall_seconds, s.particle_steps_per_second, s.contacts, s.energies.total
+            );
+            println!("output: {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify { scene, steps } => {
+            let setup = talus::scene::load(&scene)?;
+            let steps = steps.unwrap_or(setup.steps);
+            eprintln!("talus: {}", talus::run::describe_time_step(&setup));
+            let report = talus::verify::verify(&setup, steps, &talus::verify::Tolerances::default())?;
+            println!("{report}");
+            if report.passed() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                let names: Vec<String> = report.failures().iter().map(|r| format!("{} ({:.3e} > {:.1e})", r.quantity, r.max_rel, r.tolerance.unwrap_or(0.0))).collect();
+                eprintln!("talus: {}", TalusError::Verify(format!("beyond tolerance: {}", names.join(", "))));
+                Ok(ExitCode::from(1))
+            }
+        }
+        Command::Bench { particles, steps, warmup, backend, json, profile } => {
+            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile)?;
+            println!("{r}");
+            if let Some(path) = json {
+                talus::output::write_atomic(&path, r.to_json().as_bytes())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Info => {
+            let adapters = talus::gpu::list_adapters();
+            if adapters.is_empty() {
+                println!("GPU adapters: none found (install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers libvulkan1`)");
+            } else {
+                println!("GPU adapters:");
+                for a in &adapters {
+                    println!("  {} ({}, {}; driver {})", a.name, a.backend, a.device_type, a.driver);
+                    println!("    max_storage_buffer_binding_size        {}", a.max_storage_buffer_binding_size);
+                    println!("    max_storage_buffers_per_shader_stage   {}", a.max_storage_buffers_per_shader_stage);
+                    println!("    max_compute_invocations_per_workgroup  {}", a.max_compute_invocations_per_workgroup);
+                    println!("    max_compute_workgroups_per_dimension   {}", a.max_compute_workgroups_per_dimension);
+                    println!("    max_buffer_size                        {}", a.max_buffer_size);
+                }
+            }
+            println!("CPU threads: {}", rayon::current_num_threads());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

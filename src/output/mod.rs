@@ -1,0 +1,13 @@
+//! Output files of a run: `energy.csv`, `summary.json`, VTU snapshots with a `.pvd` index.
+//! Every file is replaced atomically (temp file + rename), so an interrupted run leaves only
+//! complete files. Formats are described in docs/output.md.
+
+pub mod atomic;
+pub mod energy_csv;
+pub mod summary;
+pub mod vtu;
+
+pub use atomic::write_atomic;
+pub use energy_csv::EnergyCsv;
+pub use summary::{EnergySummary, Summary};
+pub use vtu::{write_vtu, PvdIndex, VtuEncoding};

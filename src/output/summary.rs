@@ -1,0 +1,115 @@
+//! `summary.json`: what ran, how fast, and where it ended up.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::atomic::write_atomic;
+use crate::backend::Energies;
+use crate::error::Result;
+use crate::setup::{Setup, TimeStepChoice};
+
+/// Energy partitions plus the derived sums, as written to `summary.json`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct EnergySummary {
+    pub kinetic: f64,
+    pub kinetic_translational: f64,
+    pub kinetic_rotational: f64,
+    pub gravitational: f64,
+    pub strain: f64,
+    pub slip: f64,
+    pub dashpot: f64,
+    pub wall_work: f64,
+    pub mechanical: f64,
+    pub total: f64,
+}
+
+impl From<&Energies> for EnergySummary {
+    fn from(e: &Energies) -> Self {
+        EnergySummary {
+            kinetic: e.kinetic(),
+            kinetic_translational: e.kinetic_translational,
+            kinetic_rotational: e.kinetic_rotational,
+            gravitational: e.gravitational,
+            strain: e.strain,
+            slip: e.slip,
+            dashpot: e.dashpot,
+            wall_work: e.wall_work,
+            mechanical: e.mechanical(),
+            total: e.total(),
+        }
+    }
+}
+
+/// How the time step was chosen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeStepSummary {
+    /// "explicit" or "auto".
+    pub choice: &'static str,
+    /// Auto only: fraction of the Rayleigh step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f64>,
+    /// Auto only: Rayleigh critical step, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rayleigh: Option<f64>,
+}
+
+impl From<&TimeStepChoice> for TimeStepSummary {
+    fn from(c: &TimeStepChoice) -> Self {
+        match c {
+            TimeStepChoice::Explicit => TimeStepSummary { choice: "explicit", fraction: None, rayleigh: None },
+            TimeStepChoice::Auto { fraction, rayleigh } => {
+                TimeStepSummary { choice: "auto", fraction: Some(*fraction), rayleigh: Some(*rayleigh) }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SceneSummary {
+    pub name: String,
+    pub path: String,
+}
+
+/// Contents of `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub scene: SceneSummary,
+    /// "cpu" or "gpu".
+    pub backend: String,
+    pub adapter: String,
+    pub particles: usize,
+    /// Steps run by this invocation.
+    pub steps: u64,
+    /// s
+    pub dt: f64,
+    pub time_step: TimeStepSummary,
+    /// Simulated time at the end, s.
+    pub simulated_time: f64,
+    /// Wall-clock seconds of the step loop including outputs.
+    pub wall_seconds: f64,
+    /// particles × steps / wall_seconds.
+    pub particle_steps_per_second: f64,
+    /// Active contacts (ball–ball and ball–wall) after the last step.
+    pub contacts: u64,
+    pub energies: EnergySummary,
+}
+
+impl Summary {
+    /// The scene/time-step fields from a set-up; the rest is filled by the caller.
+    pub fn scene_of(setup: &Setup) -> SceneSummary {
+        SceneSummary { name: setup.name.clone(), path: setup.source.display().to_string() }
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serialising plain data cannot fail.
+        let mut s = serde_json::to_string_pretty(self).expect("summary serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Write as pretty JSON, atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        write_atomic(path, self.to_json().as_bytes())
+    }
+}

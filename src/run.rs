@@ -1,0 +1,184 @@
+//! Running a scene: choose a backend, step it in batches of `output_every`, and write the
+//! outputs (`energy.csv`, VTU snapshots + `particles.pvd`, `summary.json`). `talus run` is a
+//! thin layer over `open_backend` and `run_scene`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Instant;
+
+use crate::backend::Backend;
+use crate::cpu::CpuBackend;
+use crate::error::{Result, TalusError};
+use crate::gpu::{GpuBackend, GpuOptions};
+use crate::output::atomic::create_dir_all;
+use crate::output::summary::TimeStepSummary;
+use crate::output::{write_vtu, EnergyCsv, EnergySummary, PvdIndex, Summary, VtuEncoding};
+use crate::setup::{Setup, TimeStepChoice};
+
+/// Which step loop to run on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The GPU when an adapter is found, else the CPU (with a one-line notice).
+    #[default]
+    Auto,
+    /// The GPU or an error.
+    Gpu,
+    /// The f64 CPU reference.
+    Cpu,
+}
+
+impl FromStr for BackendChoice {
+    type Err = TalusError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(BackendChoice::Auto),
+            "gpu" => Ok(BackendChoice::Gpu),
+            "cpu" => Ok(BackendChoice::Cpu),
+            other => Err(TalusError::Other(format!("unknown backend `{other}` (expected auto, gpu or cpu)"))),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Gpu => "gpu",
+            BackendChoice::Cpu => "cpu",
+        })
+    }
+}
+
+/// Open the chosen backend for `setup`. With `Auto`, a missing GPU adapter falls back to the CPU
+/// and the second value holds a one-line notice saying so (other GPU errors are returned).
+pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>)> {
+    match choice {
+        BackendChoice::Cpu => Ok((Box::new(CpuBackend::new(setup)?), None)),
+        BackendChoice::Gpu => Ok((Box::new(GpuBackend::new(setup, GpuOptions::default())?), None)),
+        BackendChoice::Auto => match GpuBackend::new(setup, GpuOptions::default()) {
+            Ok(gpu) => Ok((Box::new(gpu), None)),
+            Err(TalusError::NoAdapter(why)) => {
+                let why = why.lines().next().unwrap_or("").trim().to_string();
+                let notice = format!("talus: no GPU adapter found ({why}); running on the CPU backend");
+                Ok((Box::new(CpuBackend::new(setup)?), Some(notice)))
+            }
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// One line describing the time step, e.g. `dt = 1.2e-6 s (auto: 0.2 × Rayleigh step 6e-6 s)`.
+pub fn describe_time_step(setup: &Setup) -> String {
+    match &setup.dt_choice {
+        TimeStepChoice::Explicit => format!("dt = {:e} s (explicit)", setup.dt),
+        TimeStepChoice::Auto { fraction, rayleigh } => {
+            format!("dt = {:e} s (auto: {fraction} × Rayleigh step {rayleigh:e} s)", setup.dt)
+        }
+    }
+}
+
+/// Options of `run_scene`.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Number of steps to run; `None` = the scene's `steps`.
+    pub steps: Option<u64>,
+    /// Show a progress bar (only drawn when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// File name of the snapshot at `step`, relative to the output directory.
+pub fn snapshot_file(step: u64) -> String {
+    format!("snapshots/particles_{step:010}.vtu")
+}
+
+fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps, ETA {eta} {msg}",
+    )
+    .ok()?;
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(style);
+    Some(bar)
+}
+
+/// Run `setup` on `backend` from its current step, writing outputs into `out_dir` (created).
+///
+/// The loop steps in batches of `setup.output_every` (one `Backend::step` call per batch, no
+/// per-step host work). After step 0 and every batch it appends a row to `energy.csv`; at step 0,
+/// every `snapshot_every`-th output and the last step it writes a VTU snapshot and rewrites
+/// `particles.pvd`. At the end it writes `summary.json` and returns the summary.
+pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions) -> Result<Summary> {
+    let total = opts.steps.unwrap_or(setup.steps);
+    let every = setup.output_every.max(1);
+    let n = setup.particles.len();
+    create_dir_all(out_dir)?;
+    if setup.snapshot_every > 0 {
+        create_dir_all(&out_dir.join("snapshots"))?;
+    }
+    let mut csv = EnergyCsv::new(out_dir.join("energy.csv"));
+    let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
+    let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
+        let s = backend.snapshot()?;
+        let file = snapshot_file(s.step);
+        write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)?;
+        pvd.push(s.step as f64 * setup.dt, &file)
+    };
+
+    let start_step = backend.steps_done();
+    let end_step = start_step + total;
+    let t0 = Instant::now();
+    let e0 = backend.energies()?;
+    csv.push(start_step, start_step as f64 * setup.dt, &e0)?;
+    if setup.snapshot_every > 0 {
+        snapshot(backend, &mut pvd)?;
+    }
+
+    let bar = if opts.progress && std::io::stderr().is_terminal() { progress_bar(total) } else { None };
+    let mut outputs = 0u64;
+    let mut energies = e0;
+    let mut last_snapshot = start_step;
+    while backend.steps_done() < end_step {
+        let batch = every.min(end_step - backend.steps_done());
+        backend.step(batch)?;
+        outputs += 1;
+        let step = backend.steps_done();
+        energies = backend.energies()?;
+        csv.push(step, step as f64 * setup.dt, &energies)?;
+        if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
+            snapshot(backend, &mut pvd)?;
+            last_snapshot = step;
+        }
+        if let Some(bar) = &bar {
+            bar.set_position(step - start_step);
+            let secs = t0.elapsed().as_secs_f64();
+            if secs > 0.0 {
+                let rate = (step - start_step) as f64 * n as f64 / secs;
+                bar.set_message(format!("{rate:.3e} particle-steps/s"));
+            }
+        }
+    }
+    let contacts = backend.contact_count()?;
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+
+    let steps = backend.steps_done() - start_step;
+    let summary = Summary {
+        scene: Summary::scene_of(setup),
+        backend: backend.kind().to_string(),
+        adapter: backend.adapter(),
+        particles: n,
+        steps,
+        dt: setup.dt,
+        time_step: TimeStepSummary::from(&setup.dt_choice),
+        simulated_time: backend.steps_done() as f64 * setup.dt,
+        wall_seconds: wall,
+        particle_steps_per_second: if wall > 0.0 { n as f64 * steps as f64 / wall } else { 0.0 },
+        contacts,
+        energies: EnergySummary::from(&energies),
+    };
+    summary.write(&out_dir.join("summary.json"))?;
+    Ok(summary)
+}

@@ -1,0 +1,283 @@
+//! `talus verify`: run the f64 CPU reference and the f32 GPU step loop from the same `Setup`
+//! side by side and compare them at checkpoints. Tolerances and their reasons are in
+//! docs/verification.md.
+//!
+//! Checkpoints: step 0, the end of the early window (`Tolerances::early_steps`), every
+//! `output_every` steps, and the last step. Each quantity's deviation is measured absolutely and
+//! relative to a scale:
+//! - positions: the smallest particle radius;
+//! - velocities / angular velocities: the largest speed / angular speed seen so far (both backends);
+//! - contact forces / torques (per-particle sums): the largest magnitude seen so far;
+//! - each energy partition: max(|E_total|, |partition|) at that checkpoint.
+//!
+//! Particle state diverges in chaotic many-body flow (f32 vs f64 rounding is amplified by every
+//! collision), so state quantities are checked over the early window only and reported for the
+//! whole run for information; energies are statistical and checked over the whole run.
+
+use std::fmt;
+
+use crate::backend::{Backend, Energies, Snapshot};
+use crate::cpu::CpuBackend;
+use crate::error::Result;
+use crate::gpu::{GpuBackend, GpuOptions};
+use crate::setup::Setup;
+
+/// Pass/fail limits, all relative to the scales in the module docs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tolerances {
+    /// Steps over which particle state (positions, velocities, forces) must agree.
+    pub early_steps: u64,
+    /// Position deviation / min radius.
+    pub position: f64,
+    /// Velocity deviation / max speed seen.
+    pub velocity: f64,
+    /// Angular velocity deviation / max angular speed seen.
+    pub angular_velocity: f64,
+    /// Contact force deviation / max force magnitude seen (torques likewise).
+    pub force: f64,
+    /// Energy partition deviation / max(|E_total|, |partition|), whole run.
+    pub energy: f64,
+}
+
+impl Default for Tolerances {
+    fn default() -> Self {
+        Tolerances { early_steps: 100, position: 1e-3, velocity: 1e-2, angular_velocity: 5e-2, force: 5e-2, energy: 1e-2 }
+    }
+}
+
+/// Which steps a row covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    /// Steps 0 ..= early_steps (checked for state quantities).
+    Early,
+    /// All checkpoints.
+    Whole,
+}
+
+/// The largest deviation of one quantity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deviation {
+    pub quantity: &'static str,
+    /// What `max_rel` is relative to.
+    pub scale: &'static str,
+    pub window: Window,
+    pub max_abs: f64,
+    pub max_rel: f64,
+    /// Step where `max_rel` occurred.
+    pub at_step: u64,
+    /// `None` = reported, not checked.
+    pub tolerance: Option<f64>,
+}
+
+impl Deviation {
+    fn new(quantity: &'static str, scale: &'static str, window: Window, tolerance: Option<f64>) -> Self {
+        Deviation { quantity, scale, window, max_abs: 0.0, max_rel: 0.0, at_step: 0, tolerance }
+    }
+    fn record(&mut self, abs: f64, scale: f64, step: u64) {
+        let rel = if abs == 0.0 { 0.0 } else if scale > 0.0 { abs / scale } else { f64::INFINITY };
+        self.max_abs = self.max_abs.max(abs);
+        if rel > self.max_rel || rel.is_nan() {
+            self.max_rel = rel;
+            self.at_step = step;
+        }
+    }
+    /// Within tolerance (always true for unchecked rows). NaN fails.
+    pub fn ok(&self) -> bool {
+        match self.tolerance {
+            None => true,
+            Some(t) => self.max_rel <= t,
+        }
+    }
+}
+
+/// Result of `verify`.
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    pub scene: String,
+    pub particles: usize,
+    pub steps: u64,
+    pub checkpoints: Vec<u64>,
+    pub cpu_adapter: String,
+    pub gpu_adapter: String,
+    pub tolerances: Tolerances,
+    pub rows: Vec<Deviation>,
+    /// Active contacts at the last checkpoint (CPU, GPU); reported, not checked.
+    pub final_contacts: (u64, u64),
+}
+
+impl VerifyReport {
+    pub fn passed(&self) -> bool {
+        self.rows.iter().all(Deviation::ok)
+    }
+    /// The rows beyond tolerance.
+    pub fn failures(&self) -> Vec<&Deviation> {
+        self.rows.iter().filter(|r| !r.ok()).collect()
+    }
+    pub fn row(&self, quantity: &str, window: Window) -> Option<&Deviation> {
+        self.rows.iter().find(|r| r.quantity == quantity && r.window == window)
+    }
+}
+
+impl fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "verify {}: {} particles, {} steps, {} checkpoints", self.scene, self.particles, self.steps, self.checkpoints.len())?;
+        writeln!(f, "  cpu: {}", self.cpu_adapter)?;
+        writeln!(f, "  gpu: {}", self.gpu_adapter)?;
+        writeln!(
+            f,
+            "{:<22} {:<10} {:<26} {:>12} {:>12} {:>8} {:>10}  result",
+            "quantity", "steps", "relative to", "max abs", "max rel", "at step", "tolerance"
+        )?;
+        for r in &self.rows {
+            let window = match r.window {
+                Window::Early => format!("0..={}", self.tolerances.early_steps.min(self.steps)),
+                Window::Whole => "all".to_string(),
+            };
+            let (tol, result) = match r.tolerance {
+                Some(t) => (format!("{t:.1e}"), if r.ok() { "ok" } else { "FAIL" }),
+                None => ("-".to_string(), "info"),
+            };
+            writeln!(
+                f,
+                "{:<22} {:<10} {:<26} {:>12.3e} {:>12.3e} {:>8} {:>10}  {}",
+                r.quantity, window, r.scale, r.max_abs, r.max_rel, r.at_step, tol, result
+            )?;
+        }
+        writeln!(f, "contacts at the end: cpu {}, gpu {}", self.final_contacts.0, self.final_contacts.1)?;
+        write!(f, "{}", if self.passed() { "PASS" } else { "FAIL" })
+    }
+}
+
+fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+fn max_norm(v: &[[f64; 3]]) -> f64 {
+    v.iter().map(|&x| norm(x)).fold(0.0, f64::max)
+}
+
+/// Largest |a_i − b_i| over particles.
+fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| norm([x[0] - y[0], x[1] - y[1], x[2] - y[2]])).fold(0.0, |m, d| if d.is_nan() { f64::NAN } else { m.max(d) })
+}
+
+/// Energy partitions by name (the derived `total` last).
+fn partitions(e: &Energies) -> [(&'static str, f64); 10] {
+    [
+        ("kinetic", e.kinetic()),
+        ("kinetic_translational", e.kinetic_translational),
+        ("kinetic_rotational", e.kinetic_rotational),
+        ("gravitational", e.gravitational),
+        ("strain", e.strain),
+        ("slip", e.slip),
+        ("dashpot", e.dashpot),
+        ("wall_work", e.wall_work),
+        ("mechanical", e.mechanical()),
+        ("total", e.total()),
+    ]
+}
+
+/// The steps at which `verify` compares the backends.
+pub fn checkpoints(steps: u64, output_every: u64, early_steps: u64) -> Vec<u64> {
+    let every = output_every.max(1);
+    let mut c: Vec<u64> = (0..=steps / every).map(|k| k * every).collect();
+    c.push(early_steps.min(steps));
+    c.push(steps);
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+/// Index of the state rows in `VerifyReport::rows`: quantity name and scale description.
+const STATE: [(&str, &str); 5] = [
+    ("position", "min radius"),
+    ("velocity", "max speed seen"),
+    ("angular_velocity", "max angular speed seen"),
+    ("force", "max force seen"),
+    ("torque", "max torque seen"),
+];
+
+/// Run both backends for `steps` steps from `setup` and compare them (see the module docs).
+/// Returns the report whether or not it passes; errors only when a backend fails.
+pub fn verify(setup: &Setup, steps: u64, tolerances: &Tolerances) -> Result<VerifyReport> {
+    let mut cpu = CpuBackend::new(setup)?;
+    let mut gpu = GpuBackend::new(setup, GpuOptions::default())?;
+    verify_backends(setup, &mut cpu, &mut gpu, steps, tolerances)
+}
+
+/// `verify` on two backends already opened at step 0 (reference first).
+pub fn verify_backends(
+    setup: &Setup,
+    reference: &mut dyn Backend,
+    other: &mut dyn Backend,
+    steps: u64,
+    tol: &Tolerances,
+) -> Result<VerifyReport> {
+    let state_tol = [tol.position, tol.velocity, tol.angular_velocity, tol.force, tol.force];
+    let mut rows: Vec<Deviation> = Vec::new();
+    for ((q, scale), t) in STATE.iter().zip(state_tol) {
+        rows.push(Deviation::new(q, scale, Window::Early, Some(t)));
+    }
+    for (q, scale) in STATE {
+        rows.push(Deviation::new(q, scale, Window::Whole, None));
+    }
+    let n_state = rows.len();
+    for (q, _) in partitions(&Energies::default()) {
+        rows.push(Deviation::new(q, "max(|E_total|, |E_part|)", Window::Whole, Some(tol.energy)));
+    }
+
+    let min_radius = setup.particles.radius.iter().cloned().fold(f64::INFINITY, f64::min);
+    let min_radius = if min_radius.is_finite() { min_radius } else { 0.0 };
+    let mut seen = [0.0f64; 5]; // max speed, angular speed, force, torque (index 1..)
+    let points = checkpoints(steps, setup.output_every, tol.early_steps);
+    let mut final_contacts = (0, 0);
+    for &step in &points {
+        let ahead = step - reference.steps_done();
+        if ahead > 0 {
+            reference.step(ahead)?;
+            other.step(step - other.steps_done())?;
+        }
+        let a: Snapshot = reference.snapshot()?;
+        let b: Snapshot = other.snapshot()?;
+        let fields: [(&[[f64; 3]], &[[f64; 3]]); 5] = [
+            (&a.position, &b.position),
+            (&a.velocity, &b.velocity),
+            (&a.angular_velocity, &b.angular_velocity),
+            (&a.force, &b.force),
+            (&a.torque, &b.torque),
+        ];
+        for (k, (x, y)) in fields.iter().enumerate() {
+            let scale = if k == 0 {
+                min_radius
+            } else {
+                seen[k] = seen[k].max(max_norm(x)).max(max_norm(y));
+                seen[k]
+            };
+            let d = max_diff(x, y);
+            if step <= tol.early_steps {
+                rows[k].record(d, scale, step);
+            }
+            rows[n_state / 2 + k].record(d, scale, step);
+        }
+        let (ea, eb) = (reference.energies()?, other.energies()?);
+        let total = ea.total().abs();
+        for (k, ((_, va), (_, vb))) in partitions(&ea).iter().zip(partitions(&eb).iter()).enumerate() {
+            let scale = total.max(va.abs());
+            rows[n_state + k].record((va - vb).abs(), scale, step);
+        }
+        if step == *points.last().unwrap_or(&0) {
+            final_contacts = (reference.contact_count()?, other.contact_count()?);
+        }
+    }
+    Ok(VerifyReport {
+        scene: setup.name.clone(),
+        particles: setup.particles.len(),
+        steps,
+        checkpoints: points,
+        cpu_adapter: format!("{} ({})", reference.kind(), reference.adapter()),
+        gpu_adapter: format!("{} ({})", other.kind(), other.adapter()),
+        tolerances: tol.clone(),
+        rows,
+        final_contacts,
+    })
+}

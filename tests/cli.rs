@@ -1,0 +1,189 @@
+//! The `talus` binary end to end: `run` on the CPU and on the GPU, output files, error exit codes.
+//! The GPU test needs a Vulkan driver (lavapipe is enough; `.ci/run` installs it) and fails without one.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn talus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_talus")).args(args).env("NO_COLOR", "1").output().expect("run the talus binary")
+}
+
+fn scene(name: &str) -> String {
+    format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Minimal XML well-formedness check: declaration, balanced start/end tags with quoted
+/// attributes, one root element. Returns the root element's name.
+fn check_xml(doc: &str) -> Result<String, String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut root: Option<String> = None;
+    let mut rest = doc;
+    while let Some(lt) = rest.find('<') {
+        let between = &rest[..lt];
+        if stack.is_empty() && !between.trim().is_empty() {
+            return Err(format!("text outside the root element: {between:?}"));
+        }
+        if between.contains('>') {
+            return Err(format!("stray '>' in text {between:?}"));
+        }
+        let gt = rest[lt..].find('>').ok_or("unterminated tag")? + lt;
+        let tag = &rest[lt + 1..gt];
+        rest = &rest[gt + 1..];
+        if let Some(pi) = tag.strip_prefix('?') {
+            if !pi.ends_with('?') {
+                return Err(format!("bad processing instruction <{tag}>"));
+            }
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or(format!("</{name}> without a start tag"))?;
+            if open != name.trim() {
+                return Err(format!("</{name}> closes <{open}>"));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name: String = body.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == ':') {
+            return Err(format!("bad element name in <{tag}>"));
+        }
+        // attributes: name="value" pairs
+        let mut attrs = body[name.len()..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs.find('=').ok_or(format!("attribute without value in <{tag}>"))?;
+            let after = attrs[eq + 1..].trim_start();
+            if !after.starts_with('"') {
+                return Err(format!("unquoted attribute in <{tag}>"));
+            }
+            let close = after[1..].find('"').ok_or(format!("unterminated attribute in <{tag}>"))?;
+            if after[1..1 + close].contains('<') {
+                return Err(format!("'<' in attribute value in <{tag}>"));
+            }
+            attrs = after[close + 2..].trim_start();
+        }
+        if stack.is_empty() {
+            if root.is_some() {
+                return Err("more than one root element".into());
+            }
+            root = Some(name.clone());
+        }
+        if !self_closing {
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed elements {stack:?}"));
+    }
+    if !rest.trim().is_empty() {
+        return Err("text after the root element".into());
+    }
+    root.ok_or("no root element".into())
+}
+
+fn check_run_outputs(out: &Path, particles: usize, backend: &str) {
+    // energy.csv: header with every required column, a row at step 0 and at every output.
+    let csv = std::fs::read_to_string(out.join("energy.csv")).expect("energy.csv");
+    let mut lines = csv.lines();
+    let header = lines.next().expect("header");
+    assert_eq!(
+        header,
+        "step,time,kinetic,kinetic_translational,kinetic_rotational,gravitational,strain,slip,dashpot,wall_work,total"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let steps: Vec<u64> = rows.iter().map(|r| r[0].parse().expect("step")).collect();
+    assert_eq!(steps, vec![0, 25, 50], "two_ball_elastic outputs every 25 steps");
+    for r in &rows {
+        assert_eq!(r.len(), 11);
+        for v in &r[1..] {
+            let x: f64 = v.parse().unwrap_or_else(|_| panic!("number in energy.csv: {v}"));
+            assert!(x.is_finite());
+        }
+    }
+
+    // summary.json
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary.json")).expect("summary JSON");
+    for key in ["backend", "adapter", "particles", "steps", "dt", "simulated_time", "wall_seconds", "particle_steps_per_second", "contacts", "energies", "scene", "time_step"] {
+        assert!(summary.get(key).is_some(), "summary.json lacks {key}: {summary}");
+    }
+    for key in ["kinetic", "kinetic_translational", "kinetic_rotational", "gravitational", "strain", "slip", "dashpot", "wall_work", "total"] {
+        assert!(summary["energies"][key].is_number(), "summary.json energies lack {key}");
+    }
+    assert_eq!(summary["backend"], backend);
+    assert_eq!(summary["particles"], particles);
+    assert_eq!(summary["steps"], 50);
+    assert_eq!(summary["scene"]["name"], "two_ball_elastic");
+    assert_eq!(summary["time_step"]["choice"], "explicit");
+    // The last energy row is the summary's final energies.
+    let last_total: f64 = rows.last().unwrap()[10].parse().unwrap();
+    assert_eq!(last_total, summary["energies"]["total"].as_f64().unwrap());
+
+    // particles.pvd lists the snapshots; every .vtu is well-formed XML with the right point count.
+    let pvd = std::fs::read_to_string(out.join("particles.pvd")).expect("particles.pvd");
+    assert_eq!(check_xml(&pvd).unwrap_or_else(|e| panic!("particles.pvd: {e}")), "VTKFile");
+    assert!(pvd.contains("type=\"Collection\""));
+    let files: Vec<&str> = pvd.split("file=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+    assert!(!files.is_empty(), "no DataSet in the .pvd");
+    for f in files {
+        let vtu = std::fs::read_to_string(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!(check_xml(&vtu).unwrap_or_else(|e| panic!("{f}: {e}")), "VTKFile");
+        assert!(vtu.contains("type=\"UnstructuredGrid\""));
+        assert!(vtu.contains(&format!("NumberOfPoints=\"{particles}\"")), "{f}: wrong NumberOfPoints");
+        for name in ["id", "radius", "velocity", "angular_velocity", "force", "torque", "position", "connectivity", "offsets", "types"] {
+            assert!(vtu.contains(&format!("Name=\"{name}\"")), "{f}: no DataArray {name}");
+        }
+    }
+}
+
+#[test]
+fn run_cpu_writes_all_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = talus(&["run", &scene("two_ball_elastic.json"), "--backend", "cpu", "--steps", "50", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "exit {:?}\nstderr: {}", o.status, text(&o.stderr));
+    assert!(text(&o.stderr).contains("dt = 2e-7 s (explicit)"), "time step not printed: {}", text(&o.stderr));
+    check_run_outputs(&out, 2, "cpu");
+}
+
+#[test]
+fn bad_scene_exits_2_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = std::fs::read_to_string(scene("two_ball_elastic.json")).unwrap();
+    let bad = original.replace("\"density\": 2500", "\"density\": -2500");
+    assert_ne!(bad, original);
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, bad).unwrap();
+    let o = talus(&["run", path.to_str().unwrap(), "--backend", "cpu", "--out", dir.path().join("out").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.starts_with("talus: "), "{err}");
+    assert!(err.contains("density"), "the error should name the key: {err}");
+    // A missing file is an error too.
+    let o = talus(&["run", dir.path().join("missing.json").to_str().unwrap(), "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Needs a GPU adapter (lavapipe counts). Fails — does not skip — without one.
+#[test]
+fn run_gpu_writes_all_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = talus(&["run", &scene("two_ball_elastic.json"), "--backend", "gpu", "--steps", "50", "--out", out.to_str().unwrap()]);
+    assert!(
+        o.status.success(),
+        "`talus run --backend gpu` failed (this test needs a Vulkan driver; `.ci/run` installs lavapipe)\nstderr: {}",
+        text(&o.stderr)
+    );
+    check_run_outputs(&out, 2, "gpu");
+}
+
+#[test]
+fn info_lists_cpu_threads() {
+    let o = talus(&["info"]);
+    assert!(o.status.success(), "stderr: {}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("CPU threads:"));
+}
