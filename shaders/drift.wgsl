@@ -9,6 +9,10 @@
 @group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> state: StepStateRead;
 
+// true for `kick_drift`: first apply the second half kick of the previous step (the same
+// arithmetic as `kick.wgsl`, so a batch is bit-identical to separate passes).
+override KICK_FIRST: bool = false;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
@@ -16,8 +20,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let half = 0.5 * sim.dt;
     var v = velocity[i];
     var w = omega[i];
-    v = vec4<f32>(v.xyz + (force[i].xyz * v.w + sim.gravity) * half, v.w);
-    w = vec4<f32>(w.xyz + torque[i].xyz * w.w * half, w.w);
+    let f = force[i].xyz;
+    let t = torque[i].xyz;
+    if (KICK_FIRST) {
+        v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
+        w = vec4<f32>(w.xyz + t * w.w * half, w.w);
+    }
+    v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
+    w = vec4<f32>(w.xyz + t * w.w * half, w.w);
     velocity[i] = v;
     omega[i] = w;
     var b = pos_block[i];

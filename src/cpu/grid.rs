@@ -35,7 +35,7 @@ impl Grid {
             if d.x * d.y * d.z <= budget {
                 break [d.x as i64, d.y as i64, d.z as i64];
             }
-            cell_size *= 2.0;
+            cell_size *= 1.125;
         };
         let n_cells = (dims[0] * dims[1] * dims[2]) as usize;
         Grid { origin, cell_size, dims, cell_start: vec![0; n_cells + 1], cell_particles: Vec::new(), particle_cell: Vec::new() }

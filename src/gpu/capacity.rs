@@ -53,10 +53,7 @@ impl GpuBackend {
             }
             enc.copy_buffer_to_buffer(&b.step_state, 0, &b.backup.step_state, 0, 16);
             enc.copy_buffer_to_buffer(&b.hash[(s0 % 2) as usize], 0, &b.backup.hash, 0, b.backup.hash.size());
-            let se = self.step_encoder();
-            for k in 0..n {
-                se.step(&mut enc, s0 + k);
-            }
+            self.step_encoder().steps(&mut enc, s0, n);
             enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, 16);
             self.ctx.queue.submit([enc.finish()]);
             let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, 16)?);
@@ -139,17 +136,25 @@ impl GpuBackend {
     /// run a normal batch first so capacities have grown).
     pub fn profile_passes(&mut self, n: u64) -> Result<Vec<(&'static str, f64)>> {
         let mut totals: Vec<(&'static str, f64)> = StepEncoder::STEP_PASSES.iter().map(|(name, _)| (*name, 0.0)).collect();
-        for k in 0..n {
-            let s = self.steps_done + k;
+        totals.push(("kick (batch end)", 0.0));
+        let s0 = self.steps_done;
+        let timed = |enc: wgpu::CommandEncoder| -> Result<f64> {
+            let t = std::time::Instant::now();
+            self.ctx.queue.submit([enc.finish()]);
+            self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
+            Ok(t.elapsed().as_secs_f64())
+        };
+        let encoder = || self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+        for s in s0..s0 + n {
             for (slot, (_, pass)) in totals.iter_mut().zip(StepEncoder::STEP_PASSES.iter()) {
-                let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
-                pass(&self.step_encoder(), &mut enc, s);
-                let t = std::time::Instant::now();
-                self.ctx.queue.submit([enc.finish()]);
-                self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
-                slot.1 += t.elapsed().as_secs_f64();
+                let mut enc = encoder();
+                pass(&self.step_encoder(), &mut enc, s, s == s0);
+                slot.1 += timed(enc)?;
             }
         }
+        let mut enc = encoder();
+        self.step_encoder().kick(&mut enc);
+        totals.last_mut().expect("kick slot").1 += timed(enc)?;
         self.steps_done += n;
         Ok(totals)
     }

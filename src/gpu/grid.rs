@@ -5,7 +5,7 @@
 //! accumulates < 1e-9 m over 1000 steps. It grows only if a coordinate would leave ±2^30 blocks
 //! (i32 block indices). Grid cells are an integer number `cell_blocks` of blocks and at least
 //! 2·max radius + max reference gap; the cell count is capped at min(`MAX_CELLS`,
-//! max(`MIN_CELL_BUDGET`, `CELLS_PER_PARTICLE`·n)) by doubling the cell edge.
+//! max(`MIN_CELL_BUDGET`, `CELLS_PER_PARTICLE`·n)) by growing the cell edge in steps of 1/8.
 
 use crate::error::{Result, TalusError};
 use crate::setup::Setup;
@@ -14,7 +14,7 @@ use crate::setup::Setup;
 pub const MAX_CELLS: u64 = 8 << 20;
 /// Cells allowed per particle (plus `MIN_CELL_BUDGET`): per-cell passes (clear, scan, sort)
 /// must not dominate sparse scenes in large domains.
-pub const CELLS_PER_PARTICLE: u64 = 2;
+pub const CELLS_PER_PARTICLE: u64 = 4;
 pub const MIN_CELL_BUDGET: u64 = 4096;
 
 /// Most cells a grid may have for `n_particles` (both backends size their grids with this).
@@ -91,7 +91,7 @@ impl GridSpec {
         let dims = |k: i64| -> [u64; 3] { std::array::from_fn(|a| (((hi[a] - lo[a]).max(1) + k - 1) / k).max(1) as u64) };
         let budget = cell_budget(setup.particles.len());
         while dims(k).iter().product::<u64>() > budget {
-            k *= 2;
+            k = (k + 1).max(k + k / 8);
         }
         if k > i32::MAX as i64 / 4 {
             return Err(TalusError::Other(format!("grid cell of {k} blocks is too large")));

@@ -6,6 +6,8 @@ use crate::error::{Result, TalusError};
 
 pub struct Pipelines {
     pub drift: wgpu::ComputePipeline,
+    /// `drift` with the previous step's second half kick first (KICK_FIRST = true).
+    pub kick_drift: wgpu::ComputePipeline,
     pub kick: wgpu::ComputePipeline,
     pub advance: wgpu::ComputePipeline,
     pub grid_count: wgpu::ComputePipeline,
@@ -55,8 +57,10 @@ impl Pipelines {
         let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name)?, name, "main", &[]) };
         let scan = module(ctx, "scan")?;
         let forces = module(ctx, "forces")?;
+        let drift = module(ctx, "drift")?;
         Ok(Pipelines {
-            drift: simple("drift")?,
+            drift: pipeline(ctx, &drift, "drift", "main", &[])?,
+            kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
             kick: simple("kick")?,
             advance: simple("advance")?,
             grid_count: simple("grid_count")?,

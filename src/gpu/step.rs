@@ -1,6 +1,7 @@
 //! Bind groups and the encoding of the named passes of one step:
 //! `drift` → grid (`clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) → `forces` →
-//! `kick` → `advance`. The force pass alternates between two bind groups (history-table parity).
+//! `advance`, with each step's second half kick fused into the next `drift` (`kick_drift`) and a
+//! `kick` closing the batch. The force pass alternates between two bind groups (history-table parity).
 
 use super::buffers::{Buffers, SCAN_BLOCK};
 use super::pipelines::Pipelines;
@@ -8,6 +9,7 @@ use crate::layout::consts::WORKGROUP_SIZE;
 
 pub struct BindGroups {
     pub drift: wgpu::BindGroup,
+    pub kick_drift: wgpu::BindGroup,
     pub kick: wgpu::BindGroup,
     pub advance: wgpu::BindGroup,
     pub grid_count: wgpu::BindGroup,
@@ -38,6 +40,7 @@ impl BindGroups {
                 &b.pairs, &b.walls, &b.cell_count, &b.sorted_ids, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.contacts,
             ])
         };
+        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state];
         let mut scan = Vec::new();
         let mut scan_add = Vec::new();
         for (l, lvl) in b.scan_levels.iter().enumerate() {
@@ -46,7 +49,8 @@ impl BindGroups {
             scan_add.push(bind_group(device, &p.scan_add, "scan_add", &[&lvl.params, data, &lvl.sums]));
         }
         BindGroups {
-            drift: bind_group(device, &p.drift, "drift", &[&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state]),
+            drift: bind_group(device, &p.drift, "drift", &drift_buffers),
+            kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
             kick: bind_group(device, &p.kick, "kick", &[&b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
             grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
@@ -144,23 +148,41 @@ impl StepEncoder<'_> {
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init, self.b.n_particles);
     }
 
-    /// One full step `s` (s = steps done before it; selects the history-table parity).
-    pub fn step(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
-        for (_, pass) in Self::STEP_PASSES {
-            pass(self, enc, s);
+    /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).
+    /// The second half kick of each step is fused into the next step's drift (`kick_drift`);
+    /// the batch ends with a separate `kick`, so velocities are full-step values between batches.
+    pub fn steps(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64) {
+        for s in s0..s0 + n {
+            for (_, pass) in Self::STEP_PASSES {
+                pass(self, enc, s, s == s0);
+            }
+        }
+        if n > 0 {
+            self.kick(enc);
         }
     }
 
-    /// The named passes of a step, in order (`talus bench --profile` times them one by one).
-    pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64)); 8] = [
-        ("drift", |e, enc, _| e.simple(enc, "drift", &e.p.drift, &e.g.drift, e.b.n_particles)),
-        ("grid_count", |e, enc, _| e.grid_count(enc)),
-        ("grid_scan", |e, enc, _| e.grid_scan(enc)),
-        ("grid_scatter", |e, enc, _| e.grid_scatter(enc)),
-        ("grid_sort", |e, enc, _| e.grid_sort(enc)),
-        ("forces", |e, enc, s| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
-        ("kick", |e, enc, _| e.simple(enc, "kick", &e.p.kick, &e.g.kick, e.b.n_particles)),
-        ("advance", |e, enc, _| {
+    pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {
+        self.simple(enc, "kick", &self.p.kick, &self.g.kick, self.b.n_particles);
+    }
+
+    /// The named passes of a step, in order (`talus bench --profile` times them one by one);
+    /// the flag says whether this is the first step of a batch.
+    #[allow(clippy::type_complexity)]
+    pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64, bool)); 7] = [
+        ("drift", |e, enc, _, first| {
+            if first {
+                e.simple(enc, "drift", &e.p.drift, &e.g.drift, e.b.n_particles)
+            } else {
+                e.simple(enc, "kick_drift", &e.p.kick_drift, &e.g.kick_drift, e.b.n_particles)
+            }
+        }),
+        ("grid_count", |e, enc, _, _| e.grid_count(enc)),
+        ("grid_scan", |e, enc, _, _| e.grid_scan(enc)),
+        ("grid_scatter", |e, enc, _, _| e.grid_scatter(enc)),
+        ("grid_sort", |e, enc, _, _| e.grid_sort(enc)),
+        ("forces", |e, enc, s, _| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
+        ("advance", |e, enc, _, _| {
             let mut pass = Self::pass(enc, "advance");
             pass.set_pipeline(&e.p.advance);
             pass.set_bind_group(0, &e.g.advance, &[]);
