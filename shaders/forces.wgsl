@@ -23,7 +23,7 @@
 override WRITE_HISTORY: bool = true;
 
 // History of (a, b) written in the previous step, zero for a new contact.
-fn hash_lookup(a: u32, b: u32, epoch: u32) -> vec4<f32> {
+fn hash_lookup(a: u32, b: u32, epoch: u32) -> HistoryGpu {
     let mask = sim.hash_capacity - 1u;
     var idx = contact_hash(a, b) & mask;
     for (var p = 0u; p < sim.hash_capacity; p = p + 1u) {
@@ -32,7 +32,7 @@ fn hash_lookup(a: u32, b: u32, epoch: u32) -> vec4<f32> {
         if (s.key_a == a && s.key_b == b) { return s.history; }
         idx = (idx + 1u) & mask;
     }
-    return vec4<f32>(0.0);
+    return HistoryGpu();
 }
 
 // Kahan-compensated add: acc = (sum, compensation).
@@ -94,7 +94,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 }
                 if (!contact_active(p, g)) { continue; }
                 let h = hash_lookup(a, b, read_epoch);
-                let out = hertz_contact(p, g, h, sim.dt);
+                let out = contact_force(p, g, h, sim.dt);
                 if (i == a) {
                     f = f - out.force_j;
                     t = t + out.torque_i;
@@ -123,7 +123,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if (!contact_active(p, g)) { continue; }
         let key_b = WALL_KEY_BIT | w;
         let h = hash_lookup(i, key_b, read_epoch);
-        let out = hertz_contact(p, g, h, sim.dt);
+        let out = contact_force(p, g, h, sim.dt);
         f = f - out.force_j;
         t = t + out.torque_i;
         strain = strain + out.strain;

@@ -2,7 +2,7 @@
 // `sim: SimParams`, `hash_write: array<HashSlot>` (read_write) and `state: StepState`.
 const HASH_MAX_PROBE: u32 = 64u;
 
-fn hash_insert(a: u32, b: u32, history: vec4<f32>, epoch: u32, count_load: bool) {
+fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool) {
     if (count_load) {
         let n = atomicAdd(&state.inserted, 1u);
         if (n >= sim.hash_max_load) {

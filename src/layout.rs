@@ -29,14 +29,9 @@ macro_rules! gpu_struct {
     };
 }
 
-/// A named `u32` or `f32` constant shared with WGSL.
-pub struct WgslConst {
-    pub name: &'static str,
-    pub wgsl: String,
-}
-
-fn u32_const(name: &'static str, v: u32) -> WgslConst {
-    WgslConst { name, wgsl: format!("const {name}: u32 = {v}u;\n") }
+/// A `u32` constant as WGSL text.
+fn u32_const(name: &str, v: u32) -> String {
+    format!("const {name}: u32 = {v}u;\n")
 }
 
 /// Constants shared by Rust and WGSL.
@@ -54,6 +49,19 @@ pub mod consts {
     pub const DP_MODE_NO_TENSION: u32 = 1;
     pub const DP_MODE_SLIP_CUT: u32 = 2;
     pub const DP_MODE_BOTH: u32 = 3;
+    /// Contact models (`ContactModel` discriminants).
+    pub const MODEL_HERTZ: u32 = 0;
+    pub const MODEL_HYSTERETIC: u32 = 1;
+    pub const MODEL_HOOKE: u32 = 2;
+    pub const MODEL_HERTZ_MINDLIN: u32 = 3;
+    pub const MODEL_HERTZ_VISCOUS: u32 = 4;
+    /// `PairParamsGpu::flags` bits.
+    pub const PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY: u32 = 1;
+    pub const PAIR_FLAG_TANGENTIAL_DAMPING: u32 = 2;
+    pub const PAIR_FLAG_KT_TO_KN_USER: u32 = 4;
+    pub const PAIR_FLAG_LIMIT_FORCE: u32 = 8;
+    pub const PAIR_FLAG_VISCOUS: u32 = 16;
+    pub const PAIR_FLAG_NO_ATTRACTION: u32 = 32;
 }
 
 /// All constants as WGSL text.
@@ -68,8 +76,17 @@ pub fn wgsl_constants() -> String {
         u32_const("DP_MODE_NO_TENSION", DP_MODE_NO_TENSION),
         u32_const("DP_MODE_SLIP_CUT", DP_MODE_SLIP_CUT),
         u32_const("DP_MODE_BOTH", DP_MODE_BOTH),
+        u32_const("MODEL_HERTZ", MODEL_HERTZ),
+        u32_const("MODEL_HYSTERETIC", MODEL_HYSTERETIC),
+        u32_const("MODEL_HOOKE", MODEL_HOOKE),
+        u32_const("MODEL_HERTZ_MINDLIN", MODEL_HERTZ_MINDLIN),
+        u32_const("MODEL_HERTZ_VISCOUS", MODEL_HERTZ_VISCOUS),
+        u32_const("PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY", PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY),
+        u32_const("PAIR_FLAG_TANGENTIAL_DAMPING", PAIR_FLAG_TANGENTIAL_DAMPING),
+        u32_const("PAIR_FLAG_KT_TO_KN_USER", PAIR_FLAG_KT_TO_KN_USER),
+        u32_const("PAIR_FLAG_LIMIT_FORCE", PAIR_FLAG_LIMIT_FORCE),
+        u32_const("PAIR_FLAG_VISCOUS", PAIR_FLAG_VISCOUS),
+        u32_const("PAIR_FLAG_NO_ATTRACTION", PAIR_FLAG_NO_ATTRACTION),
     ]
-    .iter()
-    .map(|c| c.wgsl.clone())
-    .collect()
+    .concat()
 }

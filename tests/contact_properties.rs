@@ -10,7 +10,7 @@ use talus::contact::damping::dashpot;
 use talus::contact::normal::hertz_normal;
 use talus::contact::params::PairParams;
 use talus::contact::tangential::hertz_shear;
-use talus::contact::{ball_ball_geometry, hertz_contact};
+use talus::contact::{ball_ball_geometry, hertz_contact, History};
 
 struct State {
     d: DVec3,
@@ -18,7 +18,7 @@ struct State {
     m: [f64; 2],
     v: [DVec3; 2],
     w: [DVec3; 2],
-    history: [f64; 4],
+    history: History,
     p: PairParams,
 }
 
@@ -39,6 +39,7 @@ fn random_state(rng: &mut Pcg64) -> State {
     let v = [unit(rng) * rng.random_range(0.0..2.0), unit(rng) * rng.random_range(0.0..2.0)];
     let w = [unit(rng) * rng.random_range(0.0..200.0), unit(rng) * rng.random_range(0.0..200.0)];
     let p = PairParams {
+        model: talus::contact::ContactModel::Hertz,
         hz_shear: rng.random_range(1e7..1e10),
         hz_poiss: rng.random_range(0.0..0.5),
         fric: rng.random_range(0.0..1.0),
@@ -49,9 +50,10 @@ fn random_state(rng: &mut Pcg64) -> State {
         dp_sratio: rng.random_range(0.0..1.0),
         dp_alpha: if rng.random_bool(0.5) { 0.0 } else { 0.25 },
         dp_mode: rng.random_range(0..4),
+        ..PairParams::default()
     };
     let f = unit(rng) * rng.random_range(0.0..50.0);
-    let history = [f.x, f.y, f.z, rng.random_range(0.0..100.0)];
+    let history = History { shear: f, normal_force: rng.random_range(0.0..100.0), impact_velocity: 0.0, established: 1.0 };
     State { d, r, m, v, w, history, p }
 }
 
@@ -64,9 +66,9 @@ fn pair_force_is_antisymmetric_and_torques_match() {
         let s = random_state(&mut rng);
         let g_ij = ball_ball_geometry(s.d, s.r[0], s.r[1], s.m[0], s.m[1], s.v[0], s.w[0], s.v[1], s.w[1]);
         let g_ji = ball_ball_geometry(-s.d, s.r[1], s.r[0], s.m[1], s.m[0], s.v[1], s.w[1], s.v[0], s.w[0]);
-        let h_ji = [-s.history[0], -s.history[1], -s.history[2], s.history[3]];
-        let c_ij = hertz_contact(&s.p, &g_ij, s.history, DT);
-        let c_ji = hertz_contact(&s.p, &g_ji, h_ji, DT);
+        let h_ji = History { shear: -s.history.shear, ..s.history };
+        let c_ij = hertz_contact(&s.p, &g_ij, &s.history, DT);
+        let c_ji = hertz_contact(&s.p, &g_ji, &h_ji, DT);
         let scale = c_ij.force_j.length().max(1e-12);
         assert!((c_ij.force_j + c_ji.force_j).length() <= 1e-9 * scale, "F_ij = {:?}, F_ji = {:?}", c_ij.force_j, c_ji.force_j);
         let tscale = c_ij.torque_i.length().max(c_ij.torque_j.length()).max(1e-15);
@@ -84,7 +86,7 @@ fn shear_force_respects_coulomb_limit_and_slip_dissipates() {
         let s = random_state(&mut rng);
         let g = ball_ball_geometry(s.d, s.r[0], s.r[1], s.m[0], s.m[1], s.v[0], s.w[0], s.v[1], s.w[1]);
         let n = hertz_normal(&s.p, &g);
-        let sh = hertz_shear(&s.p, &g, &n, s.history, DT);
+        let sh = hertz_shear(&s.p, &g, &n, &s.history, DT);
         let limit = s.p.fric * -n.fn_h;
         assert!(sh.fs.length() <= limit * (1.0 + 1e-12) + 1e-300, "|F_s| = {} > μ F_n = {}", sh.fs.length(), limit);
         assert!(sh.fs.dot(g.normal).abs() <= 1e-9 * sh.fs.length().max(1e-300), "shear force leaves the contact plane");
@@ -94,7 +96,7 @@ fn shear_force_respects_coulomb_limit_and_slip_dissipates() {
             // Eq (16) averages the old and new force; it is dissipative whenever the stored
             // force was itself within the Coulomb limit (a larger one can only follow normal
             // unloading, where the trapezoid rule may give a small negative increment).
-            let stored = DVec3::new(s.history[0], s.history[1], s.history[2]).length();
+            let stored = s.history.shear.length();
             if stored <= limit {
                 assert!(sh.slip_work >= -1e-12 * limit * g.vel_shear.length() * DT, "negative slip work {}", sh.slip_work);
             }
@@ -111,10 +113,9 @@ fn contact_is_invariant_under_rotation() {
         let q = DQuat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..6.28));
         let g = ball_ball_geometry(s.d, s.r[0], s.r[1], s.m[0], s.m[1], s.v[0], s.w[0], s.v[1], s.w[1]);
         let gr = ball_ball_geometry(q * s.d, s.r[0], s.r[1], s.m[0], s.m[1], q * s.v[0], q * s.w[0], q * s.v[1], q * s.w[1]);
-        let h = DVec3::new(s.history[0], s.history[1], s.history[2]);
-        let hr = q * h;
-        let c = hertz_contact(&s.p, &g, s.history, DT);
-        let cr = hertz_contact(&s.p, &gr, [hr.x, hr.y, hr.z, s.history[3]], DT);
+        let hr = History { shear: q * s.history.shear, ..s.history };
+        let c = hertz_contact(&s.p, &g, &s.history, DT);
+        let cr = hertz_contact(&s.p, &gr, &hr, DT);
         let scale = c.force_j.length().max(1e-12);
         assert!((q * c.force_j - cr.force_j).length() <= 1e-9 * scale);
         assert!((q * c.torque_i - cr.torque_i).length() <= 1e-9 * c.torque_i.length().max(1e-15));
@@ -131,7 +132,7 @@ fn dashpot_modes_follow_eqs_13_14() {
         let s = random_state(&mut rng);
         let g = ball_ball_geometry(s.d, s.r[0], s.r[1], s.m[0], s.m[1], s.v[0], s.w[0], s.v[1], s.w[1]);
         let n = hertz_normal(&s.p, &g);
-        let sh = hertz_shear(&s.p, &g, &n, s.history, DT);
+        let sh = hertz_shear(&s.p, &g, &n, &s.history, DT);
         let modes: Vec<_> = (0..4).map(|mode| dashpot(&PairParams { dp_mode: mode, ..s.p }, &g, &n, sh.k_s, sh.slip)).collect();
         // mode 0: full normal and shear dashpot, both opposing the relative motion
         assert!(modes[0].fn_d * g.vel_normal >= 0.0);

@@ -3,6 +3,8 @@
 //! The GPU evaluates `tests/shaders/contact_twins.wgsl`; inputs are rounded to f32 first so
 //! both sides see the same numbers.
 
+mod common;
+
 use glam::DVec3;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -11,8 +13,7 @@ use talus::contact::energy::{dashpot_work, strain_energy};
 use talus::contact::normal::hertz_normal;
 use talus::contact::params::{PairParams, PairParamsGpu};
 use talus::contact::tangential::hertz_shear;
-use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, hertz_contact, ContactGeometry};
-use wgpu::util::DeviceExt;
+use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, hertz_contact, ContactGeometry, History};
 
 const CASES: usize = 4096;
 const IN_STRIDE: usize = 32;
@@ -62,6 +63,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
         dp_sratio: f(rng.random_range(0.0..1.0)),
         dp_alpha: if rng.random_bool(0.5) { 0.0 } else { 0.25 },
         dp_mode: rng.random_range(0..4),
+        ..PairParams::default()
     };
     let put = |input: &mut [f64; IN_STRIDE], at: usize, v: DVec3| input[at..at + 3].copy_from_slice(&v.to_array());
     put(&mut input, 0, d);
@@ -77,6 +79,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
     put(&mut input, 20, v3(rng, 200.0));
     put(&mut input, 24, v3(rng, 30.0));
     input[27] = f(rng.random_range(0.0..60.0));
+    input[31] = f(rng.random_range(0.0..2.0));
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
 }
@@ -99,7 +102,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     let x = &c.input;
     let p = &c.p;
     let dt = x[7];
-    let history = [x[24], x[25], x[26], x[27]];
+    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0 };
     let mut out = Vec::with_capacity(OUT_STRIDE);
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     geometry_out(&mut out, &g);
@@ -107,7 +110,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     geometry_out(&mut out, &gw);
     let normal = hertz_normal(p, &g);
     out.extend([normal.fn_h, normal.h_n, normal.k_n, normal.overlap]);
-    let shear = hertz_shear(p, &g, &normal, history, dt);
+    let shear = hertz_shear(p, &g, &normal, &history, dt);
     out.extend(shear.fs.to_array());
     out.extend([shear.k_s, shear.slip as u8 as f64, shear.slip_work]);
     let damp = dashpot(p, &g, &normal, shear.k_s, shear.slip);
@@ -115,11 +118,12 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.extend(damp.fs_d.to_array());
     out.push(strain_energy(p, &normal, shear.fs, shear.k_s));
     out.push(dashpot_work(&g, &damp, dt));
-    let h = hertz_contact(p, &g, history, dt);
+    let h = hertz_contact(p, &g, &history, dt);
     out.extend(h.force_j.to_array());
     out.extend(h.torque_i.to_array());
     out.extend(h.torque_j.to_array());
-    out.extend(h.history);
+    out.extend(h.history.shear.to_array());
+    out.push(h.history.normal_force);
     out.extend([h.strain, h.slip_work, h.dashpot_work]);
     out.push(contact_active(p, &g) as u8 as f64);
     out.push(contact_active(p, &gw) as u8 as f64);
@@ -128,48 +132,9 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
 }
 
 fn gpu_outputs(cases: &[Case]) -> Vec<f32> {
-    let ctx = talus::gpu::open_context()
-        .unwrap_or_else(|e| panic!("GPU twin test needs an adapter ({e}); install mesa-vulkan-drivers"));
-    let source = talus::gpu::shader::compose(include_str!("shaders/contact_twins.wgsl"));
-    let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("contact_twins"), source: wgpu::ShaderSource::Wgsl(source.into()) });
-    let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("contact_twins"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
     let inputs: Vec<f32> = cases.iter().flat_map(|c| c.input.iter().map(|&v| v as f32)).collect();
     let params: Vec<PairParamsGpu> = cases.iter().map(|c| PairParamsGpu::from(&c.p)).collect();
-    let storage = wgpu::BufferUsages::STORAGE;
-    let in_buf = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents: bytemuck::cast_slice(&inputs), usage: storage });
-    let p_buf = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents: bytemuck::cast_slice(&params), usage: storage });
-    let size = (cases.len() * OUT_STRIDE * 4) as u64;
-    let out_buf = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size, usage: storage | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-    let read_buf = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
-    let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: in_buf.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: p_buf.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: out_buf.as_entire_binding() },
-        ],
-    });
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(cases.len().div_ceil(64) as u32, 1, 1);
-    }
-    enc.copy_buffer_to_buffer(&out_buf, 0, &read_buf, 0, size);
-    ctx.queue.submit([enc.finish()]);
-    read_buf.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    ctx.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    let data = read_buf.slice(..).get_mapped_range().expect("mapped range");
-    bytemuck::cast_slice(&data).to_vec()
+    common::twin::run_twin_kernel(include_str!("shaders/contact_twins.wgsl"), &inputs, &params, OUT_STRIDE)
 }
 
 /// Named output fields: (name, first index, length, index of the field giving its scale).

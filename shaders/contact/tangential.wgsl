@@ -27,13 +27,13 @@ fn rotate_history(fs_old: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(0.0);
 }
 
-// Eqs (7)–(12) and (16). history = (shear force of the previous step, |F_n^h| of the previous step).
-fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, history: vec4<f32>, dt: f32) -> ShearForce {
+// Eqs (7)–(12) and (16), from the shear force and |F_n^h| of the previous step in h.
+fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: HistoryGpu, dt: f32) -> ShearForce {
     let fn_mag = -normal.fn_h;
     let k_s = shear_stiffness(p, normal.h_n, fn_mag);
-    let fs_rotated = rotate_history(history.xyz, g.normal);
+    let fs_rotated = rotate_history(h.shear, g.normal);
     // eq (9): scale the old shear force down with the stiffness on normal unloading (M_s = 1)
-    let fn_old = history.w;
+    let fn_old = h.normal_force;
     let k_s_old = shear_stiffness(p, normal.h_n, fn_old);
     let scale = select(1.0, k_s / k_s_old, p.hz_mode == 1u && fn_mag < fn_old && k_s_old > 0.0);
     let fs_old = fs_rotated * scale;

@@ -5,6 +5,7 @@
 //! `normal` points from i to j; forces are those acting on j (i feels the opposite);
 //! normal forces follow the spec's sign (tension positive, so a compressive Hertz force is < 0).
 
+pub mod history;
 pub mod params;
 pub mod geometry;
 pub mod normal;
@@ -12,8 +13,11 @@ pub mod tangential;
 pub mod damping;
 pub mod energy;
 pub mod hertz;
+pub mod model;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
-pub use hertz::{hertz_contact, ContactOutput};
+pub use hertz::hertz_contact;
+pub use model::{contact_force, ContactOutput};
 pub use normal::contact_active;
-pub use params::PairParams;
+pub use history::History;
+pub use params::{ContactModel, PairParams};

@@ -2,48 +2,152 @@
 //! and their inheritance from the two materials (eqs 18–20).
 
 use crate::gpu_struct;
+use crate::layout::consts;
 use crate::setup::Material;
 
-/// Hertz + dashpot parameters of a material pair, with the spec's names.
+/// The named contact models of the specs, each a preset of the contact parts
+/// (`docs/contact-models.md` has a card per model).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ContactModel {
+    /// `hertz-pfc.txt`: Hertz–Mindlin with shear history and dashpots.
+    #[default]
+    Hertz = consts::MODEL_HERTZ,
+    /// `hysteretic-pfc.txt`: Hertz elastic part, hysteretic normal dashpot χ δ^α δ̇.
+    Hysteretic = consts::MODEL_HYSTERETIC,
+    /// `hooke-aspherix.txt`: linear spring–dashpot.
+    Hooke = consts::MODEL_HOOKE,
+    /// `hertz-mindlin-musen.txt`: Hertz–Mindlin with Tsuji damping and rolling friction.
+    HertzMindlin = consts::MODEL_HERTZ_MINDLIN,
+    /// `hertz-woo.rst`: viscous Hertz α(ε) √(m* k_n0) δ^¼ δ̇.
+    HertzViscous = consts::MODEL_HERTZ_VISCOUS,
+}
+
+impl ContactModel {
+    pub const ALL: [ContactModel; 5] = [ContactModel::Hertz, ContactModel::Hysteretic, ContactModel::Hooke, ContactModel::HertzMindlin, ContactModel::HertzViscous];
+
+    /// The name used in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactModel::Hertz => "hertz",
+            ContactModel::Hysteretic => "hysteretic",
+            ContactModel::Hooke => "hooke",
+            ContactModel::HertzMindlin => "hertz_mindlin",
+            ContactModel::HertzViscous => "hertz_viscous",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ContactModel> {
+        ContactModel::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// Parameters of the contact between a material pair: the model and every model's parameters
+/// with the spec's names (a model reads only its own). Elastic properties are resolved per
+/// pair (`inherit`); quantities that depend on the two bodies (R*, m*) are formed per contact.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairParams {
-    /// G, effective shear modulus (Pa).
-    pub hz_shear: f64,
-    /// ν, effective Poisson's ratio.
-    pub hz_poiss: f64,
-    /// μ, friction coefficient.
+    pub model: ContactModel,
+    // ---- shared by every model
+    /// μ, sliding friction coefficient (`fric`; μ_sl in hertz-mindlin-musen).
     pub fric: f64,
-    /// α_h, normal force exponent (default 1.5).
-    pub hz_alpha: f64,
-    /// M_s, shear-force scaling mode (0 or 1), eq (9).
-    pub hz_mode: u32,
-    /// g_r, reference gap (m).
+    /// g_r, reference gap (m): active iff g_c − g_r ≤ 0 (hertz; 0 for the others).
     pub rgap: f64,
+    /// μ_r, rolling friction coefficient (`rolling_fric`; μ_ro in hertz-mindlin-musen), any model.
+    pub rolling_fric: f64,
+    // ---- Hertz elastic group (hertz, hysteretic; E* = G/(1−ν) for the others)
+    /// G, effective shear modulus (Pa), `hz_shear`.
+    pub hz_shear: f64,
+    /// ν, effective Poisson's ratio, `hz_poiss`.
+    pub hz_poiss: f64,
+    /// α_h, normal force exponent (default 1.5), `hz_alpha`.
+    pub hz_alpha: f64,
+    /// M_s, shear-force scaling mode (0 or 1), eq (9), `hz_mode`.
+    pub hz_mode: u32,
+    /// G* of Mindlin, ((2−ν₁)/G₁ + (2−ν₂)/G₂)⁻¹ (Pa): tangential stiffness 8 G* √(R* δ).
+    pub g_star: f64,
+    // ---- PFC dashpot group (hertz) and hysteretic dashpot
     /// β_n, normal critical damping ratio.
     pub dp_nratio: f64,
     /// β_s, shear critical damping ratio.
     pub dp_sratio: f64,
     /// α_d, dashpot exponent.
     pub dp_alpha: f64,
-    /// M_d, dashpot mode 0–3, eqs (13)–(14).
+    /// M_d, dashpot mode: 0–3 for hertz (eqs 13–14), 0–2 for hysteretic (eq 6).
     pub dp_mode: u32,
+    /// e_n, target restitution of the hysteretic dashpot.
+    pub dp_en: f64,
+    /// e*_n, minimal restitution of hysteretic mode 1.
+    pub dp_enmin: f64,
+    // ---- restitution-based models (hooke, hertz_mindlin, hertz_viscous)
+    /// e, `coefficientRestitution` (ε in hertz-woo).
+    pub restitution: f64,
+    // ---- hooke
+    /// k_n, `elasticStiffness` (N/m); 0 when not given.
+    pub elastic_stiffness: f64,
+    /// v_0, `characteristicVelocity` (m/s); 0 when not given.
+    pub characteristic_velocity: f64,
+    /// `useCharacteristicVelocity`: prefer v_0 over k_n when both are given.
+    pub use_characteristic_velocity: bool,
+    /// `tangential_damping`.
+    pub tangential_damping: bool,
+    /// `ktToKnUser`: k_t = 2/7 k_n instead of k_t = k_n.
+    pub kt_to_kn_user: bool,
+    /// `limitForce`: the normal force is never attractive.
+    pub limit_force: bool,
+    /// `viscous`: restitution from the local Stokes number (Legendre et al.).
+    pub viscous: bool,
+    /// μ_f, `FluidViscosity` (Pa s).
+    pub fluid_viscosity: f64,
+    /// c_S, `CriticalStokes`.
+    pub critical_stokes: f64,
+    /// e_max, `MaximumRestitution`.
+    pub maximum_restitution: f64,
+    // ---- hertz_viscous
+    /// `noAttraction`: ignore a total normal force that would be attractive (default on).
+    pub no_attraction: bool,
 }
 
 impl Default for PairParams {
-    /// The spec's defaults (table 2).
+    /// The specs' defaults (hertz-pfc table 2, hysteretic table 2, hooke defaults).
     fn default() -> Self {
         PairParams {
+            model: ContactModel::Hertz,
+            fric: 0.0,
+            rgap: 0.0,
+            rolling_fric: 0.0,
             hz_shear: 0.0,
             hz_poiss: 0.0,
-            fric: 0.0,
             hz_alpha: 1.5,
             hz_mode: 0,
-            rgap: 0.0,
+            g_star: 0.0,
             dp_nratio: 0.0,
             dp_sratio: 0.0,
             dp_alpha: 0.0,
             dp_mode: 0,
+            dp_en: 1.0,
+            dp_enmin: 0.0,
+            restitution: 1.0,
+            elastic_stiffness: 0.0,
+            characteristic_velocity: 0.0,
+            use_characteristic_velocity: false,
+            tangential_damping: true,
+            kt_to_kn_user: false,
+            limit_force: false,
+            viscous: false,
+            fluid_viscosity: 0.0,
+            critical_stokes: 0.0,
+            maximum_restitution: 1.0,
+            no_attraction: true,
         }
+    }
+}
+
+impl PairParams {
+    /// Equivalent Young's modulus E* = G/(1−ν) of the pair (eqs 18–19 make this exact for
+    /// unlike materials): the 1/E* = Σ(1−ν_i²)/E_i of hooke, hertz_mindlin and hertz_viscous.
+    pub fn e_star(&self) -> f64 {
+        self.hz_shear / (1.0 - self.hz_poiss)
     }
 }
 
@@ -61,43 +165,87 @@ pub fn inherit_friction(mu1: f64, mu2: f64) -> f64 {
     mu1.min(mu2)
 }
 
-/// `hz_shear`, `hz_poiss` and `fric` inherited from two materials; the rest from `base`.
+/// Mindlin's G* = ((2−ν₁)/G₁ + (2−ν₂)/G₂)⁻¹.
+pub fn mindlin_g_star(g1: f64, nu1: f64, g2: f64, nu2: f64) -> f64 {
+    1.0 / ((2.0 - nu1) / g1 + (2.0 - nu2) / g2)
+}
+
+/// `hz_shear`, `hz_poiss`, `fric` (and G*) inherited from two materials; the rest from `base`.
 pub fn inherit(a: &Material, b: &Material, base: PairParams) -> PairParams {
     let (g, nu) = inherit_shear_poisson(a.hz_shear, a.hz_poiss, b.hz_shear, b.hz_poiss);
-    PairParams { hz_shear: g, hz_poiss: nu, fric: inherit_friction(a.fric, b.fric), ..base }
+    let g_star = mindlin_g_star(a.hz_shear, a.hz_poiss, b.hz_shear, b.hz_poiss);
+    PairParams { hz_shear: g, hz_poiss: nu, g_star, fric: inherit_friction(a.fric, b.fric), ..base }
 }
 
 gpu_struct! {
-    /// f32 twin of `PairParams` as the shaders see it.
+    /// f32 twin of `PairParams` as the shaders see it (flags: `PAIR_FLAG_*`).
     pub struct PairParamsGpu {
+        model: u32 => "u32",
+        hz_mode: u32 => "u32",
+        dp_mode: u32 => "u32",
+        flags: u32 => "u32",
+        fric: f32 => "f32",
+        rgap: f32 => "f32",
+        rolling_fric: f32 => "f32",
         hz_shear: f32 => "f32",
         hz_poiss: f32 => "f32",
-        fric: f32 => "f32",
         hz_alpha: f32 => "f32",
-        rgap: f32 => "f32",
+        g_star: f32 => "f32",
         dp_nratio: f32 => "f32",
         dp_sratio: f32 => "f32",
         dp_alpha: f32 => "f32",
-        hz_mode: u32 => "u32",
-        dp_mode: u32 => "u32",
+        dp_en: f32 => "f32",
+        dp_enmin: f32 => "f32",
+        restitution: f32 => "f32",
+        elastic_stiffness: f32 => "f32",
+        characteristic_velocity: f32 => "f32",
+        fluid_viscosity: f32 => "f32",
+        critical_stokes: f32 => "f32",
+        maximum_restitution: f32 => "f32",
         _pad0: u32 => "u32",
         _pad1: u32 => "u32",
+    }
+}
+
+impl PairParams {
+    /// The boolean switches as `PAIR_FLAG_*` bits.
+    pub fn flags(&self) -> u32 {
+        use consts::*;
+        let bit = |on: bool, b: u32| if on { b } else { 0 };
+        bit(self.use_characteristic_velocity, PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY)
+            | bit(self.tangential_damping, PAIR_FLAG_TANGENTIAL_DAMPING)
+            | bit(self.kt_to_kn_user, PAIR_FLAG_KT_TO_KN_USER)
+            | bit(self.limit_force, PAIR_FLAG_LIMIT_FORCE)
+            | bit(self.viscous, PAIR_FLAG_VISCOUS)
+            | bit(self.no_attraction, PAIR_FLAG_NO_ATTRACTION)
     }
 }
 
 impl From<&PairParams> for PairParamsGpu {
     fn from(p: &PairParams) -> Self {
         PairParamsGpu {
+            model: p.model as u32,
+            hz_mode: p.hz_mode,
+            dp_mode: p.dp_mode,
+            flags: p.flags(),
+            fric: p.fric as f32,
+            rgap: p.rgap as f32,
+            rolling_fric: p.rolling_fric as f32,
             hz_shear: p.hz_shear as f32,
             hz_poiss: p.hz_poiss as f32,
-            fric: p.fric as f32,
             hz_alpha: p.hz_alpha as f32,
-            rgap: p.rgap as f32,
+            g_star: p.g_star as f32,
             dp_nratio: p.dp_nratio as f32,
             dp_sratio: p.dp_sratio as f32,
             dp_alpha: p.dp_alpha as f32,
-            hz_mode: p.hz_mode,
-            dp_mode: p.dp_mode,
+            dp_en: p.dp_en as f32,
+            dp_enmin: p.dp_enmin as f32,
+            restitution: p.restitution as f32,
+            elastic_stiffness: p.elastic_stiffness as f32,
+            characteristic_velocity: p.characteristic_velocity as f32,
+            fluid_viscosity: p.fluid_viscosity as f32,
+            critical_stokes: p.critical_stokes as f32,
+            maximum_restitution: p.maximum_restitution as f32,
             _pad0: 0,
             _pad1: 0,
         }

@@ -4,6 +4,7 @@
 use glam::DVec3;
 
 use super::geometry::ContactGeometry;
+use super::history::History;
 use super::normal::NormalForce;
 use super::params::PairParams;
 
@@ -39,13 +40,13 @@ pub fn rotate_history(fs_old: DVec3, normal: DVec3) -> DVec3 {
     }
 }
 
-/// Eqs (7)–(12) and (16). `history` = (shear force of the previous step, |F_n^h| of the previous step).
-pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, history: [f64; 4], dt: f64) -> ShearForce {
+/// Eqs (7)–(12) and (16), from the shear force and |F_n^h| of the previous step in `h`.
+pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h: &History, dt: f64) -> ShearForce {
     let fn_mag = -normal.fn_h;
     let k_s = shear_stiffness(p, normal.h_n, fn_mag);
-    let fs_rotated = rotate_history(DVec3::new(history[0], history[1], history[2]), g.normal);
+    let fs_rotated = rotate_history(h.shear, g.normal);
     // eq (9): scale the old shear force down with the stiffness on normal unloading (M_s = 1)
-    let fn_old = history[3];
+    let fn_old = h.normal_force;
     let k_s_old = shear_stiffness(p, normal.h_n, fn_old);
     let scale = if p.hz_mode == 1 && fn_mag < fn_old && k_s_old > 0.0 { k_s / k_s_old } else { 1.0 };
     let fs_old = fs_rotated * scale;

@@ -8,12 +8,12 @@ use rayon::prelude::*;
 
 use super::grid::Grid;
 use super::state::State;
-use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, hertz_contact, ContactOutput};
+use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
 use crate::layout::consts::WALL_KEY_BIT;
 use crate::setup::{PairTable, Wall};
 
 /// Contact history one owner keeps: (partner key, history), partner = particle id or WALL_KEY_BIT | wall.
-pub type OwnedHistory = Vec<(u32, [f64; 4])>;
+pub type OwnedHistory = Vec<(u32, History)>;
 
 /// What one particle's gather produces.
 #[derive(Clone, Copy, Debug, Default)]
@@ -35,8 +35,8 @@ pub struct ForceContext<'a> {
     pub max_rgap: f64,
 }
 
-fn lookup(history: &OwnedHistory, partner: u32) -> [f64; 4] {
-    history.iter().find(|(k, _)| *k == partner).map(|(_, h)| *h).unwrap_or([0.0; 4])
+fn lookup(history: &OwnedHistory, partner: u32) -> History {
+    history.iter().find(|(k, _)| *k == partner).map(|(_, h)| *h).unwrap_or(History::NEW)
 }
 
 /// One force pass at the current positions. `dt` = 0 gives the initial forces without
@@ -89,7 +89,7 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
         if !contact_active(p, &g) {
             return;
         }
-        let c = hertz_contact(p, &g, lookup(&old_history[a], b as u32), dt);
+        let c = contact_force(p, &g, &lookup(&old_history[a], b as u32), dt);
         if a == iu {
             out.force -= c.force_j;
             out.torque += c.torque_i;
@@ -108,7 +108,7 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
             continue;
         }
         let key = WALL_KEY_BIT | w as u32;
-        let c = hertz_contact(p, &g, lookup(&old_history[iu], key), dt);
+        let c = contact_force(p, &g, &lookup(&old_history[iu], key), dt);
         out.force -= c.force_j;
         out.torque += c.torque_i;
         add_owned(&mut out, owned, key, &c);

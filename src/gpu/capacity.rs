@@ -9,7 +9,7 @@
 //! redoes the batch. Nothing is dropped, so a run with a tiny initial table is bit-identical to
 //! one with a generous table.
 
-use super::layout::StepStateRead;
+use super::layout::{HashSlot, StepStateRead};
 use super::readback::{map_read, read_buffers};
 use super::step::{bind_group, dispatch_threads, BindGroups, StepEncoder};
 use super::GpuBackend;
@@ -83,7 +83,7 @@ impl GpuBackend {
                 return Err(TalusError::Device(format!("contact-history table cannot grow beyond {cap} slots")));
             }
             cap = next as u32;
-            let max_bytes = cap as u64 * 32;
+            let max_bytes = cap as u64 * std::mem::size_of::<HashSlot>() as u64;
             if max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
                 return Err(TalusError::Device(format!(
                     "contact-history table of {cap} slots ({max_bytes} bytes) exceeds max_storage_buffer_binding_size {}",
@@ -109,7 +109,7 @@ impl GpuBackend {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });
                 pass.set_pipeline(&self.pipelines.rehash);
                 pass.set_bind_group(0, &bg, &[]);
-                dispatch_threads(&mut pass, (old_table.size() / 32) as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
+                dispatch_threads(&mut pass, (old_table.size() / std::mem::size_of::<HashSlot>() as u64) as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
             }
             self.ctx.queue.submit([enc.finish()]);
             let st = self.read_step_state()?;

@@ -1,6 +1,7 @@
 //! GPU-only structs shared with WGSL (declared once with `gpu_struct!`).
 
 use crate::contact::params::PairParamsGpu;
+use crate::contact::history::HistoryGpu;
 use crate::gpu_struct;
 
 gpu_struct! {
@@ -45,8 +46,7 @@ gpu_struct! {
         key_b: u32 => "u32",
         tag: u32 => "atomic<u32>",
         _pad: u32 => "u32",
-        /// (shear force xyz, |normal force|)
-        history: [f32; 4] => "vec4<f32>",
+        history: HistoryGpu => "HistoryGpu",
     }
 }
 
@@ -57,7 +57,7 @@ gpu_struct! {
         key_b: u32 => "u32",
         tag: u32 => "u32",
         _pad: u32 => "u32",
-        history: [f32; 4] => "vec4<f32>",
+        history: HistoryGpu => "HistoryGpu",
     }
 }
 
@@ -121,5 +121,5 @@ macro_rules! layouts {
 
 /// Every struct the shaders see, in the order the composer emits them.
 pub fn struct_layouts() -> Vec<StructLayout> {
-    layouts!(PairParamsGpu, SimParams, WallGpu, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
+    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
 }

@@ -188,7 +188,7 @@ impl GpuBackend {
     ///   upper levels (≈ 1/1024), grid_sort reads two starts (8), forces reads 27 starts of
     ///   neighbouring cells (cached) → ≈ 28 B per cell.
     ///
-    /// Per owned contact: history lookup (32 B slot) + insert (32 B slot, 4 B tag CAS) → 68;
+    /// Per owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS) → 100;
     /// pair parameters (48 B) are assumed cached.
     pub fn traffic_model(&self) -> TrafficModel {
         let n = self.buffers.n_particles.max(1) as f64;
@@ -196,7 +196,7 @@ impl GpuBackend {
         let per_cell = 28.0;
         TrafficModel {
             bytes_per_particle_step: per_particle + per_cell * self.grid.n_cells as f64 / n,
-            bytes_per_contact_step: 68.0,
+            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0,
         }
     }
 }

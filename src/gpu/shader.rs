@@ -12,6 +12,7 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
         ("damping.wgsl", include_str!("../../shaders/contact/damping.wgsl")),
         ("energy.wgsl", include_str!("../../shaders/contact/energy.wgsl")),
         ("hertz.wgsl", include_str!("../../shaders/contact/hertz.wgsl")),
+        ("model.wgsl", include_str!("../../shaders/contact/model.wgsl")),
     ]
 }
 

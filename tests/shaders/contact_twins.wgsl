@@ -53,7 +53,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let w_i = in3(b + 12u);
     let v_j = in3(b + 16u);
     let w_j = in3(b + 20u);
-    let history = vec4<f32>(in3(b + 24u), inputs[b + 27u]);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, 0.0, 0.0);
     let n_w = in3(b + 28u);
 
     let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
@@ -79,8 +79,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put3(o + 48u, c.force_j);
     put3(o + 51u, c.torque_i);
     put3(o + 54u, c.torque_j);
-    put3(o + 57u, c.history.xyz);
-    put(o + 60u, c.history.w);
+    put3(o + 57u, c.history.shear);
+    put(o + 60u, c.history.normal_force);
     put(o + 61u, c.strain);
     put(o + 62u, c.slip_work);
     put(o + 63u, c.dashpot_work);

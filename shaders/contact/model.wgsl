@@ -1,0 +1,22 @@
+// A contact's model is chosen per material pair (PairParamsGpu.model); this is the one entry
+// point the force pass calls. Twin of src/contact/model.rs.
+
+// Everything one active contact contributes in one step.
+struct ContactOutput {
+    force_j: vec3<f32>,     // total contact force on j (i feels −force_j), eqs (1)–(2)
+    strain: f32,            // strain energy stored in the contact, eq (15)
+    torque_i: vec3<f32>,    // torque on i about its centre
+    slip_work: f32,         // slip work this step, eq (16)
+    torque_j: vec3<f32>,    // torque on j about its centre (zero for a wall)
+    dashpot_work: f32,      // dashpot work this step, eq (17)
+    history: HistoryGpu,    // history for the next step
+}
+
+// One step of an active contact with the model of its material pair.
+fn contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
+    switch p.model {
+        default: {
+            return hertz_contact(p, g, h, dt);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Contact history: what an active contact carries from one step to the next. A new contact
+//! starts from `History::NEW`; an ended contact's history is dropped. The GPU keeps the f32 twin
+//! `HistoryGpu` in its hash table, the CPU the f64 `History` in per-owner lists.
+
+use glam::DVec3;
+
+use crate::gpu_struct;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct History {
+    /// Shear force F_s of the previous step, on body j (hertz-pfc eq 7's (F_s)₀).
+    pub shear: DVec3,
+    /// |F_n| of the previous step (hertz-pfc eq 9's (F_n^h)₀).
+    pub normal_force: f64,
+    /// Normal approach speed when the contact became active (hysteretic-pfc δ̇⁻, eq 6).
+    pub impact_velocity: f64,
+    /// 0 for a contact that is new in this step, 1 once it has been stored.
+    pub established: f64,
+}
+
+impl History {
+    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0 };
+}
+
+gpu_struct! {
+    /// f32 twin of `History` (32 bytes).
+    pub struct HistoryGpu {
+        shear: [f32; 3] => "vec3<f32>",
+        normal_force: f32 => "f32",
+        impact_velocity: f32 => "f32",
+        established: f32 => "f32",
+        _pad0: f32 => "f32",
+        _pad1: f32 => "f32",
+    }
+}
+
+impl From<&History> for HistoryGpu {
+    fn from(h: &History) -> Self {
+        HistoryGpu {
+            shear: [h.shear.x as f32, h.shear.y as f32, h.shear.z as f32],
+            normal_force: h.normal_force as f32,
+            impact_velocity: h.impact_velocity as f32,
+            established: h.established as f32,
+            _pad0: 0.0,
+            _pad1: 0.0,
+        }
+    }
+}
