@@ -3,6 +3,7 @@
 //! Every error is a `TalusError::Scene` naming the file, the key path
 //! (`materials.glass.density`, `generators[1].radius.min`) and the offending value.
 
+mod contacts;
 mod distribution;
 mod generate;
 mod parse;
@@ -15,7 +16,7 @@ use serde_json::Value;
 pub use distribution::RadiusDist;
 pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
 
-use crate::contact::params::{inherit, PairParams};
+use crate::contact::params::{inherit, ContactModel, PairParams};
 use crate::error::{Result, TalusError};
 use crate::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
 use generate::{Common, Grid, Sources};
@@ -44,22 +45,9 @@ const TOP_KEYS: &[&str] = &[
     "generators",
     "walls",
 ];
-const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "fric"];
-/// Pair keys that are not inherited from materials (allowed in `contacts.default`).
-const NON_INHERITED_KEYS: &[&str] = &["hz_alpha", "hz_mode", "rgap", "dp_nratio", "dp_sratio", "dp_alpha", "dp_mode"];
-const PAIR_KEYS: &[&str] = &[
-    "materials",
-    "hz_shear",
-    "hz_poiss",
-    "fric",
-    "hz_alpha",
-    "hz_mode",
-    "rgap",
-    "dp_nratio",
-    "dp_sratio",
-    "dp_alpha",
-    "dp_mode",
-];
+const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
+/// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
+const INHERITED_KEYS: &[&str] = &["hz_shear", "hz_poiss", "fric"];
 const PARTICLE_KEYS: &[&str] = &["position", "radius", "velocity", "angular_velocity", "material"];
 const LATTICE_KEYS: &[&str] =
     &["type", "origin", "count", "spacing", "radius", "material", "velocity", "angular_velocity", "seed"];
@@ -173,10 +161,32 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         let o = cx.object(v, &mats.key(name))?;
         o.allow(MATERIAL_KEYS)?;
         let density = cx.positive(o.f64_req("density")?, &o.key("density"))?;
-        let hz_shear = cx.positive(o.f64_req("hz_shear")?, &o.key("hz_shear"))?;
-        let hz_poiss = match o.f64_opt("hz_poiss")? {
-            Some(x) => check_poisson(&cx, x, &o.key("hz_poiss"))?,
-            None => 0.0,
+        // Elasticity as the PFC specs name it (hz_shear, hz_poiss) or as the others do
+        // (youngsModulus, poissonsRatio; G = E / (2 (1 + ν))), not both.
+        let (hz_shear, hz_poiss) = match (o.get("youngsModulus"), o.get("hz_shear")) {
+            (Some(_), Some(_)) => return Err(cx.err(&o.key("youngsModulus"), "give either youngsModulus/poissonsRatio or hz_shear/hz_poiss, not both")),
+            (Some(_), None) => {
+                if o.get("hz_poiss").is_some() {
+                    return Err(cx.err(&o.key("hz_poiss"), "with youngsModulus, give Poisson's ratio as poissonsRatio"));
+                }
+                let young = cx.positive(o.f64_req("youngsModulus")?, &o.key("youngsModulus"))?;
+                let nu = match o.f64_opt("poissonsRatio")? {
+                    Some(x) => check_poisson(&cx, x, &o.key("poissonsRatio"))?,
+                    None => 0.0,
+                };
+                (young / (2.0 * (1.0 + nu)), nu)
+            }
+            (None, _) => {
+                if o.get("poissonsRatio").is_some() {
+                    return Err(cx.err(&o.key("poissonsRatio"), "poissonsRatio goes with youngsModulus; with hz_shear use hz_poiss"));
+                }
+                let g = cx.positive(o.f64_req("hz_shear")?, &o.key("hz_shear"))?;
+                let nu = match o.f64_opt("hz_poiss")? {
+                    Some(x) => check_poisson(&cx, x, &o.key("hz_poiss"))?,
+                    None => 0.0,
+                };
+                (g, nu)
+            }
         };
         let fric = match o.f64_opt("fric")? {
             Some(x) => cx.non_negative(x, &o.key("fric"))?,
@@ -188,17 +198,22 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
 
     // ---- contacts ----
     let mut base = PairParams::default();
-    let mut pair_entries: Vec<(u32, u32, Obj)> = Vec::new();
+    let mut pair_entries: Vec<(u32, u32, Obj, ContactModel)> = Vec::new();
     if let Some(c) = top.obj_opt("contacts")? {
         c.allow(&["default", "pairs"])?;
         if let Some(d) = c.obj_opt("default")? {
-            d.allow(NON_INHERITED_KEYS)?;
-            apply_pair_keys(&cx, &d, &mut base)?;
+            let model = contacts::model_of(&cx, &d, ContactModel::Hertz)?;
+            contacts::check_keys(&cx, &d, model, &[])?;
+            if let Some(k) = INHERITED_KEYS.iter().find(|k| d.get(k).is_some()) {
+                return Err(cx.err(&d.key(k), format!("is inherited from the materials (spec eqs 18-20); set it per material or per pair in contacts.pairs, got {}", show(d.get(k).unwrap()))));
+            }
+            contacts::apply_pair_keys(&cx, &d, &mut base, model)?;
         }
         if let Some(pairs) = c.array_opt("pairs")? {
             for (i, v) in pairs.iter().enumerate() {
                 let p = cx.object(v, &index(&c.key("pairs"), i))?;
-                p.allow(PAIR_KEYS)?;
+                let model = contacts::model_of(&cx, &p, base.model)?;
+                contacts::check_keys(&cx, &p, model, &["materials"])?;
                 let mv = p.req("materials")?;
                 let mp = p.key("materials");
                 let names = match mv {
@@ -221,7 +236,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                         ),
                     ));
                 }
-                pair_entries.push((a, b, p));
+                pair_entries.push((a, b, p, model));
             }
         }
     }
@@ -230,9 +245,12 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     for a in 0..nm {
         for b in a..nm {
             let mut pp = inherit(&materials[a], &materials[b], base);
+            let mut path = "contacts.default".to_string();
             if let Some(e) = pair_entries.iter().find(|e| e.0 as usize == a && e.1 as usize == b) {
-                apply_pair_keys(&cx, &e.2, &mut pp)?;
+                contacts::apply_pair_keys(&cx, &e.2, &mut pp, e.3)?;
+                path = e.2.path.clone();
             }
+            contacts::check_resolved(&cx, &pp, &path)?;
             entries[a * nm + b] = pp;
             entries[b * nm + a] = pp;
         }
@@ -492,7 +510,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     })
 }
 
-fn check_poisson(cx: &Cx, x: f64, path: &str) -> Result<f64> {
+pub(crate) fn check_poisson(cx: &Cx, x: f64, path: &str) -> Result<f64> {
     cx.in_half_open(x, -1.0, 0.5, path)
 }
 
@@ -516,43 +534,8 @@ fn material_ref(cx: &Cx, materials: &[Material], o: &Obj, k: &str) -> Result<u32
     }
 }
 
-/// Apply the PairParams keys present in `o` (with range checks) onto `p`.
-fn apply_pair_keys(cx: &Cx, o: &Obj, p: &mut PairParams) -> Result<()> {
-    if let Some(x) = o.f64_opt("hz_shear")? {
-        p.hz_shear = cx.positive(x, &o.key("hz_shear"))?;
-    }
-    if let Some(x) = o.f64_opt("hz_poiss")? {
-        p.hz_poiss = check_poisson(cx, x, &o.key("hz_poiss"))?;
-    }
-    if let Some(x) = o.f64_opt("fric")? {
-        p.fric = cx.non_negative(x, &o.key("fric"))?;
-    }
-    if let Some(x) = o.f64_opt("hz_alpha")? {
-        p.hz_alpha = cx.positive(x, &o.key("hz_alpha"))?;
-    }
-    if let Some(x) = o.f64_opt("rgap")? {
-        p.rgap = x;
-    }
-    if let Some(x) = o.f64_opt("dp_nratio")? {
-        p.dp_nratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_nratio"))?;
-    }
-    if let Some(x) = o.f64_opt("dp_sratio")? {
-        p.dp_sratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_sratio"))?;
-    }
-    if let Some(x) = o.f64_opt("dp_alpha")? {
-        p.dp_alpha = cx.non_negative(x, &o.key("dp_alpha"))?;
-    }
-    if let Some(v) = o.get("hz_mode") {
-        p.hz_mode = mode(cx, v, &o.key("hz_mode"), 1)?;
-    }
-    if let Some(v) = o.get("dp_mode") {
-        p.dp_mode = mode(cx, v, &o.key("dp_mode"), 3)?;
-    }
-    Ok(())
-}
-
 /// An integer mode in 0..=max.
-fn mode(cx: &Cx, v: &Value, path: &str, max: u32) -> Result<u32> {
+pub(crate) fn mode(cx: &Cx, v: &Value, path: &str, max: u32) -> Result<u32> {
     let allowed: Vec<String> = (0..=max).map(|m| m.to_string()).collect();
     let bad = || cx.err(path, format!("must be one of {}, got {}", allowed.join(", "), show(v)));
     if !v.is_number() {

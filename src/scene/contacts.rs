@@ -1,0 +1,194 @@
+//! The `contacts` section: the contact model of each material pair (`"model"`) and its
+//! parameters, with the names each model's spec uses. A key is checked against the model of
+//! the object it is written in (a pair entry without `"model"` uses the default's model).
+
+use serde_json::Value;
+
+use super::parse::{show, Cx, Obj};
+use crate::contact::params::{ContactModel, PairParams};
+use crate::error::Result;
+
+/// Keys every model accepts.
+const COMMON: &[&str] = &["model", "fric", "rolling_fric", "hz_shear", "hz_poiss"];
+
+/// The keys of each model beyond `COMMON` (spec names).
+fn model_keys(m: ContactModel) -> &'static [&'static str] {
+    match m {
+        ContactModel::Hertz => &["hz_alpha", "hz_mode", "rgap", "dp_nratio", "dp_sratio", "dp_alpha", "dp_mode"],
+        ContactModel::Hysteretic => &["hz_alpha", "hz_mode", "dp_mode", "dp_en", "dp_enmin"],
+        ContactModel::Hooke => &[
+            "elasticStiffness",
+            "characteristicVelocity",
+            "useCharacteristicVelocity",
+            "coefficientRestitution",
+            "tangential_damping",
+            "ktToKnUser",
+            "limitForce",
+            "viscous",
+            "FluidViscosity",
+            "CriticalStokes",
+            "MaximumRestitution",
+            "computeDissipatedEnergy",
+            "computeElasticPotential",
+        ],
+        ContactModel::HertzMindlin => &["coefficientRestitution"],
+        ContactModel::HertzViscous => &["coefficientRestitution", "noAttraction"],
+    }
+}
+
+/// Options of the specs that need features Talus does not have.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("disableNormalWhenBonded", "needs the bond cohesion model, which Talus does not have"),
+    ("heating_normal_hooke", "needs surface heating, which Talus does not have"),
+];
+
+/// The model an object selects, or `inherited` when it names none.
+pub(crate) fn model_of(cx: &Cx, o: &Obj, inherited: ContactModel) -> Result<ContactModel> {
+    match o.get("model") {
+        None => Ok(inherited),
+        Some(v) => {
+            let name = cx.string(v, &o.key("model"))?;
+            ContactModel::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = ContactModel::ALL.iter().map(|m| m.name()).collect();
+                cx.err(&o.key("model"), format!("unknown contact model {}; the models are {}", show(v), names.join(", ")))
+            })
+        }
+    }
+}
+
+/// Reject keys that `model` does not have (or that need missing features), naming the model.
+pub(crate) fn check_keys(cx: &Cx, o: &Obj, model: ContactModel, extra: &[&str]) -> Result<()> {
+    for k in o.map.keys() {
+        if let Some((_, why)) = UNSUPPORTED.iter().find(|(name, _)| name == k) {
+            return Err(cx.err(&o.key(k), format!("is not supported: {why}")));
+        }
+        if !(COMMON.contains(&k.as_str()) || model_keys(model).contains(&k.as_str()) || extra.contains(&k.as_str())) {
+            let mut allowed: Vec<&str> = COMMON.iter().chain(model_keys(model)).chain(extra).copied().collect();
+            allowed.sort_unstable();
+            return Err(cx.err(&o.key(k), format!("unknown key \"{k}\" for contact model {}; allowed keys: {}", model.name(), allowed.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+/// An on/off switch: JSON true/false or the specs' "on"/"off".
+fn switch(cx: &Cx, v: &Value, path: &str) -> Result<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "on" => Ok(true),
+        Value::String(s) if s == "off" => Ok(false),
+        _ => Err(cx.err(path, format!("expected true/false or \"on\"/\"off\", got {}", show(v)))),
+    }
+}
+
+/// Apply the keys present in `o` onto `p` (with range checks); `model` is the object's model.
+pub(crate) fn apply_pair_keys(cx: &Cx, o: &Obj, p: &mut PairParams, model: ContactModel) -> Result<()> {
+    p.model = model;
+    let num = |k: &str| o.f64_opt(k);
+    if let Some(x) = num("hz_shear")? {
+        p.hz_shear = cx.positive(x, &o.key("hz_shear"))?;
+    }
+    if let Some(x) = num("hz_poiss")? {
+        p.hz_poiss = super::check_poisson(cx, x, &o.key("hz_poiss"))?;
+    }
+    if let Some(x) = num("fric")? {
+        p.fric = cx.non_negative(x, &o.key("fric"))?;
+    }
+    if let Some(x) = num("rolling_fric")? {
+        p.rolling_fric = cx.non_negative(x, &o.key("rolling_fric"))?;
+    }
+    if let Some(x) = num("hz_alpha")? {
+        p.hz_alpha = cx.positive(x, &o.key("hz_alpha"))?;
+    }
+    if let Some(x) = num("rgap")? {
+        p.rgap = x;
+    }
+    if let Some(x) = num("dp_nratio")? {
+        p.dp_nratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_nratio"))?;
+    }
+    if let Some(x) = num("dp_sratio")? {
+        p.dp_sratio = cx.in_closed(x, 0.0, 1.0, &o.key("dp_sratio"))?;
+    }
+    if let Some(x) = num("dp_alpha")? {
+        p.dp_alpha = cx.non_negative(x, &o.key("dp_alpha"))?;
+    }
+    if let Some(v) = o.get("hz_mode") {
+        p.hz_mode = super::mode(cx, v, &o.key("hz_mode"), 1)?;
+    }
+    if let Some(v) = o.get("dp_mode") {
+        let max = if model == ContactModel::Hysteretic { 2 } else { 3 };
+        p.dp_mode = super::mode(cx, v, &o.key("dp_mode"), max)?;
+    }
+    if let Some(x) = num("dp_en")? {
+        p.dp_en = positive_fraction(cx, x, &o.key("dp_en"))?;
+    }
+    if let Some(x) = num("dp_enmin")? {
+        p.dp_enmin = cx.in_closed(x, 0.0, 1.0, &o.key("dp_enmin"))?;
+    }
+    if let Some(x) = num("coefficientRestitution")? {
+        p.restitution = positive_fraction(cx, x, &o.key("coefficientRestitution"))?;
+    }
+    if let Some(x) = num("elasticStiffness")? {
+        p.elastic_stiffness = cx.positive(x, &o.key("elasticStiffness"))?;
+    }
+    if let Some(x) = num("characteristicVelocity")? {
+        p.characteristic_velocity = cx.positive(x, &o.key("characteristicVelocity"))?;
+    }
+    if let Some(x) = num("FluidViscosity")? {
+        p.fluid_viscosity = cx.positive(x, &o.key("FluidViscosity"))?;
+    }
+    if let Some(x) = num("CriticalStokes")? {
+        p.critical_stokes = cx.non_negative(x, &o.key("CriticalStokes"))?;
+    }
+    if let Some(x) = num("MaximumRestitution")? {
+        p.maximum_restitution = positive_fraction(cx, x, &o.key("MaximumRestitution"))?;
+    }
+    let switches: [(&str, &mut bool); 6] = [
+        ("useCharacteristicVelocity", &mut p.use_characteristic_velocity),
+        ("tangential_damping", &mut p.tangential_damping),
+        ("ktToKnUser", &mut p.kt_to_kn_user),
+        ("limitForce", &mut p.limit_force),
+        ("viscous", &mut p.viscous),
+        ("noAttraction", &mut p.no_attraction),
+    ];
+    for (k, field) in switches {
+        if let Some(v) = o.get(k) {
+            *field = switch(cx, v, &o.key(k))?;
+        }
+    }
+    // Energies are always computed; these switches are accepted for compatibility only.
+    for k in ["computeDissipatedEnergy", "computeElasticPotential"] {
+        if let Some(v) = o.get(k) {
+            switch(cx, v, &o.key(k))?;
+        }
+    }
+    Ok(())
+}
+
+/// A restitution coefficient: (0, 1].
+fn positive_fraction(cx: &Cx, x: f64, path: &str) -> Result<f64> {
+    if x > 0.0 && x <= 1.0 {
+        Ok(x)
+    } else {
+        Err(cx.err(path, format!("must be in (0, 1], got {}", super::parse::fmt_num(x))))
+    }
+}
+
+/// Checks that need the whole resolved pair (`path` names the object that chose the model).
+pub(crate) fn check_resolved(cx: &Cx, p: &PairParams, path: &str) -> Result<()> {
+    if p.model == ContactModel::Hooke {
+        if p.elastic_stiffness <= 0.0 && p.characteristic_velocity <= 0.0 {
+            return Err(cx.err(path, "contact model hooke needs elasticStiffness or characteristicVelocity"));
+        }
+        if p.use_characteristic_velocity && p.characteristic_velocity <= 0.0 {
+            return Err(cx.err(path, "useCharacteristicVelocity is on but characteristicVelocity is not given"));
+        }
+        if p.viscous && p.fluid_viscosity <= 0.0 {
+            return Err(cx.err(path, "viscous is on: FluidViscosity must be given and > 0"));
+        }
+    }
+    if p.model != ContactModel::Hertz && p.rgap != 0.0 {
+        return Err(cx.err(path, format!("rgap is a parameter of the hertz model only, got {} for {}", p.rgap, p.model.name())));
+    }
+    Ok(())
+}
