@@ -16,6 +16,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::backend::Backend;
+use crate::contact::params::ContactModel;
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::gpu::{GpuBackend, GpuOptions};
@@ -29,7 +30,7 @@ pub const RADIUS_RANGE: (f64, f64) = (1.0e-3, 1.5e-3);
 pub const FILL_FRACTION: f64 = 0.35;
 
 /// Scene JSON for a settling box of `particles` particles (see `bench_setup`).
-pub fn bench_scene_json(particles: usize, seed: u64) -> String {
+pub fn bench_scene_json(particles: usize, seed: u64, model: ContactModel) -> String {
     let (r0, r1) = RADIUS_RANGE;
     // Mean particle volume for r ~ U(r0, r1): 4/3 π E[r³], E[r³] = (r1⁴ − r0⁴) / (4 (r1 − r0)).
     let mean_r3 = (r1.powi(4) - r0.powi(4)) / (4.0 * (r1 - r0));
@@ -48,7 +49,7 @@ pub fn bench_scene_json(particles: usize, seed: u64) -> String {
         "materials": {
             "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 }
         },
-        "contacts": { "default": { "dp_nratio": 0.3, "dp_sratio": 0.3 } },
+        "contacts": { "default": model_contacts(model) },
         "generators": [
             {
                 "type": "random_fill",
@@ -67,11 +68,22 @@ pub fn bench_scene_json(particles: usize, seed: u64) -> String {
     .to_string()
 }
 
+/// `contacts.default` of the bench scene for `model`: comparable damping (restitution ≈ 0.5).
+pub fn model_contacts(model: ContactModel) -> serde_json::Value {
+    match model {
+        ContactModel::Hertz => serde_json::json!({ "dp_nratio": 0.3, "dp_sratio": 0.3 }),
+        ContactModel::Hysteretic => serde_json::json!({ "model": "hysteretic", "dp_en": 0.5 }),
+        ContactModel::Hooke => serde_json::json!({ "model": "hooke", "characteristicVelocity": 1.0, "coefficientRestitution": 0.5 }),
+        ContactModel::HertzMindlin => serde_json::json!({ "model": "hertz_mindlin", "coefficientRestitution": 0.5, "rolling_fric": 0.05 }),
+        ContactModel::HertzViscous => serde_json::json!({ "model": "hertz_viscous", "coefficientRestitution": 0.5 }),
+    }
+}
+
 /// A settling box of `particles` polydisperse particles (radius uniform 1–1.5 mm, random
 /// non-overlapping fill at solid fraction `FILL_FRACTION`), soft glass-like material
 /// (G = 50 MPa, as scenes/settle_box.json), gravity and dashpot damping (β = 0.3).
-pub fn bench_setup(particles: usize, seed: u64) -> Setup {
-    let text = bench_scene_json(particles, seed);
+pub fn bench_setup(particles: usize, seed: u64, model: ContactModel) -> Setup {
+    let text = bench_scene_json(particles, seed, model);
     crate::scene::parse_str(&text, Path::new("<bench>")).unwrap_or_else(|e| panic!("the bench scene is invalid: {e}"))
 }
 
@@ -195,11 +207,11 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no GPU adapter is found.
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
-pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool) -> Result<BenchResult> {
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel) -> Result<BenchResult> {
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
-    let setup = bench_setup(particles, 1);
+    let setup = bench_setup(particles, 1, model);
     let n = setup.particles.len();
     let gpu = match choice {
         BackendChoice::Cpu => None,

@@ -79,6 +79,9 @@ enum Command {
         /// GPU: also time every pass of the step on its own
         #[arg(long)]
         profile: bool,
+        /// Contact model of the bench scene (hertz, hysteretic, hooke, hertz_mindlin, hertz_viscous)
+        #[arg(long, default_value = "hertz", value_parser = parse_model)]
+        model: talus::contact::ContactModel,
     },
     /// List GPU adapters with their limits, and the CPU thread count
     Info,
@@ -136,8 +139,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile } => {
-            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile)?;
+        Command::Bench { particles, steps, warmup, backend, json, profile, model } => {
+            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile, model)?;
             println!("{r}");
             if let Some(path) = json {
                 talus::output::write_atomic(&path, r.to_json().as_bytes())?;
@@ -163,4 +166,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn parse_model(name: &str) -> std::result::Result<talus::contact::ContactModel, String> {
+    talus::contact::ContactModel::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = talus::contact::ContactModel::ALL.iter().map(|m| m.name()).collect();
+        format!("unknown contact model `{name}`; the models are {}", names.join(", "))
+    })
 }
