@@ -15,7 +15,19 @@ struct ContactOutput {
 // One step of an active contact with the model of its material pair.
 fn contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
     switch p.model {
-        default: {
+        case MODEL_HYSTERETIC: {
+            return hysteretic_contact(p, g, h, dt);
+        }
+        case MODEL_HOOKE: {
+            return hooke_contact(p, g, h, dt);
+        }
+        case MODEL_HERTZ_MINDLIN: {
+            return hertz_mindlin_contact(p, g, h, dt);
+        }
+        case MODEL_HERTZ_VISCOUS: {
+            return hertz_viscous_contact(p, g, h, dt);
+        }
+        case MODEL_HERTZ, default: {
             return hertz_contact(p, g, h, dt);
         }
     }

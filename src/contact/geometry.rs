@@ -21,6 +21,10 @@ pub struct ContactGeometry {
     pub vel_normal: f64,
     /// Tangential relative velocity of j's contact point w.r.t. i's.
     pub vel_shear: DVec3,
+    /// Angular velocity of i (rolling resistance acts on each body's own spin).
+    pub spin_i: DVec3,
+    /// Angular velocity of j (zero for a wall).
+    pub spin_j: DVec3,
 }
 
 /// Relative velocity at the contact point split into normal and tangential parts.
@@ -43,7 +47,7 @@ pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i:
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = normal * -(r_j - half_overlap);
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
-    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear }
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: w_j }
 }
 
 /// Ball–wall contact; `s` = signed distance of the ball centre from the plane along the
@@ -57,5 +61,5 @@ pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = DVec3::ZERO;
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, DVec3::ZERO);
-    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear }
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: DVec3::ZERO }
 }

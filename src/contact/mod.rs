@@ -13,6 +13,17 @@ pub mod tangential;
 pub mod damping;
 pub mod energy;
 pub mod hertz;
+pub mod damping_hysteretic;
+pub mod normal_hooke;
+pub mod tangential_linear;
+pub mod hysteretic;
+pub mod hooke;
+pub mod rolling;
+pub mod normal_mindlin;
+pub mod tangential_mindlin;
+pub mod normal_viscous;
+pub mod hertz_mindlin;
+pub mod hertz_viscous;
 pub mod model;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};

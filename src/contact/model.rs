@@ -31,6 +31,9 @@ pub struct ContactOutput {
 pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
     match p.model {
         ContactModel::Hertz => hertz_contact(p, g, h, dt),
-        other => unreachable!("contact model `{}` is rejected by the scene parser until it is implemented", other.name()),
+        ContactModel::Hysteretic => super::hysteretic::hysteretic_contact(p, g, h, dt),
+        ContactModel::Hooke => super::hooke::hooke_contact(p, g, h, dt),
+        ContactModel::HertzMindlin => super::hertz_mindlin::hertz_mindlin_contact(p, g, h, dt),
+        ContactModel::HertzViscous => super::hertz_viscous::hertz_viscous_contact(p, g, h, dt),
     }
 }

@@ -1,0 +1,35 @@
+// Hysteretic normal dashpot, spec hysteretic-pfc.txt eqs (5)–(6), and the impact speed δ̇⁻
+// captured when a contact becomes active (also used by hooke's viscous option).
+// Twin of src/contact/damping_hysteretic.rs.
+
+// δ̇⁻ = normal approach speed at activation: from the current geometry on the step the contact
+// is new (established = 0), afterwards the stored value. Never negative.
+fn impact_speed(g: ContactGeometry, h: HistoryGpu) -> f32 {
+    if (h.established == 0.0) {
+        return max(-g.vel_normal, 0.0);
+    }
+    return h.impact_velocity;
+}
+
+// The dimensionless factor of eq (6), χ = factor · h_n / δ̇⁻, for dashpot mode M_d.
+fn hysteretic_factor(p: PairParamsGpu) -> f32 {
+    if (p.dp_mode == 1u) {
+        let e = max(p.dp_en, p.dp_enmin);
+        return 0.75 * (1.0 - e * e);
+    } else if (p.dp_mode == 2u) {
+        let e = p.dp_en;
+        return 0.75 * (1.0 - e * e) * exp(2.0 * (1.0 - e));
+    }
+    let e = max(p.dp_en, 1e-3);
+    return (1.0 - e * e) / e;
+}
+
+// Eq (5): F_n^d = χ δ^α δ̇ (tension positive); no shear dashpot; no damping when δ̇⁻ = 0.
+fn hysteretic_dashpot(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, v_impact: f32) -> DashpotForce {
+    var chi = 0.0;
+    if (v_impact > 0.0) {
+        chi = hysteretic_factor(p) * normal.h_n / v_impact;
+    }
+    let fn_d = select(0.0, chi * pow(normal.overlap, p.hz_alpha) * g.vel_normal, normal.overlap > 0.0);
+    return DashpotForce(fn_d, vec3<f32>(0.0));
+}

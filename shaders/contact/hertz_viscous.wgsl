@@ -1,0 +1,21 @@
+// The hertz_viscous preset of hertz-woo.rst: Hertz elastic force plus Antypov's viscous force,
+// optional noAttraction, Coulomb friction with a Mindlin spring 8G*√(R*δ) (no tangential
+// damping), rolling friction with μ_r = rolling_fric. Twin of src/contact/hertz_viscous.rs.
+
+// One step of an active hertz_viscous contact; |F_n| is the total normal force.
+fn hertz_viscous_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
+    let normal = viscous_normal(p, g);
+    let fn_total = normal.fn_e + normal.fn_d;
+    let fn_mag = max(-fn_total, 0.0);
+    let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
+    let shear = mindlin_shear(p, g, k_t, 0.0, fn_mag, h, dt);
+    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let force_j = g.normal * -fn_total + shear.fs;
+    let torque_i = cross(g.branch_i, -force_j) + roll.torque_i;
+    let torque_j = cross(g.branch_j, force_j) + roll.torque_j;
+    let new_history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, 0.0, 0.0);
+    let strain = normal.strain + select(0.0, 0.5 * dot(shear.spring, shear.spring) / k_t, k_t > 0.0);
+    let damp = DashpotForce(normal.fn_d, shear.fs_d);
+    let work = dashpot_work(g, damp, dt);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, new_history);
+}

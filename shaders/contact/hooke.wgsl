@@ -1,0 +1,24 @@
+// The hooke preset of spec hooke-aspherix.txt. Twin of src/contact/hooke.rs.
+
+// Strain energy ½ k_n δ² + ½ |F_s|²/k_t.
+fn hooke_strain_energy(k_n: f32, overlap: f32, fs: vec3<f32>, k_t: f32) -> f32 {
+    let shear_part = select(0.0, 0.5 * dot(fs, fs) / k_t, k_t > 0.0);
+    return 0.5 * k_n * overlap * overlap + shear_part;
+}
+
+// One step of an active Hooke contact. γ_t = γ_n with tangential_damping (LIGGGHTS), else 0.
+fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
+    let v_impact = impact_speed(g, h);
+    let normal = hooke_normal(p, g, v_impact);
+    let k_t = linear_shear_stiffness(p, normal.k_n);
+    let gamma_t = select(0.0, normal.gamma_n, (p.flags & PAIR_FLAG_TANGENTIAL_DAMPING) != 0u);
+    let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
+    let damp = DashpotForce(normal.fn_d, shear.fs_d);
+    let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
+    let torque_i = cross(g.branch_i, -force_j);
+    let torque_j = cross(g.branch_j, force_j);
+    let new_history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, 0.0, 0.0);
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    let work = dashpot_work(g, damp, dt);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history);
+}

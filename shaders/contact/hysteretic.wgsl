@@ -1,0 +1,17 @@
+// The hysteretic preset of spec hysteretic-pfc.txt: Hertz elastic group + hysteretic dashpot.
+// Twin of src/contact/hysteretic.rs.
+
+// One step of an active hysteretic contact, eqs (2)–(9). No moment (eq 2).
+fn hysteretic_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
+    let normal = hertz_normal(p, g);
+    let shear = hertz_shear(p, g, normal, h, dt);
+    let v_impact = impact_speed(g, h);
+    let damp = hysteretic_dashpot(p, g, normal, v_impact);
+    let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs;
+    let torque_i = cross(g.branch_i, -force_j);
+    let torque_j = cross(g.branch_j, force_j);
+    let new_history = HistoryGpu(shear.fs, -normal.fn_h, v_impact, 1.0, 0.0, 0.0);
+    let strain = strain_energy(p, normal, shear.fs, shear.k_s);
+    let work = dashpot_work(g, damp, dt);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history);
+}

@@ -1,0 +1,31 @@
+// Hertz normal force with Tsuji damping, spec hertz-mindlin-musen.txt ("Normal force").
+// Twin of src/contact/normal_mindlin.rs (see there for the equivalence with Antypov's α(ε)).
+
+// Tsuji's fit factor of the musen spec.
+const TSUJI_FACTOR: f32 = 1.8257;
+
+// Normal part of a hertz_mindlin contact (spec sign: tension positive).
+struct MindlinNormal {
+    fn_e: f32,      // elastic force −2/3 ξ k_n (≤ 0)
+    fn_d: f32,      // damping force η_n ġ, η_n = −1.8257 α √(k_n M*) ≥ 0
+    k_n: f32,       // k_n = 2E*√(ξR*)
+    overlap: f32,   // ξ = max(−g_c, 0)
+    strain: f32,    // elastic energy 2/5 (2/3 ξ k_n) ξ
+}
+
+// α = ln e/√(π² + ln² e) (≤ 0); 0 for e ≥ 1; e is floored at 1e-20.
+fn tsuji_alpha(e: f32) -> f32 {
+    let l = log(max(e, 1e-20));
+    return select(l / sqrt(9.869604401 + l * l), 0.0, e >= 1.0);
+}
+
+fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry) -> MindlinNormal {
+    let r_star = 0.5 * g.r_bar;
+    let overlap = max(-g.gap, 0.0);
+    let k_n = select(0.0, 2.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(overlap * r_star), overlap > 0.0);
+    let fn_e = -2.0 / 3.0 * overlap * k_n;
+    let eta_n = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * sqrt(k_n * g.m_c);
+    let fn_d = eta_n * g.vel_normal;
+    let strain = 0.4 * overlap * -fn_e;
+    return MindlinNormal(fn_e, fn_d, k_n, overlap, strain);
+}

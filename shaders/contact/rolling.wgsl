@@ -1,0 +1,27 @@
+// Rolling resistance, spec hertz-mindlin-musen.txt ("Rolling friction"): a torque
+// M_ro = −μ_r |F_n| r ω/|ω| on each body from its OWN spin ω, usable by any preset.
+// Twin of src/contact/rolling.rs.
+
+// Rolling-resistance torques of one contact and the energy they dissipate this step.
+struct RollingTorque {
+    torque_i: vec3<f32>,    // torque on i about its centre
+    torque_j: vec3<f32>,    // torque on j about its centre (zero for a wall)
+    work: f32,              // −(M_i·ω_i + M_j·ω_j) Δt ≥ 0
+}
+
+// −μ_r |F_n| r ω/|ω| for one body; zero when ω = 0.
+fn rolling_torque(mu_r: f32, fn_mag: f32, r: f32, w: vec3<f32>) -> vec3<f32> {
+    let w_len = length(w);
+    if (w_len > 0.0) {
+        return w * (-mu_r * fn_mag * r / w_len);
+    }
+    return vec3<f32>(0.0);
+}
+
+// Both torques with μ_r = rolling_fric; fn_mag = |F_n|; lever = |branch| (zero for a wall).
+fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, dt: f32) -> RollingTorque {
+    let torque_i = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_i), g.spin_i);
+    let torque_j = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_j), g.spin_j);
+    let work = -(dot(torque_i, g.spin_i) + dot(torque_j, g.spin_j)) * dt;
+    return RollingTorque(torque_i, torque_j, work);
+}

@@ -1,0 +1,38 @@
+// Linear tangential spring with history. Twin of src/contact/tangential_linear.rs.
+
+// Tangential part of a linear contact.
+struct LinearShear {
+    fs: vec3<f32>,      // spring (history) force on j after the Coulomb cap
+    k_t: f32,
+    fs_d: vec3<f32>,    // tangential dashpot force on j (zero while slipping)
+    slip: bool,
+    slip_work: f32,     // eq (16) of hertz-pfc
+}
+
+// k_t = k_n, or 2/7 k_n with ktToKnUser.
+fn linear_shear_stiffness(p: PairParamsGpu, k_n: f32) -> f32 {
+    return select(k_n, 2.0 / 7.0 * k_n, (p.flags & PAIR_FLAG_KT_TO_KN_USER) != 0u);
+}
+
+// Trial F* = F₀ − k_t v_t Δt; cap μ|F_n| (compressive part of the total normal force);
+// slipping: rescaled history, no tangential dashpot; else F_s^d = −γ_t v_t.
+fn linear_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, gamma_t: f32, fn_total: f32, h: HistoryGpu, dt: f32) -> LinearShear {
+    let fs_old = rotate_history(h.shear, g.normal);
+    let increment = g.vel_shear * dt;
+    let trial = fs_old - increment * k_t;
+    let strength = p.fric * max(-fn_total, 0.0);
+    let trial_len = length(trial);
+    let slip = trial_len > strength;
+    var fs = trial;
+    if (slip && trial_len > 0.0) {
+        fs = trial * (strength / trial_len);
+    }
+    let fs_d = select(g.vel_shear * -gamma_t, vec3<f32>(0.0), slip);
+    var elastic = vec3<f32>(0.0);
+    if (k_t > 0.0) {
+        elastic = (fs_old - fs) / k_t;
+    }
+    let slip_increment = increment - elastic;
+    let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
+    return LinearShear(fs, k_t, fs_d, slip, slip_work);
+}

@@ -1,0 +1,38 @@
+// Mindlin tangential force with history, spec hertz-mindlin-musen.txt ("Tangential force").
+// Twin of src/contact/tangential_mindlin.rs: the history holds the spring force only; in a
+// slipping step the whole force is Coulomb friction (spring = capped force, no damping).
+
+// Tangential part of a contact with a Mindlin spring.
+struct MindlinShear {
+    fs: vec3<f32>,      // total tangential force on j (spring + damping, after the Coulomb cap)
+    spring: vec3<f32>,  // spring force on j, the history of the next step
+    fs_d: vec3<f32>,    // tangential damping force on j (zero while slipping)
+    k_t: f32,           // k_t used this step
+    slip: bool,         // |spring + damping| exceeded μ|F_n|
+    slip_work: f32,     // energy dissipated by slip this step
+}
+
+// k_t = 8 G* √(R* ξ), R* = R̄/2.
+fn mindlin_shear_stiffness(p: PairParamsGpu, r_bar: f32, overlap: f32) -> f32 {
+    return 8.0 * p.g_star * sqrt(0.5 * r_bar * overlap);
+}
+
+// Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
+// −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (fn_mag = |F_n|), slip work.
+fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_mag: f32, h: HistoryGpu, dt: f32) -> MindlinShear {
+    let fs_old = rotate_history(h.shear, g.normal);
+    let increment = g.vel_shear * dt;
+    let spring_trial = fs_old - increment * k_t;
+    let damp = g.vel_shear * -eta_t;
+    let total = spring_trial + damp;
+    let strength = p.fric * fn_mag;
+    let total_len = length(total);
+    let slip = total_len > strength;
+    let fs = select(total, total * (strength / total_len), slip);
+    let spring = select(spring_trial, fs, slip);
+    let fs_d = select(damp, vec3<f32>(0.0), slip);
+    let elastic = select(vec3<f32>(0.0), (fs_old - spring) / k_t, k_t > 0.0);
+    let slip_increment = increment - elastic;
+    let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
+    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work);
+}

@@ -1,0 +1,41 @@
+//! Hysteretic normal dashpot, spec `hysteretic-pfc.txt` eqs (5)–(6), and the impact speed δ̇⁻
+//! captured when a contact becomes active (also used by `hooke`'s viscous option).
+//! Twin of `shaders/contact/damping_hysteretic.wgsl`.
+
+use glam::DVec3;
+
+use super::damping::DashpotForce;
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::normal::NormalForce;
+use super::params::PairParams;
+
+/// δ̇⁻ = normal approach speed at activation: taken from the current geometry on the step the
+/// contact is new (`established` = 0), afterwards the stored value. Never negative.
+pub fn impact_speed(g: &ContactGeometry, h: &History) -> f64 {
+    if h.established == 0.0 { (-g.vel_normal).max(0.0) } else { h.impact_velocity }
+}
+
+/// The dimensionless factor of eq (6), χ = factor · h_n / δ̇⁻, for dashpot mode M_d:
+/// 0 (1−e²)/e (Gonthier 2004), 1 ¾(1−e²) with e = max(e_n, e*_n) (Lankarani–Nikravesh 1990),
+/// 2 ¾(1−e²) e^(2(1−e)) (Zhiying–Qishao). Mode 0 clamps e_n ≥ 1e-3 (χ is infinite at e_n = 0).
+pub fn hysteretic_factor(p: &PairParams) -> f64 {
+    if p.dp_mode == 1 {
+        let e = p.dp_en.max(p.dp_enmin);
+        0.75 * (1.0 - e * e)
+    } else if p.dp_mode == 2 {
+        let e = p.dp_en;
+        0.75 * (1.0 - e * e) * (2.0 * (1.0 - e)).exp()
+    } else {
+        let e = p.dp_en.max(1e-3);
+        (1.0 - e * e) / e
+    }
+}
+
+/// Eq (5): F_n^d = χ δ^α δ̇ (spec sign: tension positive, δ̇ = ġ > 0 when separating);
+/// no shear dashpot. No damping when δ̇⁻ = 0 (a contact that formed without approaching).
+pub fn hysteretic_dashpot(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, v_impact: f64) -> DashpotForce {
+    let chi = if v_impact > 0.0 { hysteretic_factor(p) * normal.h_n / v_impact } else { 0.0 };
+    let fn_d = if normal.overlap > 0.0 { chi * normal.overlap.powf(p.hz_alpha) * g.vel_normal } else { 0.0 };
+    DashpotForce { fn_d, fs_d: DVec3::ZERO }
+}

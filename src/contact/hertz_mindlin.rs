@@ -1,0 +1,33 @@
+//! The `hertz_mindlin` preset of `hertz-mindlin-musen.txt`: Hertz normal force with Tsuji
+//! damping, Mindlin tangential spring with damping and Coulomb cap, rolling friction.
+//! Twin of `shaders/contact/hertz_mindlin.wgsl`.
+
+use super::damping::DashpotForce;
+use super::energy::dashpot_work;
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::model::ContactOutput;
+use super::normal_mindlin::{mindlin_normal, tsuji_alpha, TSUJI_FACTOR};
+use super::params::PairParams;
+use super::rolling::rolling_resistance;
+use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
+
+/// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
+/// the total normal force, damping included, as in the spec; never negative.
+pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
+    let normal = mindlin_normal(p, g);
+    let fn_total = normal.fn_e + normal.fn_d;
+    let fn_mag = (-fn_total).max(0.0);
+    let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
+    let eta_t = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_t * g.m_c).sqrt();
+    let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
+    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let force_j = g.normal * -fn_total + shear.fs;
+    let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
+    let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
+    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0 };
+    let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
+    let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
+    let dashpot = dashpot_work(g, &damp, dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot }
+}

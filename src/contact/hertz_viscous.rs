@@ -1,0 +1,33 @@
+//! The `hertz_viscous` preset of `hertz-woo.rst`: Hertz elastic force plus Antypov's viscous
+//! force α(ε)√(m* k_n0) δ^{1/4} δ̇ (speed-independent restitution ε), optional `noAttraction`,
+//! Coulomb friction with a Mindlin tangential spring k_t = 8G*√(R*δ) (no tangential damping:
+//! the spec defines none), rolling friction with μ_r = `rolling_fric` (off by default).
+//! Twin of `shaders/contact/hertz_viscous.wgsl`.
+
+use super::damping::DashpotForce;
+use super::energy::dashpot_work;
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::model::ContactOutput;
+use super::normal_viscous::viscous_normal;
+use super::params::PairParams;
+use super::rolling::rolling_resistance;
+use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
+
+/// One step of an active `hertz_viscous` contact; |F_n| is the total normal force.
+pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
+    let normal = viscous_normal(p, g);
+    let fn_total = normal.fn_e + normal.fn_d;
+    let fn_mag = (-fn_total).max(0.0);
+    let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
+    let shear = mindlin_shear(p, g, k_t, 0.0, fn_mag, h, dt);
+    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let force_j = g.normal * -fn_total + shear.fs;
+    let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
+    let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
+    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0 };
+    let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
+    let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
+    let dashpot = dashpot_work(g, &damp, dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot }
+}

@@ -1,0 +1,38 @@
+//! The `hooke` preset of spec `hooke-aspherix.txt`: linear normal spring–dashpot + linear
+//! tangential spring with history, Coulomb cap and tangential damping.
+//! Twin of `shaders/contact/hooke.wgsl`.
+
+use glam::DVec3;
+
+use super::damping::DashpotForce;
+use super::damping_hysteretic::impact_speed;
+use super::energy::dashpot_work;
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::model::ContactOutput;
+use super::normal_hooke::hooke_normal;
+use super::params::PairParams;
+use super::tangential_linear::{linear_shear, linear_shear_stiffness};
+
+/// Strain energy ½ k_n δ² + ½ |F_s|²/k_t.
+pub fn hooke_strain_energy(k_n: f64, overlap: f64, fs: DVec3, k_t: f64) -> f64 {
+    let shear_part = if k_t > 0.0 { 0.5 * fs.length_squared() / k_t } else { 0.0 };
+    0.5 * k_n * overlap * overlap + shear_part
+}
+
+/// One step of an active Hooke contact. γ_t = γ_n with `tangential_damping` (LIGGGHTS), else 0.
+pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
+    let v_impact = impact_speed(g, h);
+    let normal = hooke_normal(p, g, v_impact);
+    let k_t = linear_shear_stiffness(p, normal.k_n);
+    let gamma_t = if p.tangential_damping { normal.gamma_n } else { 0.0 };
+    let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
+    let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
+    let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
+    let torque_i = g.branch_i.cross(-force_j);
+    let torque_j = g.branch_j.cross(force_j);
+    let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0 };
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    let dashpot_work = dashpot_work(g, &damp, dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work }
+}

@@ -1,0 +1,27 @@
+//! The `hysteretic` preset of spec `hysteretic-pfc.txt`: the Hertz elastic group of `hertz`
+//! (normal force and shear with history) plus the hysteretic normal dashpot χ δ^α δ̇.
+//! Twin of `shaders/contact/hysteretic.wgsl`.
+
+use super::damping_hysteretic::{hysteretic_dashpot, impact_speed};
+use super::energy::{dashpot_work, strain_energy};
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::model::ContactOutput;
+use super::normal::hertz_normal;
+use super::params::PairParams;
+use super::tangential::hertz_shear;
+
+/// One step of an active hysteretic contact, eqs (2)–(9). No moment (eq 2).
+pub fn hysteretic_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
+    let normal = hertz_normal(p, g);
+    let shear = hertz_shear(p, g, &normal, h, dt);
+    let v_impact = impact_speed(g, h);
+    let damp = hysteretic_dashpot(p, g, &normal, v_impact);
+    let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs;
+    let torque_i = g.branch_i.cross(-force_j);
+    let torque_j = g.branch_j.cross(force_j);
+    let history = History { shear: shear.fs, normal_force: -normal.fn_h, impact_velocity: v_impact, established: 1.0 };
+    let strain = strain_energy(p, &normal, shear.fs, shear.k_s);
+    let dashpot_work = dashpot_work(g, &damp, dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work }
+}

@@ -1,0 +1,45 @@
+//! Hertz normal force with Tsuji damping, spec `hertz-mindlin-musen.txt` ("Normal force").
+//! Twin of `shaders/contact/normal_mindlin.wgsl`.
+//!
+//! k_n = 2E*√(ξR*), F_n = 2/3 ξ k_n = 4/3 E*√R* ξ^{3/2}; damping 1.8257 α √(k_n M*) |v_n| with
+//! α = ln e/√(π² + ln² e). Since √k_n = √(3/2 k_n0) ξ^{1/4} (k_n0 = 4/3 E*√R*), this is
+//! 1.8257·√(3/2) |ln e|/√(π²+ln²e) √(M* k_n0) ξ^{1/4} ξ̇ = 2.23603… ≈ √5 (= 2.23607): Antypov's
+//! α(ε)√(m* k_n0) δ^{1/4} δ̇ of `hertz-woo.rst` to 2e-5 (1.8257 is √(10/3) = 1.825742 rounded).
+
+use super::geometry::ContactGeometry;
+use super::params::PairParams;
+
+/// Tsuji's fit factor of the musen spec.
+pub const TSUJI_FACTOR: f64 = 1.8257;
+
+/// Normal part of a `hertz_mindlin` contact (spec sign: tension positive).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MindlinNormal {
+    /// Elastic force −2/3 ξ k_n (≤ 0).
+    pub fn_e: f64,
+    /// Damping force η_n ġ (ġ > 0 separating), η_n = −1.8257 α √(k_n M*) ≥ 0.
+    pub fn_d: f64,
+    /// k_n = 2E*√(ξR*).
+    pub k_n: f64,
+    /// Overlap ξ = max(−g_c, 0).
+    pub overlap: f64,
+    /// Elastic energy ∫F dξ = 2/5 (2/3 ξ k_n) ξ.
+    pub strain: f64,
+}
+
+/// α = ln e/√(π² + ln² e) (≤ 0); 0 for e ≥ 1; e is floored at 1e-20.
+pub fn tsuji_alpha(e: f64) -> f64 {
+    let l = e.max(1e-20).ln();
+    if e >= 1.0 { 0.0 } else { l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt() }
+}
+
+pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry) -> MindlinNormal {
+    let r_star = 0.5 * g.r_bar;
+    let overlap = (-g.gap).max(0.0);
+    let k_n = if overlap > 0.0 { 2.0 * p.e_star() * (overlap * r_star).sqrt() } else { 0.0 };
+    let fn_e = -2.0 / 3.0 * overlap * k_n;
+    let eta_n = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_n * g.m_c).sqrt();
+    let fn_d = eta_n * g.vel_normal;
+    let strain = 0.4 * overlap * -fn_e;
+    MindlinNormal { fn_e, fn_d, k_n, overlap, strain }
+}

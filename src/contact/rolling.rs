@@ -1,0 +1,38 @@
+//! Rolling resistance, spec `hertz-mindlin-musen.txt` ("Rolling friction"): a torque
+//! M_ro = −μ_r |F_n| r ω/|ω| on each body from its OWN spin ω, usable by any preset.
+//! Twin of `shaders/contact/rolling.wgsl`.
+
+use glam::DVec3;
+
+use super::geometry::ContactGeometry;
+use super::params::PairParams;
+
+/// Rolling-resistance torques of one contact and the energy they dissipate this step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RollingTorque {
+    /// Torque on i about its centre.
+    pub torque_i: DVec3,
+    /// Torque on j about its centre (zero for a wall).
+    pub torque_j: DVec3,
+    /// Work dissipated this step, −(M_i·ω_i + M_j·ω_j) Δt = μ_r |F_n| (r_i|ω_i| + r_j|ω_j|) Δt ≥ 0.
+    pub work: f64,
+}
+
+/// −μ_r |F_n| r ω/|ω| for one body; zero when ω = 0.
+pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
+    let w_len = w.length();
+    if w_len > 0.0 {
+        w * (-mu_r * fn_mag * r / w_len)
+    } else {
+        DVec3::ZERO
+    }
+}
+
+/// Both torques with μ_r = `rolling_fric`; `fn_mag` = |F_n|. The lever r of each body is the
+/// length of its branch vector (centre → contact point, R − δ/2; zero for a wall).
+pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, dt: f64) -> RollingTorque {
+    let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.branch_i.length(), g.spin_i);
+    let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.branch_j.length(), g.spin_j);
+    let work = -(torque_i.dot(g.spin_i) + torque_j.dot(g.spin_j)) * dt;
+    RollingTorque { torque_i, torque_j, work }
+}

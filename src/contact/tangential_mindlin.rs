@@ -1,0 +1,56 @@
+//! Mindlin tangential force with history, spec `hertz-mindlin-musen.txt` ("Tangential force").
+//! Twin of `shaders/contact/tangential_mindlin.wgsl`.
+//!
+//! The history holds the SPRING force only: the damping force of a step is added to the force
+//! applied but not to the stored spring (musen stores the damped total, so each step's damping
+//! would be fed back into the next step's spring). In a slipping step the whole force is
+//! Coulomb friction: the spring is set to the capped force and no damping force is reported.
+
+use glam::DVec3;
+
+use super::geometry::ContactGeometry;
+use super::history::History;
+use super::params::PairParams;
+use super::tangential::rotate_history;
+
+/// Tangential part of a contact with a Mindlin spring.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MindlinShear {
+    /// Total tangential force on j (spring + damping, after the Coulomb cap).
+    pub fs: DVec3,
+    /// Spring force on j, the history of the next step.
+    pub spring: DVec3,
+    /// Tangential damping force on j (zero while slipping).
+    pub fs_d: DVec3,
+    /// k_t used this step.
+    pub k_t: f64,
+    /// |spring + damping| exceeded μ|F_n|.
+    pub slip: bool,
+    /// Energy dissipated by slip this step (trapezoidal, as hertz-pfc eq 16).
+    pub slip_work: f64,
+}
+
+/// k_t = 8 G* √(R* ξ), R* = R̄/2.
+pub fn mindlin_shear_stiffness(p: &PairParams, r_bar: f64, overlap: f64) -> f64 {
+    8.0 * p.g_star * (0.5 * r_bar * overlap).sqrt()
+}
+
+/// Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
+/// −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (`fn_mag` = |F_n|), slip work.
+pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, fn_mag: f64, h: &History, dt: f64) -> MindlinShear {
+    let fs_old = rotate_history(h.shear, g.normal);
+    let increment = g.vel_shear * dt;
+    let spring_trial = fs_old - increment * k_t;
+    let damp = g.vel_shear * -eta_t;
+    let total = spring_trial + damp;
+    let strength = p.fric * fn_mag;
+    let total_len = total.length();
+    let slip = total_len > strength;
+    let fs = if slip { total * (strength / total_len) } else { total };
+    let spring = if slip { fs } else { spring_trial };
+    let fs_d = if slip { DVec3::ZERO } else { damp };
+    let elastic = if k_t > 0.0 { (fs_old - spring) / k_t } else { DVec3::ZERO };
+    let slip_increment = increment - elastic;
+    let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
+    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work }
+}
