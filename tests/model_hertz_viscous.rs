@@ -146,7 +146,7 @@ fn grazing_no_energy_gain(model: ContactModel, e: f64) {
 const ACCURACY_ATTRACTION: f64 = 0.015;
 /// With `noAttraction` the contact loses the attractive end of the viscous force and the
 /// restitution is higher than the target (still speed-independent: the clamp is scale-free).
-/// Measured at dt = t_c/200 on both backends, see docs/cards/hertz_viscous.md.
+/// Measured at dt = t_c/200 on both backends, see docs/contact-models.md (hertz_viscous).
 const NO_ATTRACTION_MEASURED: [(f64, f64); 5] = [(0.1, 0.2516), (0.3, 0.3963), (0.5, 0.5498), (0.7, 0.7180), (0.9, 0.9020)];
 
 fn check_rows(rows: Vec<(String, &'static str, f64, [f64; 3])>, accuracy: f64, reference: Option<&[(f64, f64)]>) {

@@ -1,4 +1,4 @@
-//! The `hooke` model (spec `hooke-aspherix.txt`) on both backends (`docs/cards/hooke.md`).
+//! The `hooke` model (spec `hooke-aspherix.txt`) on both backends (`docs/contact-models.md`).
 //! The CPU/GPU twins of the hooke parts are in `tests/model_hysteretic.rs`.
 
 mod common;

@@ -1,5 +1,5 @@
 //! The `hysteretic` model (spec `hysteretic-pfc.txt`) on both backends, and the CPU/GPU twins of
-//! every function of the hysteretic and hooke parts (`docs/cards/hysteretic.md`).
+//! every function of the hysteretic and hooke parts (`docs/contact-models.md`).
 
 mod common;
 
