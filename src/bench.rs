@@ -68,6 +68,75 @@ pub fn bench_scene_json(particles: usize, seed: u64, model: ContactModel) -> Str
     .to_string()
 }
 
+/// Which bench scene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Packing {
+    /// Particles falling into a box (`bench_scene_json`): few contacts, measures the
+    /// per-particle cost (integration, grid, neighbour search).
+    Settling,
+    /// A packed bed (`bed_setup`): every particle in contact with about half of its six
+    /// lattice neighbours, so the contact models dominate.
+    Bed,
+}
+
+impl std::str::FromStr for Packing {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "settling" => Ok(Packing::Settling),
+            "bed" => Ok(Packing::Bed),
+            _ => Err(format!("unknown packing `{s}`; use settling or bed")),
+        }
+    }
+}
+
+/// Lattice spacing of the packed bed, m.
+pub const BED_SPACING: f64 = 2.0e-3;
+
+/// A packed bed of about `particles` particles: a cubic lattice of spacing `BED_SPACING` in a box
+/// open at +z, radii uniform in [0.995, 1.0] mm, then all radii scaled by 1.0025 so that a
+/// neighbour pair overlaps when r_i + r_j > spacing (about half of them, by at most 5 µm) and the
+/// outer particles touch the walls. Gravity and the damping of `model_contacts` settle it.
+pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
+    let nx = ((particles.max(1) as f64).cbrt().round() as usize).max(1);
+    let nz = particles.max(1).div_ceil(nx * nx);
+    let s = BED_SPACING;
+    let text = serde_json::json!({
+        "description": "talus bench: packed bed",
+        "gravity": [0.0, 0.0, -9.81],
+        "time_step": "auto",
+        "time_step_fraction": 0.2,
+        "steps": 1000,
+        "output": { "every_steps": 100 },
+        "snapshot_every": 0,
+        "materials": {
+            "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 }
+        },
+        "contacts": { "default": model_contacts(model) },
+        "generators": [
+            {
+                "type": "lattice",
+                "origin": [0.5 * s, 0.5 * s, 0.5 * s],
+                "count": [nx, nx, nz],
+                "spacing": s,
+                "radius": { "distribution": "uniform", "min": 0.995e-3, "max": 1.0e-3 },
+                "material": "glass",
+                "seed": 1
+            }
+        ],
+        "walls": [
+            { "type": "box", "name": "bin", "min": [0.0, 0.0, 0.0], "max": [nx as f64 * s, nx as f64 * s, 2.0 * nz as f64 * s], "material": "glass", "open": ["+z"] }
+        ]
+    })
+    .to_string();
+    let mut setup = crate::scene::parse_str(&text, Path::new("<bench bed>")).unwrap_or_else(|e| panic!("the bench bed is invalid: {e}"));
+    for r in &mut setup.particles.radius {
+        *r *= 1.0025;
+    }
+    setup
+}
+
 /// `contacts.default` of the bench scene for `model`: comparable damping (restitution ≈ 0.5).
 pub fn model_contacts(model: ContactModel) -> serde_json::Value {
     match model {
@@ -112,6 +181,8 @@ pub fn cpu_traffic_model() -> Traffic {
 /// Result of one benchmark.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
+    /// The bench scene: packing and contact model, e.g. "bed, hooke".
+    pub scene: String,
     pub backend: String,
     pub adapter: String,
     pub particles: usize,
@@ -145,6 +216,7 @@ impl BenchResult {
 
 impl fmt::Display for BenchResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "scene                 {}", self.scene)?;
         writeln!(f, "backend               {} ({})", self.backend, self.adapter)?;
         writeln!(f, "particles             {}", self.particles)?;
         writeln!(f, "steps                 {} (after {} warm-up)", self.steps, self.warmup)?;
@@ -188,6 +260,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
     let n = particles as f64;
     let bytes = (traffic.bytes_per_particle_step * n + traffic.bytes_per_contact_step * contacts as f64) * steps as f64;
     Ok(BenchResult {
+        scene: String::new(),
         backend: backend.kind().to_string(),
         adapter: backend.adapter(),
         particles,
@@ -207,12 +280,17 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no GPU adapter is found.
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
-pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel) -> Result<BenchResult> {
+#[allow(clippy::too_many_arguments)]
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing) -> Result<BenchResult> {
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
-    let setup = bench_setup(particles, 1, model);
+    let setup = match packing {
+        Packing::Settling => bench_setup(particles, 1, model),
+        Packing::Bed => bed_setup(particles, model),
+    };
     let n = setup.particles.len();
+    let scene = format!("{}, {}", match packing { Packing::Settling => "settling", Packing::Bed => "bed" }, model.name());
     let gpu = match choice {
         BackendChoice::Cpu => None,
         BackendChoice::Gpu => Some(GpuBackend::new(&setup, GpuOptions::default())?),
@@ -230,6 +308,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
             let m = g.traffic_model();
             let traffic = Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step };
             let mut result = time_backend(&mut g, n, steps, warmup, traffic)?;
+            result.scene = scene;
             if profile {
                 let totals = g.profile_passes(steps)?;
                 result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
@@ -238,7 +317,9 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
         }
         None => {
             let mut c = CpuBackend::new(&setup)?;
-            time_backend(&mut c, n, steps, warmup, cpu_traffic_model())
+            let mut result = time_backend(&mut c, n, steps, warmup, cpu_traffic_model())?;
+            result.scene = scene;
+            Ok(result)
         }
     }
 }

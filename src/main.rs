@@ -82,6 +82,9 @@ enum Command {
         /// Contact model of the bench scene (hertz, hysteretic, hooke, hertz_mindlin, hertz_viscous)
         #[arg(long, default_value = "hertz", value_parser = parse_model)]
         model: talus::contact::ContactModel,
+        /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle)
+        #[arg(long, default_value = "settling")]
+        packing: talus::bench::Packing,
     },
     /// List GPU adapters with their limits, and the CPU thread count
     Info,
@@ -139,8 +142,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model } => {
-            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile, model)?;
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing } => {
+            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?;
             println!("{r}");
             if let Some(path) = json {
                 talus::output::write_atomic(&path, r.to_json().as_bytes())?;

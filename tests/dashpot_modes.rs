@@ -105,3 +105,30 @@ fn slip_cut_modes_switch_off_the_shear_dashpot_while_sliding() {
         }
     }
 }
+
+#[test]
+fn grazing_wall_impacts_gain_no_energy() {
+    // hertz with friction 0.5 and both dashpots, impact angles 0°…89° from the wall normal
+    let speed = 1.0;
+    for angle in [0.0f64, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 85.0, 89.0] {
+        let a = angle.to_radians();
+        let v = [speed * a.sin(), 0.0, -speed * a.cos()];
+        for mut backend in both_backends(&setup(0, 0.3, 0.3, 0.5, v)) {
+            let e0 = backend.energies().unwrap();
+            let mut touched = false;
+            for _ in 0..20000 {
+                backend.step(10).unwrap();
+                let active = backend.contact_count().unwrap() > 0;
+                touched |= active;
+                if touched && !active {
+                    break;
+                }
+            }
+            let e = backend.energies().unwrap();
+            let kind = backend.kind();
+            assert!(touched, "{kind} {angle}°: no contact");
+            assert!(e.kinetic() <= e0.kinetic() * (1.0 + 1e-9), "{kind} {angle}°: kinetic energy grew from {} to {}", e0.kinetic(), e.kinetic());
+            assert!(e.slip >= 0.0 && e.dashpot >= 0.0, "{kind} {angle}°: negative dissipation {e:?}");
+        }
+    }
+}

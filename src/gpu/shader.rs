@@ -12,6 +12,17 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
         ("damping.wgsl", include_str!("../../shaders/contact/damping.wgsl")),
         ("energy.wgsl", include_str!("../../shaders/contact/energy.wgsl")),
         ("hertz.wgsl", include_str!("../../shaders/contact/hertz.wgsl")),
+        ("damping_hysteretic.wgsl", include_str!("../../shaders/contact/damping_hysteretic.wgsl")),
+        ("hysteretic.wgsl", include_str!("../../shaders/contact/hysteretic.wgsl")),
+        ("normal_hooke.wgsl", include_str!("../../shaders/contact/normal_hooke.wgsl")),
+        ("tangential_linear.wgsl", include_str!("../../shaders/contact/tangential_linear.wgsl")),
+        ("hooke.wgsl", include_str!("../../shaders/contact/hooke.wgsl")),
+        ("rolling.wgsl", include_str!("../../shaders/contact/rolling.wgsl")),
+        ("normal_mindlin.wgsl", include_str!("../../shaders/contact/normal_mindlin.wgsl")),
+        ("tangential_mindlin.wgsl", include_str!("../../shaders/contact/tangential_mindlin.wgsl")),
+        ("normal_viscous.wgsl", include_str!("../../shaders/contact/normal_viscous.wgsl")),
+        ("hertz_mindlin.wgsl", include_str!("../../shaders/contact/hertz_mindlin.wgsl")),
+        ("hertz_viscous.wgsl", include_str!("../../shaders/contact/hertz_viscous.wgsl")),
         ("model.wgsl", include_str!("../../shaders/contact/model.wgsl")),
     ]
 }
