@@ -25,11 +25,13 @@ fn hysteretic_factor(p: PairParamsGpu) -> f32 {
 }
 
 // Eq (5): F_n^d = χ δ^α δ̇ (tension positive); no shear dashpot; no damping when δ̇⁻ = 0.
-fn hysteretic_dashpot(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, v_impact: f32) -> DashpotForce {
+// The coefficient χ δ^α is limited to m_c/Δt (explicit stability; eq (6) is singular as δ̇⁻ → 0).
+fn hysteretic_dashpot(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, v_impact: f32, dt: f32) -> DashpotForce {
     var chi = 0.0;
     if (v_impact > 0.0) {
         chi = hysteretic_factor(p) * normal.h_n / v_impact;
     }
-    let fn_d = select(0.0, chi * pow(normal.overlap, p.hz_alpha) * g.vel_normal, normal.overlap > 0.0);
+    let coefficient = select(chi * pow(normal.overlap, p.hz_alpha), min(chi * pow(normal.overlap, p.hz_alpha), g.m_c / dt), dt > 0.0);
+    let fn_d = select(0.0, coefficient * g.vel_normal, normal.overlap > 0.0);
     return DashpotForce(fn_d, vec3<f32>(0.0));
 }

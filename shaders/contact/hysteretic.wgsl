@@ -6,7 +6,7 @@ fn hysteretic_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f
     let normal = hertz_normal(p, g);
     let shear = hertz_shear(p, g, normal, h, dt);
     let v_impact = impact_speed(g, h);
-    let damp = hysteretic_dashpot(p, g, normal, v_impact);
+    let damp = hysteretic_dashpot(p, g, normal, v_impact, dt);
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs;
     let torque_i = cross(g.branch_i, -force_j);
     let torque_j = cross(g.branch_j, force_j);

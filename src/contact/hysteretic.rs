@@ -16,7 +16,7 @@ pub fn hysteretic_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: 
     let normal = hertz_normal(p, g);
     let shear = hertz_shear(p, g, &normal, h, dt);
     let v_impact = impact_speed(g, h);
-    let damp = hysteretic_dashpot(p, g, &normal, v_impact);
+    let damp = hysteretic_dashpot(p, g, &normal, v_impact, dt);
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs;
     let torque_i = g.branch_i.cross(-force_j);
     let torque_j = g.branch_j.cross(force_j);

@@ -54,7 +54,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o, v_imp);
     put(o + 1u, hysteretic_factor(p));
     let normal = hertz_normal(p, g);
-    put(o + 2u, hysteretic_dashpot(p, g, normal, v_imp).fn_d);
+    put(o + 2u, hysteretic_dashpot(p, g, normal, v_imp, dt).fn_d);
     let hn = hooke_normal(p, g, v_imp);
     put(o + 3u, hn.fn_total);
     put(o + 4u, hn.fn_spring);
