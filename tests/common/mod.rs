@@ -1,6 +1,7 @@
 //! Scenes built in code for the physics tests, and both backends side by side.
 #![allow(dead_code)]
 
+pub mod impacts;
 pub mod twin;
 
 use talus::contact::params::{inherit, PairParams};

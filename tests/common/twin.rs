@@ -1,6 +1,7 @@
-//! Runs a CPU/GPU twin test kernel: `kernel_src` (composed after the contact files) reads
-//! `inputs` (binding 0, array<f32>) and `params` (binding 1, array<PairParamsGpu>, one per
-//! case) and writes `out_stride` floats per case to binding 2.
+//! Runs a CPU/GPU twin test kernel: `kernel_src` (composed after the contact files and
+//! tests/shaders/twin_io.wgsl, which declares the bindings) reads `inputs` (binding 0,
+//! array<f32>) and `params` (binding 1, array<PairParamsGpu>, one per case) and writes
+//! `out_stride` floats per case to binding 2.
 
 use talus::contact::params::PairParamsGpu;
 use wgpu::util::DeviceExt;
@@ -8,7 +9,7 @@ use wgpu::util::DeviceExt;
 pub fn run_twin_kernel(kernel_src: &str, inputs: &[f32], params: &[PairParamsGpu], out_stride: usize) -> Vec<f32> {
     let ctx = talus::gpu::open_context()
         .unwrap_or_else(|e| panic!("GPU twin test needs an adapter ({e}); install mesa-vulkan-drivers"));
-    let source = talus::gpu::shader::compose(kernel_src);
+    let source = talus::gpu::shader::compose(&format!("{}\n{kernel_src}", include_str!("../shaders/twin_io.wgsl")));
     let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("twins"), source: wgpu::ShaderSource::Wgsl(source.into()) });
     let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("twins"),

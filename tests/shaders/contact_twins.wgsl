@@ -4,23 +4,7 @@
 const IN_STRIDE: u32 = 32u;
 const OUT_STRIDE: u32 = 68u;
 
-@group(0) @binding(0) var<storage, read> inputs: array<f32>;
-@group(0) @binding(1) var<storage, read> params: array<PairParamsGpu>;
-@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
-
-fn in3(base: u32) -> vec3<f32> {
-    return vec3<f32>(inputs[base], inputs[base + 1u], inputs[base + 2u]);
-}
-
-fn put(o: u32, v: f32) {
-    outputs[o] = v;
-}
-
-fn put3(o: u32, v: vec3<f32>) {
-    outputs[o] = v.x;
-    outputs[o + 1u] = v.y;
-    outputs[o + 2u] = v.z;
-}
+// bindings, in3, put, put3: tests/shaders/twin_io.wgsl
 
 fn put_geometry(o: u32, g: ContactGeometry) {
     put3(o, g.normal);
