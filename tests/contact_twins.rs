@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::random::{f, unit, v3, at, norm};
+
 use glam::DVec3;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -18,24 +20,6 @@ use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, her
 const CASES: usize = 4096;
 const IN_STRIDE: usize = 32;
 const OUT_STRIDE: usize = 68;
-
-fn f(x: f64) -> f64 {
-    x as f32 as f64
-}
-
-fn unit(rng: &mut Pcg64) -> DVec3 {
-    loop {
-        let v = DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        if v.length_squared() > 0.01 && v.length_squared() < 1.0 {
-            return v.normalize();
-        }
-    }
-}
-
-fn v3(rng: &mut Pcg64, scale: f64) -> DVec3 {
-    let v = unit(rng) * rng.random_range(0.0..scale);
-    DVec3::new(f(v.x), f(v.y), f(v.z))
-}
 
 /// One random contact state, already rounded to f32.
 struct Case {
@@ -82,10 +66,6 @@ fn random_case(rng: &mut Pcg64) -> Case {
     input[31] = f(rng.random_range(0.0..2.0));
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
-}
-
-fn at(input: &[f64], i: usize) -> DVec3 {
-    DVec3::new(input[i], input[i + 1], input[i + 2])
 }
 
 fn geometry_out(out: &mut Vec<f64>, g: &ContactGeometry) {
@@ -164,10 +144,6 @@ const FIELDS: &[(&str, usize, usize)] = &[
     ("hertz_contact.history", 57, 4),
     ("hertz_contact.strain", 61, 1),
 ];
-
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
-}
 
 #[test]
 fn contact_functions_agree_on_cpu_and_gpu() {

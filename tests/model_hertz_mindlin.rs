@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::random::{f, unit, v3, at, norm};
+
 use glam::DVec3;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -21,24 +23,6 @@ const CASES: usize = 4096;
 const IN_STRIDE: usize = 32;
 const OUT_STRIDE: usize = 132;
 const BLOCK: usize = 64;
-
-fn f(x: f64) -> f64 {
-    x as f32 as f64
-}
-
-fn unit(rng: &mut Pcg64) -> DVec3 {
-    loop {
-        let v = DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        if v.length_squared() > 0.01 && v.length_squared() < 1.0 {
-            return v.normalize();
-        }
-    }
-}
-
-fn v3(rng: &mut Pcg64, scale: f64) -> DVec3 {
-    let v = unit(rng) * rng.random_range(0.0..scale);
-    DVec3::new(f(v.x), f(v.y), f(v.z))
-}
 
 /// One random contact state (input layout of tests/contact_twins.rs), rounded to f32.
 struct Case {
@@ -84,10 +68,6 @@ fn random_case(rng: &mut Pcg64) -> Case {
     input[31] = f(rng.random_range(0.0..2.0));
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
-}
-
-fn at(input: &[f64], i: usize) -> DVec3 {
-    DVec3::new(input[i], input[i + 1], input[i + 2])
 }
 
 fn push_output(out: &mut Vec<f64>, c: &ContactOutput) {
@@ -141,10 +121,6 @@ fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
     (g, gw, h, x[7])
-}
-
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
 /// Compares one block. Tolerances as tests/contact_twins.rs: 2e-4 relative, plus the

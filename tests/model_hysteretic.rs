@@ -278,28 +278,11 @@ mod twins {
     use talus::contact::tangential::hertz_shear;
     use talus::contact::tangential_linear::{linear_shear, linear_shear_stiffness};
     use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactOutput, History};
+    use crate::common::random::{f, unit, v3, at, norm};
 
     const CASES: usize = 4096;
     const IN_STRIDE: usize = 32;
     const OUT_STRIDE: usize = 72;
-
-    fn f(x: f64) -> f64 {
-        x as f32 as f64
-    }
-
-    fn unit(rng: &mut Pcg64) -> DVec3 {
-        loop {
-            let v = DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-            if v.length_squared() > 0.01 && v.length_squared() < 1.0 {
-                return v.normalize();
-            }
-        }
-    }
-
-    fn v3(rng: &mut Pcg64, scale: f64) -> DVec3 {
-        let v = unit(rng) * rng.random_range(0.0..scale);
-        DVec3::new(f(v.x), f(v.y), f(v.z))
-    }
 
     pub struct Case {
         input: [f64; IN_STRIDE],
@@ -355,10 +338,6 @@ mod twins {
         put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
         input[31] = f(rng.random_range(0.01..5.0));
         Case { input, p }
-    }
-
-    fn at(input: &[f64], i: usize) -> DVec3 {
-        DVec3::new(input[i], input[i + 1], input[i + 2])
     }
 
     fn contact_out(out: &mut [f64], c: &ContactOutput) {
@@ -418,10 +397,6 @@ mod twins {
         // CPU only (not compared): |χ δ^α|, the dashpot force per unit ġ, its error scale
         o[70] = if g.vel_normal != 0.0 { (o[2] / g.vel_normal).abs() } else { 0.0 };
         o
-    }
-
-    fn norm(v: &[f64]) -> f64 {
-        v.iter().map(|x| x * x).sum::<f64>().sqrt()
     }
 
     pub fn run() {

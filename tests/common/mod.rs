@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod impacts;
+pub mod random;
 pub mod twin;
 
 use talus::contact::params::{inherit, PairParams};
