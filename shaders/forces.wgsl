@@ -42,6 +42,29 @@ fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
     return vec2<f32>(t, (t - acc.x) - y);
 }
 
+// What one particle's gather produces (twin of `Gathered` in src/cpu/forces.rs).
+struct Gathered {
+    force: vec3<f32>,
+    torque: vec3<f32>,
+    strain: f32,
+    slip_work: f32,
+    dashpot_work: f32,
+    contacts: u32,
+}
+
+// The owner's share of contact (key_a, key_b): force, torque, energies, count, new history.
+fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOutput, write_epoch: u32) {
+    (*out).force = (*out).force - c.force_j;
+    (*out).torque = (*out).torque + c.torque_i;
+    (*out).strain = (*out).strain + c.strain;
+    (*out).contacts = (*out).contacts + 1u;
+    if (WRITE_HISTORY) {
+        (*out).slip_work = (*out).slip_work + c.slip_work;
+        (*out).dashpot_work = (*out).dashpot_work + c.dashpot_work;
+        hash_insert(key_a, key_b, c.history, write_epoch, true);
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
@@ -54,12 +77,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let wi = omega[i];
     let mat_i = u32(bi.w);
     let m_i = 1.0 / vi.w;
-    var f = vec3<f32>(0.0);
-    var t = vec3<f32>(0.0);
-    var strain = 0.0;
-    var slip = 0.0;
-    var dash = 0.0;
-    var count = 0u;
+    var out = Gathered();
 
     // The 27 neighbour cells as 9 rows: cells x−1..x+1 of a row are contiguous in the
     // sorted list, so each row is one range (cells in z, y, x order; ids sorted within cells).
@@ -94,20 +112,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 }
                 if (!contact_active(p, g)) { continue; }
                 let h = hash_lookup(a, b, read_epoch);
-                let out = contact_force(p, g, h, sim.dt);
+                let c = contact_force(p, g, h, sim.dt);
                 if (i == a) {
-                    f = f - out.force_j;
-                    t = t + out.torque_i;
-                    strain = strain + out.strain;
-                    count = count + 1u;
-                    if (WRITE_HISTORY) {
-                        slip = slip + out.slip_work;
-                        dash = dash + out.dashpot_work;
-                        hash_insert(a, b, out.history, write_epoch, true);
-                    }
+                    add_owned(&out, a, b, c, write_epoch);
                 } else {
-                    f = f + out.force_j;
-                    t = t + out.torque_j;
+                    out.force = out.force + c.force_j;
+                    out.torque = out.torque + c.torque_j;
                 }
             }
         }
@@ -123,25 +133,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if (!contact_active(p, g)) { continue; }
         let key_b = WALL_KEY_BIT | w;
         let h = hash_lookup(i, key_b, read_epoch);
-        let out = contact_force(p, g, h, sim.dt);
-        f = f - out.force_j;
-        t = t + out.torque_i;
-        strain = strain + out.strain;
-        count = count + 1u;
-        if (WRITE_HISTORY) {
-            slip = slip + out.slip_work;
-            dash = dash + out.dashpot_work;
-            hash_insert(i, key_b, out.history, write_epoch, true);
-        }
+        add_owned(&out, i, key_b, contact_force(p, g, h, sim.dt), write_epoch);
     }
 
-    force[i] = vec4<f32>(f, strain);
-    torque[i] = vec4<f32>(t, 0.0);
-    contacts[i] = count;
+    force[i] = vec4<f32>(out.force, out.strain);
+    torque[i] = vec4<f32>(out.torque, 0.0);
+    contacts[i] = out.contacts;
     if (WRITE_HISTORY) {
         let acc = dissipation[i];
-        let s1 = kahan_add(acc.xy, slip);
-        let s2 = kahan_add(acc.zw, dash);
+        let s1 = kahan_add(acc.xy, out.slip_work);
+        let s2 = kahan_add(acc.zw, out.dashpot_work);
         dissipation[i] = vec4<f32>(s1, s2);
     }
 }
