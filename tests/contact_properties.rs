@@ -110,7 +110,7 @@ fn contact_is_invariant_under_rotation() {
     let mut rng = Pcg64::seed_from_u64(13);
     for _ in 0..1000 {
         let s = random_state(&mut rng);
-        let q = DQuat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..6.28));
+        let q = DQuat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..std::f64::consts::TAU));
         let g = ball_ball_geometry(s.d, s.r[0], s.r[1], s.m[0], s.m[1], s.v[0], s.w[0], s.v[1], s.w[1]);
         let gr = ball_ball_geometry(q * s.d, s.r[0], s.r[1], s.m[0], s.m[1], q * s.v[0], q * s.w[0], q * s.v[1], q * s.w[1]);
         let hr = History { shear: q * s.history.shear, ..s.history };
