@@ -7,7 +7,6 @@ use common::*;
 use talus::contact::normal_hooke::restitution_damping;
 use talus::contact::params::{ContactModel, PairParams};
 use talus::setup::Particles;
-use talus::Backend;
 
 /// 2⁻⁷ m: exactly representable, so touching balls start at a gap of exactly 0 in f32 too.
 const R: f64 = 0.0078125;
@@ -43,25 +42,6 @@ fn impact_setup(base: PairParams, wall: bool, v: f64, fric: f64, steps_per_conta
         particles.push([R, 0.0, 0.0], [-0.5 * v, 0.0, 0.0], [0.0; 3], R, 0);
         (setup_with(mat, base, particles, vec![], [0.0; 3], dt, cube(0.1)), 0, m_c, dt)
     }
-}
-
-fn restitution(backend: &mut dyn Backend, axis: usize, batch: u64, max_steps: u64) -> (f64, talus::Energies) {
-    let s0 = backend.snapshot().unwrap();
-    let rel = |s: &talus::Snapshot| if s.velocity.len() > 1 { s.velocity[1][axis] - s.velocity[0][axis] } else { s.velocity[0][axis] };
-    let v_in = rel(&s0);
-    let (mut steps, mut touched) = (0, false);
-    loop {
-        backend.step(batch).unwrap();
-        steps += batch;
-        let active = backend.contact_count().unwrap() > 0;
-        touched |= active;
-        if touched && !active {
-            break;
-        }
-        assert!(steps < max_steps, "{}: contact did not end within {max_steps} steps", backend.kind());
-    }
-    let s = backend.snapshot().unwrap();
-    (-rel(&s) / v_in, backend.energies().unwrap())
 }
 
 const TARGETS: [f64; 5] = [0.1, 0.3, 0.5, 0.7, 0.9];
