@@ -9,7 +9,7 @@
 @group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> torque: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> dissipation: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> dissipation: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(9) var<storage, read> walls: array<WallGpu>;
 @group(0) @binding(10) var<storage, read> cell_start: array<u32>;
@@ -49,6 +49,7 @@ struct Gathered {
     strain: f32,
     slip_work: f32,
     dashpot_work: f32,
+    stiffness_work: f32,
     contacts: u32,
 }
 
@@ -61,6 +62,7 @@ fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOut
     if (WRITE_HISTORY) {
         (*out).slip_work = (*out).slip_work + c.slip_work;
         (*out).dashpot_work = (*out).dashpot_work + c.dashpot_work;
+        (*out).stiffness_work = (*out).stiffness_work + c.stiffness_work;
         hash_insert(key_a, key_b, c.history, write_epoch, true);
     }
 }
@@ -140,9 +142,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     torque[i] = vec4<f32>(out.torque, 0.0);
     contacts[i] = out.contacts;
     if (WRITE_HISTORY) {
-        let acc = dissipation[i];
-        let s1 = kahan_add(acc.xy, out.slip_work);
-        let s2 = kahan_add(acc.zw, out.dashpot_work);
-        dissipation[i] = vec4<f32>(s1, s2);
+        let base = i * DISSIPATION_PARTS;
+        dissipation[base] = kahan_add(dissipation[base], out.slip_work);
+        dissipation[base + 1u] = kahan_add(dissipation[base + 1u], out.dashpot_work);
+        dissipation[base + 2u] = kahan_add(dissipation[base + 2u], out.stiffness_work);
     }
 }

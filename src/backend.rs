@@ -2,7 +2,8 @@
 
 use crate::error::Result;
 
-/// Energy partitions, J. Dissipated partitions (`slip`, `dashpot`) are cumulative since step 0.
+/// Energy partitions, J. Work partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`) are
+/// cumulative since step 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Energies {
     /// Σ ½ m v²
@@ -17,6 +18,10 @@ pub struct Energies {
     pub slip: f64,
     /// Energy dissipated by dashpots since the start, spec eq (17).
     pub dashpot: f64,
+    /// Energy shear springs lost to changes of their stiffness at fixed force since the start
+    /// (hertz-pfc eqs 8–9, Mindlin k_t ∝ √δ; zero for constant-stiffness springs). Negative when
+    /// springs softened under load more than they stiffened (hz_mode 0 unloading).
+    pub stiffness_work: f64,
     /// Work done on the particles by walls since the start (zero while walls are fixed).
     pub wall_work: f64,
 }
@@ -29,9 +34,13 @@ impl Energies {
     pub fn mechanical(&self) -> f64 {
         self.kinetic() + self.gravitational + self.strain
     }
+    /// Energy that left the mechanical partitions through the contacts: slip + dashpot + stiffness work.
+    pub fn dissipated(&self) -> f64 {
+        self.slip + self.dashpot + self.stiffness_work
+    }
     /// Energy balance: mechanical + dissipated − wall work. Constant up to integration error.
     pub fn total(&self) -> f64 {
-        self.mechanical() + self.slip + self.dashpot - self.wall_work
+        self.mechanical() + self.dissipated() - self.wall_work
     }
 }
 

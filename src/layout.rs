@@ -44,6 +44,9 @@ pub mod consts {
     pub const WORKGROUP_SIZE: u32 = 64;
     /// Overflow flag bits (see `gpu::capacity`).
     pub const OVERFLOW_HASH: u32 = 1;
+    /// Kahan pairs (sum, compensation) per particle in the GPU `dissipation` buffer: slip,
+    /// dashpot and shear-stiffness work of the contacts the particle owns.
+    pub const DISSIPATION_PARTS: u32 = 3;
     /// Dashpot modes of spec eqs (13)–(14).
     pub const DP_MODE_FULL: u32 = 0;
     pub const DP_MODE_NO_TENSION: u32 = 1;
@@ -72,6 +75,7 @@ pub fn wgsl_constants() -> String {
         u32_const("EMPTY_KEY", EMPTY_KEY),
         u32_const("WORKGROUP_SIZE", WORKGROUP_SIZE),
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
+        u32_const("DISSIPATION_PARTS", DISSIPATION_PARTS),
         u32_const("DP_MODE_FULL", DP_MODE_FULL),
         u32_const("DP_MODE_NO_TENSION", DP_MODE_NO_TENSION),
         u32_const("DP_MODE_SLIP_CUT", DP_MODE_SLIP_CUT),

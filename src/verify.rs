@@ -164,7 +164,7 @@ fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
 }
 
 /// Energy partitions by name (the derived `total` last).
-fn partitions(e: &Energies) -> [(&'static str, f64); 10] {
+fn partitions(e: &Energies) -> [(&'static str, f64); 11] {
     [
         ("kinetic", e.kinetic()),
         ("kinetic_translational", e.kinetic_translational),
@@ -173,6 +173,7 @@ fn partitions(e: &Energies) -> [(&'static str, f64); 10] {
         ("strain", e.strain),
         ("slip", e.slip),
         ("dashpot", e.dashpot),
+        ("stiffness_work", e.stiffness_work),
         ("wall_work", e.wall_work),
         ("mechanical", e.mechanical()),
         ("total", e.total()),
@@ -267,7 +268,7 @@ pub fn verify_backends(
             rows[n_state / 2 + k].record(d, scale, step);
         }
         let (ea, eb) = (reference.energies()?, other.energies()?);
-        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.wall_work.abs());
+        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs());
         for (k, ((_, va), (_, vb))) in partitions(&ea).iter().zip(partitions(&eb).iter()).enumerate() {
             let scale = va.abs().max(vb.abs()).max(ENERGY_FLOOR * active_energy);
             rows[n_state + k].record((va - vb).abs(), scale, step);

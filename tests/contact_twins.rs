@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use talus::contact::damping::dashpot;
 use talus::contact::energy::{dashpot_work, strain_energy};
+use common::random::stored_stiffness;
 use talus::contact::normal::hertz_normal;
 use talus::contact::params::{PairParams, PairParamsGpu};
 use talus::contact::tangential::hertz_shear;
@@ -19,7 +20,7 @@ use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, her
 
 const CASES: usize = 4096;
 const IN_STRIDE: usize = 32;
-const OUT_STRIDE: usize = 68;
+const OUT_STRIDE: usize = 72;
 
 /// One random contact state, already rounded to f32.
 struct Case {
@@ -64,6 +65,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
     put(&mut input, 24, v3(rng, 30.0));
     input[27] = f(rng.random_range(0.0..60.0));
     input[31] = f(rng.random_range(0.0..2.0));
+    input[23] = stored_stiffness(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
 }
@@ -82,7 +84,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     let x = &c.input;
     let p = &c.p;
     let dt = x[7];
-    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0 };
+    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23] };
     let mut out = Vec::with_capacity(OUT_STRIDE);
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     geometry_out(&mut out, &g);
@@ -107,6 +109,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.extend([h.strain, h.slip_work, h.dashpot_work]);
     out.push(contact_active(p, &g) as u8 as f64);
     out.push(contact_active(p, &gw) as u8 as f64);
+    out.extend([shear.stiffness_work, h.stiffness_work, h.history.shear_stiffness]);
     out.resize(OUT_STRIDE, 0.0);
     out
 }
@@ -143,6 +146,7 @@ const FIELDS: &[(&str, usize, usize)] = &[
     ("hertz_contact.force_j", 48, 3),
     ("hertz_contact.history", 57, 4),
     ("hertz_contact.strain", 61, 1),
+    ("hertz_contact.history.shear_stiffness", 68, 1),
 ];
 
 #[test]
@@ -192,6 +196,13 @@ fn contact_functions_agree_on_cpu_and_gpu() {
             + 100.0 * f32::EPSILON as f64 * cpu[61].abs();
         for (name, i) in [("slip_work", 41), ("dashpot_work", 47), ("hertz_contact.slip_work", 62), ("hertz_contact.dashpot_work", 63)] {
             assert!((cpu[i] - g[i]).abs() <= 1e-3 * work_scale + (2e-4 + conditioning) * cpu[i].abs() + 1e-20, "case {k}: {name}: cpu {} gpu {} (scale {work_scale:e})", cpu[i], g[i]);
+        }
+        // stiffness work: a difference of the stored and the starting spring energies
+        let history_shear = norm(&case.input[24..27]);
+        let spring_energy = |k: f64| if k > 0.0 { 0.5 * history_shear * history_shear / k } else { 0.0 };
+        let stiffness_scale = (2e-4 + conditioning) * (spring_energy(case.input[23]) + spring_energy(cpu[39])) + 1e-20;
+        for (name, i) in [("hertz_shear.stiffness_work", 66), ("hertz_contact.stiffness_work", 67)] {
+            assert!((cpu[i] - g[i]).abs() <= stiffness_scale, "case {k}: {name}: cpu {} gpu {} (scale {stiffness_scale:e})", cpu[i], g[i]);
         }
         compared += 1;
     }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::random::{f, unit, v3, at, norm};
+use common::random::{f, unit, v3, at, norm, stored_stiffness};
 
 use glam::DVec3;
 use rand::{Rng, SeedableRng};
@@ -21,8 +21,8 @@ use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactGeometry, Co
 
 const CASES: usize = 4096;
 const IN_STRIDE: usize = 32;
-const OUT_STRIDE: usize = 132;
-const BLOCK: usize = 64;
+const OUT_STRIDE: usize = 140;
+const BLOCK: usize = 68;
 
 /// One random contact state (input layout of tests/contact_twins.rs), rounded to f32.
 struct Case {
@@ -66,6 +66,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
     put(&mut input, 24, v3(rng, 30.0));
     input[27] = f(rng.random_range(0.0..60.0));
     input[31] = f(rng.random_range(0.0..2.0));
+    input[23] = stored_stiffness(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
 }
@@ -112,12 +113,14 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
     };
     out[62] = ratio(fn_mag, eta_t);
     out[63] = ratio(fn_mag_v, 0.0);
+    let (hm, hv) = (hertz_mindlin_contact(p, g, h, dt), hertz_viscous_contact(p, g, h, dt));
+    out[64..68].copy_from_slice(&[sh.stiffness_work, hm.stiffness_work, hv.stiffness_work, hm.history.shear_stiffness]);
     out
 }
 
 fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
     let x = &c.input;
-    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0 };
+    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23] };
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
     (g, gw, h, x[7])
@@ -129,7 +132,8 @@ fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
 /// are differences of O(|v| + |ω|R) terms (absolute error ~ε of that scale), so every force
 /// that is a coefficient × velocity gets a floor of 1e-5 × (coefficient × velocity scale).
 /// Returns false when a Coulomb decision differs at the threshold (case not compared).
-fn compare_block(k: usize, which: &str, c: &[f64], g: &[f64], g_geo: &ContactGeometry, distance: f64, vel_scale: f64, dt: f64, h_shear: f64) -> bool {
+fn compare_block(k: usize, which: &str, c: &[f64], g: &[f64], g_geo: &ContactGeometry, distance: f64, vel_scale: f64, dt: f64, h: &History) -> bool {
+    let h_shear = h.shear.length();
     for (flag, ratio) in [(20, 62), (59 + 2, 63)] {
         if c[flag] != g[flag] {
             assert!((c[ratio] - 1.0).abs() < 1e-3, "case {k} {which}: slip state differs away from the Coulomb limit (ratio {})", c[ratio]);
@@ -191,6 +195,13 @@ fn compare_block(k: usize, which: &str, c: &[f64], g: &[f64], g_geo: &ContactGeo
     for (name, i) in [("mindlin_shear.slip_work", 21), ("rolling_resistance.work", 28), ("hertz_mindlin.slip_work", 43), ("hertz_mindlin.dashpot_work", 44), ("hertz_viscous.slip_work", 59), ("hertz_viscous.dashpot_work", 60)] {
         check(name, i, 1, floor_w + 1e-20);
     }
+    // stiffness work: a difference of the stored and the starting spring energies
+    let spring_energy = |k_s: f64| if k_s > 0.0 { 0.5 * h_shear * h_shear / k_s } else { 0.0 };
+    let floor_s = rtol * (spring_energy(h.shear_stiffness) + spring_energy(c[10])) + 1e-20;
+    for (name, i) in [("mindlin_shear.stiffness_work", 64), ("hertz_mindlin.stiffness_work", 65), ("hertz_viscous.stiffness_work", 66)] {
+        assert!((c[i] - g[i]).abs() <= floor_s, "case {k} {which}: {name}: cpu {} gpu {} (floor {floor_s:e})", c[i], g[i]);
+    }
+    check("hertz_mindlin.history.shear_stiffness", 67, 1, 0.0);
     true
 }
 
@@ -207,13 +218,13 @@ fn mindlin_viscous_rolling_parts_agree_on_cpu_and_gpu() {
         let x = &case.input;
         let gk: Vec<f64> = gpu[k * OUT_STRIDE..(k + 1) * OUT_STRIDE].iter().map(|&v| v as f64).collect();
         // the scalar coefficient functions
-        assert!((tsuji_alpha(case.p.restitution) - gk[128]).abs() <= 1e-6, "case {k}: tsuji_alpha");
-        assert!((antypov_alpha(case.p.restitution) - gk[129]).abs() <= 4e-6, "case {k}: antypov_alpha");
+        assert!((tsuji_alpha(case.p.restitution) - gk[2 * BLOCK]).abs() <= 1e-6, "case {k}: tsuji_alpha");
+        assert!((antypov_alpha(case.p.restitution) - gk[2 * BLOCK + 1]).abs() <= 4e-6, "case {k}: antypov_alpha");
         let vel_scale = at(x, 8).length() + at(x, 16).length() + at(x, 12).length() * x[3] + at(x, 20).length() * x[4];
         let mut ok = true;
         for (which, geo, base, distance) in [("ball-ball", &g, 0, at(x, 0).length()), ("ball-wall", &gw, BLOCK, x[3])] {
             let c = cpu_block(&case.p, geo, &h, dt);
-            ok &= compare_block(k, which, &c, &gk[base..base + BLOCK], geo, distance, vel_scale, dt, h.shear.length());
+            ok &= compare_block(k, which, &c, &gk[base..base + BLOCK], geo, distance, vel_scale, dt, &h);
             if which == "ball-ball" && c[3] > 0.0 {
                 active += 1;
                 rolling += (c[22..25].iter().any(|&t| t != 0.0)) as usize;

@@ -157,7 +157,7 @@ fn dissipation_equals_kinetic_energy_lost() {
                 let e0 = backend.energies().unwrap();
                 let (_, e1) = restitution(backend.as_mut(), axis, 10, 100_000);
                 let lost = e0.kinetic() - e1.kinetic();
-                let dissipated = e1.slip + e1.dashpot - e0.slip - e0.dashpot;
+                let dissipated = e1.dissipated() - e0.dissipated();
                 let rel = (dissipated - lost).abs() / lost;
                 println!("{} {} γ_t {tangential_damping}: KE lost {lost:.6e}, slip {:.4e} + dashpot {:.4e}, rel. diff {rel:.2e}", backend.kind(), if wall { "wall" } else { "ball" }, e1.slip, e1.dashpot);
                 assert!(rel < 1e-3, "{}: dissipated {dissipated:e} vs lost {lost:e}", backend.kind());

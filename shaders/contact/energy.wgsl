@@ -1,5 +1,6 @@
 // Energy partitions of the Hertz model, spec hertz-pfc.txt eqs (15) and (17)
-// (slip work, eq (16), is computed with the shear force in tangential.wgsl).
+// (slip work, eq (16), is computed with the shear force in tangential.wgsl), and the work of a
+// shear spring's stiffness change, which closes the books of eq (15) (docs/contact-models.md).
 // Twin of src/contact/energy.rs.
 
 // E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15), with the normal term written
@@ -15,4 +16,13 @@ fn dashpot_work(g: ContactGeometry, d: DashpotForce, dt: f32) -> f32 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
     return -dot(force_on_j, relative_velocity) * dt;
+}
+
+// Energy a shear spring loses when its stiffness changes at fixed force this step:
+// ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
+// starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1).
+fn stiffness_work(fs_stored: vec3<f32>, k_stored: f32, fs_start: vec3<f32>, k: f32) -> f32 {
+    let stored = select(0.0, 0.5 * dot(fs_stored, fs_stored) / k_stored, k_stored > 0.0);
+    let start = select(0.0, 0.5 * dot(fs_start, fs_start) / k, k > 0.0);
+    return stored - start;
 }

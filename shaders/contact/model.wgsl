@@ -10,6 +10,7 @@ struct ContactOutput {
     torque_j: vec3<f32>,    // torque on j about its centre (zero for a wall)
     dashpot_work: f32,      // dashpot work this step, eq (17)
     history: HistoryGpu,    // history for the next step
+    stiffness_work: f32,    // energy the shear spring lost to its stiffness change this step
 }
 
 // One step of an active contact with the model of its material pair.

@@ -7,6 +7,7 @@ struct ShearForce {
     k_s: f32,           // tangent shear stiffness, eq (8)
     slip: bool,         // slip state, eq (12)
     slip_work: f32,     // energy dissipated by slip this step (≥ 0), eq (16)
+    stiffness_work: f32, // energy the spring lost to its stiffness change this step
 }
 
 // k_s = 2(1−ν)/(2−ν) α_h h_n^(1/α_h) (F_n^h)^((α_h−1)/α_h), eq (8); fn_mag = |F_n^h|.
@@ -49,5 +50,6 @@ fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: His
     let elastic = select(vec3<f32>(0.0), (fs_old - fs) / k_s, k_s > 0.0);
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
-    return ShearForce(fs, k_s, slip, slip_work);
+    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
+    return ShearForce(fs, k_s, slip, slip_work, stiffness);
 }

@@ -10,6 +10,7 @@ struct MindlinShear {
     k_t: f32,           // k_t used this step
     slip: bool,         // |spring + damping| exceeded μ|F_n|
     slip_work: f32,     // energy dissipated by slip this step
+    stiffness_work: f32, // energy the spring lost to its stiffness change this step
 }
 
 // k_t = 8 G* √(R* ξ), R* = R̄/2.
@@ -34,5 +35,6 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let elastic = select(vec3<f32>(0.0), (fs_old - spring) / k_t, k_t > 0.0);
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
-    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work);
+    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);
+    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness);
 }

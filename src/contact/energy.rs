@@ -1,5 +1,6 @@
 //! Energy partitions of the Hertz model, spec `hertz-pfc.txt` eqs (15) and (17)
-//! (slip work, eq (16), is computed with the shear force in `tangential.rs`).
+//! (slip work, eq (16), is computed with the shear force in `tangential.rs`), and the work of a
+//! shear spring's stiffness change, which closes the books of eq (15) (docs/contact-models.md).
 //! Twin of `shaders/contact/energy.wgsl`.
 
 use glam::DVec3;
@@ -22,4 +23,16 @@ pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, dt: f64) -> f64 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
     -force_on_j.dot(relative_velocity) * dt
+}
+
+/// Energy a shear spring loses when its stiffness changes at fixed force this step:
+/// ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
+/// starts from (F₀' = F₀ turned into the current plane and, for hz_mode 1, rescaled by eq (9);
+/// k = the stiffness of this step, eq (8)). Eq (16) books the slip of the increment against k,
+/// so strain change + slip work + this term = work done on the spring. Zero for a constant
+/// stiffness; may be negative (hz_mode 0 unloading: the spring softens and its energy grows).
+pub fn stiffness_work(fs_stored: DVec3, k_stored: f64, fs_start: DVec3, k: f64) -> f64 {
+    let stored = if k_stored > 0.0 { 0.5 * fs_stored.length_squared() / k_stored } else { 0.0 };
+    let start = if k > 0.0 { 0.5 * fs_start.length_squared() / k } else { 0.0 };
+    stored - start
 }

@@ -25,9 +25,9 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let force_j = g.normal * -fn_total + shear.fs;
     let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
     let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
-    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0 };
+    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t };
     let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
     let dashpot = dashpot_work(g, &damp, dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot }
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work }
 }

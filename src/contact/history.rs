@@ -16,10 +16,12 @@ pub struct History {
     pub impact_velocity: f64,
     /// 0 for a contact that is new in this step, 1 once it has been stored.
     pub established: f64,
+    /// Shear (tangential) spring stiffness of the previous step, with which `shear` was stored.
+    pub shear_stiffness: f64,
 }
 
 impl History {
-    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0 };
+    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0 };
 }
 
 gpu_struct! {
@@ -29,7 +31,7 @@ gpu_struct! {
         normal_force: f32 => "f32",
         impact_velocity: f32 => "f32",
         established: f32 => "f32",
-        _pad0: f32 => "f32",
+        shear_stiffness: f32 => "f32",
         _pad1: f32 => "f32",
     }
 }
@@ -41,7 +43,7 @@ impl From<&History> for HistoryGpu {
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
             established: h.established as f32,
-            _pad0: 0.0,
+            shear_stiffness: h.shear_stiffness as f32,
             _pad1: 0.0,
         }
     }

@@ -25,6 +25,8 @@ pub struct ContactOutput {
     pub slip_work: f64,
     /// Dashpot work this step, eq (17).
     pub dashpot_work: f64,
+    /// Energy the shear spring lost to its stiffness change this step (`energy::stiffness_work`).
+    pub stiffness_work: f64,
 }
 
 /// One step of an active contact with the model of its material pair.

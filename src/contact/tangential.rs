@@ -3,6 +3,7 @@
 
 use glam::DVec3;
 
+use super::energy::stiffness_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::normal::NormalForce;
@@ -19,6 +20,8 @@ pub struct ShearForce {
     pub slip: bool,
     /// Energy dissipated by slip this step (≥ 0), eq (16).
     pub slip_work: f64,
+    /// Energy the spring lost to its stiffness change this step (`energy::stiffness_work`).
+    pub stiffness_work: f64,
 }
 
 /// k_s = 2(1−ν)/(2−ν) α_h h_n^(1/α_h) (F_n^h)^((α_h−1)/α_h), eq (8); `fn_mag` = |F_n^h|.
@@ -62,5 +65,6 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
     let elastic = if k_s > 0.0 { (fs_old - fs) / k_s } else { DVec3::ZERO };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);
-    ShearForce { fs, k_s, slip, slip_work }
+    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
+    ShearForce { fs, k_s, slip, slip_work, stiffness_work }
 }

@@ -8,6 +8,7 @@
 
 use glam::DVec3;
 
+use super::energy::stiffness_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::params::PairParams;
@@ -28,6 +29,8 @@ pub struct MindlinShear {
     pub slip: bool,
     /// Energy dissipated by slip this step (trapezoidal, as hertz-pfc eq 16).
     pub slip_work: f64,
+    /// Energy the spring lost to its stiffness change this step (k_t follows the overlap).
+    pub stiffness_work: f64,
 }
 
 /// k_t = 8 G* √(R* ξ), R* = R̄/2.
@@ -52,5 +55,6 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let elastic = if k_t > 0.0 { (fs_old - spring) / k_t } else { DVec3::ZERO };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
-    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work }
+    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);
+    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work }
 }

@@ -23,6 +23,7 @@ struct Gathered {
     strain: f64,
     slip_work: f64,
     dashpot_work: f64,
+    stiffness_work: f64,
     contacts: u32,
 }
 
@@ -54,6 +55,7 @@ pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], n
         s.strain[i] = g.strain;
         s.slip_work[i] += g.slip_work;
         s.dashpot_work[i] += g.dashpot_work;
+        s.stiffness_work[i] += g.stiffness_work;
         s.contacts[i] = g.contacts;
     }
 }
@@ -121,5 +123,6 @@ fn add_owned(out: &mut Gathered, owned: &mut OwnedHistory, key: u32, c: &Contact
     out.strain += c.strain;
     out.slip_work += c.slip_work;
     out.dashpot_work += c.dashpot_work;
+    out.stiffness_work += c.stiffness_work;
     out.contacts += 1;
 }

@@ -121,6 +121,7 @@ impl Backend for CpuBackend {
             e.strain += s.strain[i];
             e.slip += s.slip_work[i];
             e.dashpot += s.dashpot_work[i];
+            e.stiffness_work += s.stiffness_work[i];
         }
         Ok(e)
     }

@@ -84,11 +84,11 @@ impl Buffers {
             ctx.queue.write_buffer(&lvl.params, 0, bytemuck::bytes_of(&p));
         }
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
-        let sizes = [v4; 8];
+        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
+        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 4 * n];
         let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_contacts"];
         let mut backup_state = Vec::new();
-        for (i, l) in state_labels.iter().enumerate() {
-            let size = if i == 7 { 4 * n } else { sizes[i] };
+        for (l, size) in state_labels.iter().zip(sizes) {
             backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
         }
         Ok(Buffers {
@@ -100,7 +100,7 @@ impl Buffers {
             omega: b("omega", v4, STATE)?,
             force: b("force", v4, STATE)?,
             torque: b("torque", v4, STATE)?,
-            dissipation: b("dissipation", v4, STATE)?,
+            dissipation: b("dissipation", dissipation_bytes, STATE)?,
             contacts: b("contacts", 4 * n, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", n_walls.max(1) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,

@@ -42,7 +42,8 @@ impl GpuBackend {
             e.strain += p.a[3] as f64;
             e.slip += p.b[0] as f64;
             e.dashpot += p.b[1] as f64;
-            count += p.b[2].to_bits() as u64;
+            e.stiffness_work += p.b[2] as f64;
+            count += p.b[3].to_bits() as u64;
         }
         Ok((e, count))
     }

@@ -182,7 +182,8 @@ impl GpuBackend {
     /// - grid_scatter: read cell, rank, cell start (12), write sorted id (4) → 16
     /// - grid_sort: read + write the sorted id (8)
     /// - forces: read own pos_block, pos_offset, velocity, omega (64), sorted id (4),
-    ///   dissipation r/w (32), write force, torque (32), contact count (4) → 136
+    ///   dissipation r/w (2 × 24: three Kahan pairs), write force, torque (32), contact
+    ///   count (4) → 152
     /// - (the separate `kick` runs once per batch, not per step)
     ///   Per grid cell (amortised per particle): clear (4), count/scan r/w ≈ 2×(4+4) plus the
     ///   upper levels (≈ 1/1024), grid_sort reads two starts (8), forces reads 27 starts of
@@ -192,7 +193,7 @@ impl GpuBackend {
     /// pair parameters (48 B) are assumed cached.
     pub fn traffic_model(&self) -> TrafficModel {
         let n = self.buffers.n_particles.max(1) as f64;
-        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 136.0;
+        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 152.0;
         let per_cell = 28.0;
         TrafficModel {
             bytes_per_particle_step: per_particle + per_cell * self.grid.n_cells as f64 / n,

@@ -13,7 +13,7 @@ use crate::backend::Energies;
 use crate::error::Result;
 
 /// Column names, in order.
-pub const COLUMNS: [&str; 11] = [
+pub const COLUMNS: [&str; 12] = [
     "step",
     "time",
     "kinetic",
@@ -23,6 +23,7 @@ pub const COLUMNS: [&str; 11] = [
     "strain",
     "slip",
     "dashpot",
+    "stiffness_work",
     "wall_work",
     "total",
 ];
@@ -30,7 +31,7 @@ pub const COLUMNS: [&str; 11] = [
 /// One CSV row (no trailing newline).
 pub fn format_row(step: u64, time: f64, e: &Energies) -> String {
     format!(
-        "{step},{time:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+        "{step},{time:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
         e.kinetic(),
         e.kinetic_translational,
         e.kinetic_rotational,
@@ -38,6 +39,7 @@ pub fn format_row(step: u64, time: f64, e: &Energies) -> String {
         e.strain,
         e.slip,
         e.dashpot,
+        e.stiffness_work,
         e.wall_work,
         e.total()
     )

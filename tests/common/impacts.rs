@@ -99,19 +99,24 @@ pub fn restitution_table(model: ContactModel, no_attraction: bool, per_contact: 
     rows
 }
 
-/// Head-on impacts with dt = t_c/2000 (the dashpot work −F_d·v Δt is first order in Δt:
-/// 9.6e-4 relative at t_c/1000 for e = 0.3): slip + dashpot work equals the kinetic energy lost.
+/// Head-on impacts (ball–ball, ball–wall) and oblique spinning wall impacts at 30° and 60° with
+/// μ = 0.5, dt = t_c/2000 (the dashpot work −F_d·v Δt is first order in Δt: 9.6e-4 relative at
+/// t_c/1000 for e = 0.3): slip + dashpot + stiffness work equals the kinetic energy lost.
 pub fn dissipation_balance(model: ContactModel) {
     let per_contact = 2000.0;
-    for ball_wall in [false, true] {
+    let cases = [(false, 0.0), (true, 0.0), (true, 30.0), (true, 60.0)];
+    for (ball_wall, angle) in cases {
         for e in [0.3, 0.8] {
-            let setup = impact_setup(model, true, e, 1.0, ball_wall, 0.5, 0.0, per_contact);
+            let mut setup = impact_setup(model, true, e, 1.0, ball_wall, 0.5, angle, per_contact);
+            if angle > 0.0 {
+                setup.particles.angular_velocity[0] = [0.0, -60.0, 0.0];
+            }
             for mut backend in super::both_backends(&setup) {
                 let (_, k0, after) = run_impact(backend.as_mut(), ball_wall, per_contact);
                 let lost = k0 - after.kinetic();
-                let dissipated = after.slip + after.dashpot;
+                let dissipated = after.dissipated();
                 let rel = (dissipated - lost).abs() / lost;
-                println!("{} ball_wall={ball_wall} e={e}: KE lost {lost:.6e}, slip+dashpot {dissipated:.6e}, rel {rel:.2e}, strain left {:.1e}", backend.kind(), after.strain);
+                println!("{} ball_wall={ball_wall} {angle}° e={e}: KE lost {lost:.6e}, slip {:.4e} + dashpot {:.4e} + stiffness {:.2e}, rel {rel:.2e}, strain left {:.1e}", backend.kind(), after.slip, after.dashpot, after.stiffness_work, after.strain);
                 assert!(rel < 1e-3, "{}: dissipated {dissipated} vs kinetic energy lost {lost} (rel {rel:e})", backend.kind());
             }
         }

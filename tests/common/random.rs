@@ -35,3 +35,8 @@ pub fn at(input: &[f64], i: usize) -> DVec3 {
 pub fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
+
+/// A stored shear stiffness for a random history: log-uniform in 1e3…1e7 N/m, zero one time in ten.
+pub fn stored_stiffness(rng: &mut Pcg64) -> f64 {
+    if rng.random_bool(0.1) { 0.0 } else { f(10f64.powf(rng.random_range(3.0..7.0))) }
+}

@@ -2,7 +2,7 @@
 // shaders/contact/ on one random state per invocation and writes all results.
 
 const IN_STRIDE: u32 = 32u;
-const OUT_STRIDE: u32 = 68u;
+const OUT_STRIDE: u32 = 72u;
 
 // bindings, in3, put, put3: tests/shaders/twin_io.wgsl
 
@@ -37,7 +37,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let w_i = in3(b + 12u);
     let v_j = in3(b + 16u);
     let w_j = in3(b + 20u);
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], 0.0);
     let n_w = in3(b + 28u);
 
     let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
@@ -70,4 +70,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 63u, c.dashpot_work);
     put(o + 64u, select(0.0, 1.0, contact_active(p, g)));
     put(o + 65u, select(0.0, 1.0, contact_active(p, gw)));
+    put(o + 66u, shear.stiffness_work);
+    put(o + 67u, c.stiffness_work);
+    put(o + 68u, c.history.shear_stiffness);
 }

@@ -3,7 +3,7 @@
 // on one random state per invocation.
 
 const IN_STRIDE: u32 = 32u;
-const OUT_STRIDE: u32 = 72u;
+const OUT_STRIDE: u32 = 76u;
 
 // bindings, in3, put, put3: tests/shaders/twin_io.wgsl
 
@@ -30,7 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], inputs[b + 23u], 0.0);
     let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
 
@@ -70,4 +70,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 67u, select(0.0, 1.0, linear_shear(p, gw, k_t, hn.gamma_n, hooke_normal(p, gw, impact_speed(gw, history)).fn_total, history, dt).slip));
     put(o + 68u, hysteretic_contact(p, gw, history, dt).force_j.x);
     put(o + 69u, select(0.0, 1.0, hertz_shear(p, gw, hertz_normal(p, gw), history, dt).slip));
+    let hys = hysteretic_contact(p, g, history, dt);
+    put(o + 71u, hys.stiffness_work);
+    put(o + 72u, hys.history.shear_stiffness);
+    put(o + 73u, hooke_contact(p, g, history, dt).history.shear_stiffness);
 }

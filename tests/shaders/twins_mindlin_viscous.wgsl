@@ -3,7 +3,8 @@
 // presets on one random state per invocation, for a ball–ball and a ball–wall geometry.
 
 const IN_STRIDE: u32 = 32u;
-const OUT_STRIDE: u32 = 132u;
+const OUT_STRIDE: u32 = 140u;
+const BLOCK: u32 = 68u;
 
 // bindings, in3, put, put3: tests/shaders/twin_io.wgsl
 
@@ -50,6 +51,11 @@ fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
     let fn_mag_v = max(-(vn.fn_e + vn.fn_d), 0.0);
     let sh_v = mindlin_shear(p, g, k_t, 0.0, fn_mag_v, h, dt);
     put(o + 61u, select(0.0, 1.0, sh_v.slip));
+    let hm = hertz_mindlin_contact(p, g, h, dt);
+    put(o + 64u, sh.stiffness_work);
+    put(o + 65u, hm.stiffness_work);
+    put(o + 66u, hertz_viscous_contact(p, g, h, dt).stiffness_work);
+    put(o + 67u, hm.history.shear_stiffness);
 }
 
 @compute @workgroup_size(64)
@@ -62,11 +68,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], 0.0);
     let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     block(o, p, g, history, dt);
     let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
-    block(o + 64u, p, gw, history, dt);
-    put(o + 128u, tsuji_alpha(p.restitution));
-    put(o + 129u, antypov_alpha(p.restitution));
+    block(o + BLOCK, p, gw, history, dt);
+    put(o + 2u * BLOCK, tsuji_alpha(p.restitution));
+    put(o + 2u * BLOCK + 1u, antypov_alpha(p.restitution));
 }
