@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod layout;
+pub mod mesh;
 pub mod output;
 pub mod run;
 pub mod scene;
