@@ -22,19 +22,6 @@
 // false for the initial force evaluation before step 0 (no history, no dissipation).
 override WRITE_HISTORY: bool = true;
 
-// History of (a, b) written in the previous step, zero for a new contact.
-fn hash_lookup(a: u32, b: u32, epoch: u32) -> HistoryGpu {
-    let mask = sim.hash_capacity - 1u;
-    var idx = contact_hash(a, b) & mask;
-    for (var p = 0u; p < sim.hash_capacity; p = p + 1u) {
-        let s = hash_read[idx];
-        if (s.tag != epoch) { break; }
-        if (s.key_a == a && s.key_b == b) { return s.history; }
-        idx = (idx + 1u) & mask;
-    }
-    return HistoryGpu();
-}
-
 // Kahan-compensated add: acc = (sum, compensation).
 fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
     let y = x - acc.y;
@@ -50,6 +37,7 @@ struct Gathered {
     slip_work: f32,
     dashpot_work: f32,
     stiffness_work: f32,
+    wall_work: f32,
     contacts: u32,
 }
 
@@ -125,17 +113,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
 
+    // the walls at the time of this force evaluation (time index 0 for the initial one)
+    let time_index = state.step + select(0u, 1u, WRITE_HISTORY);
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
-        let wall = walls[w];
-        let n_w = wall.normal.xyz;
-        let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
-        let p = pairs[mat_i * sim.n_materials + u32(wall.block.w)];
-        if (s > (oi.w + max(p.rgap, 0.0)) * 1.001) { continue; }
-        let g = ball_wall_geometry(s, n_w, oi.w, m_i, vi.xyz, wi.xyz, vec3<f32>(0.0));
-        if (!contact_active(p, g)) { continue; }
-        let key_b = WALL_KEY_BIT | w;
-        let h = hash_lookup(i, key_b, read_epoch);
-        add_owned(&out, i, key_b, contact_force(p, g, h, sim.dt), write_epoch);
+        let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
+        if (!wc.touching) { continue; }
+        add_owned(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
+        // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
+        out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
     }
 
     force[i] = vec4<f32>(out.force, out.strain);
@@ -146,5 +131,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         dissipation[base] = kahan_add(dissipation[base], out.slip_work);
         dissipation[base + 1u] = kahan_add(dissipation[base + 1u], out.dashpot_work);
         dissipation[base + 2u] = kahan_add(dissipation[base + 2u], out.stiffness_work);
+        dissipation[base + 3u] = kahan_add(dissipation[base + 3u], out.wall_work);
     }
 }

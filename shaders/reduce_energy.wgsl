@@ -1,6 +1,7 @@
 // Pass `reduce_energy`: per-workgroup tree sums (fixed order) of the energy partitions and
 // the owned-contact count. partial.a = (kinetic translational, kinetic rotational,
-// gravitational, strain), partial.b = (slip, dashpot, stiffness work, bitcast<f32>(contacts)).
+// gravitational, strain), partial.b = (slip, dashpot, stiffness work, wall work),
+// partial.c = (contacts, 0, 0, 0).
 const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
@@ -13,7 +14,7 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(8) var<storage, read_write> partials: array<EnergyPartial>;
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
-var<workgroup> sum_b: array<vec3<f32>, 256>;
+var<workgroup> sum_b: array<vec4<f32>, 256>;
 var<workgroup> sum_n: array<u32, 256>;
 
 @compute @workgroup_size(256)
@@ -21,7 +22,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let wg = wid.y * nwg.x + wid.x;
     let i = wg * REDUCE_SIZE + lid.x;
     var a = vec4<f32>(0.0);
-    var b = vec3<f32>(0.0);
+    var b = vec4<f32>(0.0);
     var n = 0u;
     if (i < sim.n_particles) {
         let v = velocity[i];
@@ -33,8 +34,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let slip = dissipation[base];
         let dashpot = dissipation[base + 1u];
         let stiffness = dissipation[base + 2u];
+        let wall = dissipation[base + 3u];
         a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[i].w);
-        b = vec3<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y);
+        b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y);
         n = contacts[i];
     }
     sum_a[lid.x] = a;
@@ -49,6 +51,6 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         }
     }
     if (lid.x == 0u) {
-        partials[wg] = EnergyPartial(sum_a[0], vec4<f32>(sum_b[0], bitcast<f32>(sum_n[0])));
+        partials[wg] = EnergyPartial(sum_a[0], sum_b[0], vec4<u32>(sum_n[0], 0u, 0u, 0u));
     }
 }

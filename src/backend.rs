@@ -22,7 +22,8 @@ pub struct Energies {
     /// (hertz-pfc eqs 8–9, Mindlin k_t ∝ √δ; zero for constant-stiffness springs). Negative when
     /// springs softened under load more than they stiffened (hz_mode 0 unloading).
     pub stiffness_work: f64,
-    /// Work done on the particles by walls since the start (zero while walls are fixed).
+    /// Work moving walls did on the particles since the start (−F_wall·u Δt per contact and
+    /// step, u the wall's surface velocity; zero for fixed walls).
     pub wall_work: f64,
 }
 
@@ -59,6 +60,14 @@ pub struct Snapshot {
     pub radius: Vec<f64>,
 }
 
+/// What the contacts put on one wall in the last step: force on the wall (N) and torque on the
+/// wall about its `load_point` (N·m).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WallLoad {
+    pub force: [f64; 3],
+    pub torque: [f64; 3],
+}
+
 /// A step loop: CPU reference or GPU.
 pub trait Backend {
     /// "cpu" or "gpu".
@@ -73,6 +82,9 @@ pub trait Backend {
     fn snapshot(&mut self) -> Result<Snapshot>;
     /// Read the energy partitions (GPU: reduced on the device, one small readback).
     fn energies(&mut self) -> Result<Energies>;
+    /// Force and torque on every wall (in `Setup::walls` order) in the last step
+    /// (GPU: reduced on the device, one small readback).
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>>;
     /// Number of active contacts (ball–ball and ball–wall) after the last step.
     fn contact_count(&mut self) -> Result<u64>;
 }

@@ -45,8 +45,8 @@ pub mod consts {
     /// Overflow flag bits (see `gpu::capacity`).
     pub const OVERFLOW_HASH: u32 = 1;
     /// Kahan pairs (sum, compensation) per particle in the GPU `dissipation` buffer: slip,
-    /// dashpot and shear-stiffness work of the contacts the particle owns.
-    pub const DISSIPATION_PARTS: u32 = 3;
+    /// dashpot, shear-stiffness and wall work of the contacts the particle owns.
+    pub const DISSIPATION_PARTS: u32 = 4;
     /// Dashpot modes of spec eqs (13)–(14).
     pub const DP_MODE_FULL: u32 = 0;
     pub const DP_MODE_NO_TENSION: u32 = 1;

@@ -11,12 +11,13 @@ pub mod error;
 pub mod gpu;
 pub mod layout;
 pub mod mesh;
+pub mod motion;
 pub mod output;
 pub mod run;
 pub mod scene;
 pub mod setup;
 pub mod verify;
 
-pub use backend::{Backend, Energies, Snapshot};
+pub use backend::{Backend, Energies, Snapshot, WallLoad};
 pub use error::{Result, TalusError};
 pub use setup::Setup;

@@ -5,6 +5,10 @@
 
 use std::path::PathBuf;
 
+use glam::DVec3;
+
+use crate::motion::{Pose, WallMotion};
+
 use crate::contact::params::PairParams;
 
 /// One material: density plus the surface properties of the Hertz model
@@ -53,12 +57,37 @@ impl Particles {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wall {
     pub name: String,
-    /// A point on the plane, m.
+    /// A point on the plane at t = 0, m.
     pub point: [f64; 3],
-    /// Unit outward normal (pointing into the region where particles are).
+    /// Unit outward normal at t = 0 (pointing into the region where particles are).
     pub normal: [f64; 3],
     /// Index into `Setup::materials`.
     pub material: u32,
+    /// Prescribed motion (static by default).
+    pub motion: WallMotion,
+    /// Fixed point in space about which `walls.csv` reports the torque on the wall, m.
+    pub load_point: [f64; 3],
+}
+
+/// A plane wall at one time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WallState {
+    pub point: DVec3,
+    pub normal: DVec3,
+    pub pose: Pose,
+}
+
+impl Wall {
+    /// A static plane; loads reported about `point`.
+    pub fn plane(name: impl Into<String>, point: [f64; 3], normal: [f64; 3], material: u32) -> Wall {
+        Wall { name: name.into(), point, normal, material, motion: WallMotion::default(), load_point: point }
+    }
+
+    /// The plane at time `t`: its point and normal carried by the motion.
+    pub fn state_at(&self, t: f64) -> WallState {
+        let pose = self.motion.pose(t);
+        WallState { point: pose.point(DVec3::from(self.point), self.motion.center), normal: pose.direction(DVec3::from(self.normal)), pose }
+    }
 }
 
 /// Axis-aligned box, m.

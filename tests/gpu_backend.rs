@@ -118,7 +118,7 @@ fn packed_setup() -> Setup {
             }
         }
     }
-    let wall = |name: &str, point: [f64; 3], normal: [f64; 3]| Wall { name: name.into(), point, normal, material: 0 };
+    let wall = |name: &str, point: [f64; 3], normal: [f64; 3]| Wall::plane(name, point, normal, 0);
     s.walls = vec![
         wall("floor", [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
         wall("x0", [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),

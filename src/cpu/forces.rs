@@ -10,10 +10,14 @@ use super::grid::Grid;
 use super::state::State;
 use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
 use crate::layout::consts::WALL_KEY_BIT;
-use crate::setup::{PairTable, Wall};
+use crate::setup::{PairTable, Wall, WallState};
 
 /// Contact history one owner keeps: (partner key, history), partner = particle id or WALL_KEY_BIT | wall.
 pub type OwnedHistory = Vec<(u32, History)>;
+
+/// What one ball's wall contacts put on the walls in the last force pass: (wall, force on the
+/// wall, torque on the wall about its load point).
+pub type WallContacts = Vec<(u32, DVec3, DVec3)>;
 
 /// What one particle's gather produces.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,6 +28,7 @@ struct Gathered {
     slip_work: f64,
     dashpot_work: f64,
     stiffness_work: f64,
+    wall_work: f64,
     contacts: u32,
 }
 
@@ -31,6 +36,8 @@ struct Gathered {
 pub struct ForceContext<'a> {
     pub pairs: &'a PairTable,
     pub walls: &'a [Wall],
+    /// The walls at the time of this force pass (same order as `walls`).
+    pub wall_states: &'a [WallState],
     pub grid: &'a Grid,
     /// Largest positive reference gap over all pairs (search radius margin).
     pub max_rgap: f64,
@@ -42,12 +49,13 @@ fn lookup(history: &OwnedHistory, partner: u32) -> History {
 
 /// One force pass at the current positions. `dt` = 0 gives the initial forces without
 /// advancing shear history or dissipation. Reads `old_history`, fills `new_history`.
-pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], new_history: &mut [OwnedHistory], dt: f64) {
+pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], new_history: &mut [OwnedHistory], wall_contacts: &mut [WallContacts], dt: f64) {
     let state: &State = s;
     let gathered: Vec<Gathered> = new_history
         .par_iter_mut()
+        .zip(wall_contacts.par_iter_mut())
         .enumerate()
-        .map(|(i, owned)| gather(ctx, state, old_history, owned, i as u32, dt))
+        .map(|(i, (owned, on_walls))| gather(ctx, state, old_history, owned, on_walls, i as u32, dt))
         .collect();
     for (i, g) in gathered.into_iter().enumerate() {
         s.force[i] = g.force;
@@ -56,12 +64,14 @@ pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], n
         s.slip_work[i] += g.slip_work;
         s.dashpot_work[i] += g.dashpot_work;
         s.stiffness_work[i] += g.stiffness_work;
+        s.wall_work[i] += g.wall_work;
         s.contacts[i] = g.contacts;
     }
 }
 
-fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &mut OwnedHistory, i: u32, dt: f64) -> Gathered {
+fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &mut OwnedHistory, on_walls: &mut WallContacts, i: u32, dt: f64) -> Gathered {
     owned.clear();
+    on_walls.clear();
     let mut out = Gathered::default();
     let iu = i as usize;
     let x_i = s.position[iu];
@@ -101,11 +111,14 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
             out.torque += c.torque_j;
         }
     });
-    for (w, wall) in ctx.walls.iter().enumerate() {
-        let n_w = DVec3::from(wall.normal);
-        let s_dist = n_w.dot(x_i - DVec3::from(wall.point));
+    for (w, (wall, now)) in ctx.walls.iter().zip(ctx.wall_states).enumerate() {
+        let n_w = now.normal;
+        let s_dist = n_w.dot(x_i - now.point);
         let p = ctx.pairs.get(s.material[iu], wall.material);
-        let g = ball_wall_geometry(s_dist, n_w, r_i, s.mass[iu], s.velocity[iu], s.angular_velocity[iu], DVec3::ZERO);
+        // the wall's surface point under the ball's centre, and its velocity
+        let x_p = x_i - n_w * s_dist;
+        let u = now.pose.surface_velocity(x_p);
+        let g = ball_wall_geometry(s_dist, n_w, r_i, s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
         if !contact_active(p, &g) {
             continue;
         }
@@ -114,6 +127,10 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
         out.force -= c.force_j;
         out.torque += c.torque_i;
         add_owned(&mut out, owned, key, &c);
+        // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
+        out.wall_work -= c.force_j.dot(u) * dt;
+        let lever = x_p - DVec3::from(wall.load_point);
+        on_walls.push((w as u32, c.force_j, lever.cross(c.force_j) + c.torque_j));
     }
     out
 }

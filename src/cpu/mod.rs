@@ -8,10 +8,10 @@ pub mod state;
 
 use glam::DVec3;
 
-use crate::backend::{Backend, Energies, Snapshot};
+use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::Result;
 use crate::setup::Setup;
-use forces::{ForceContext, OwnedHistory};
+use forces::{ForceContext, OwnedHistory, WallContacts};
 use grid::Grid;
 use state::State;
 
@@ -22,6 +22,8 @@ pub struct CpuBackend {
     grid: Grid,
     history: Vec<OwnedHistory>,
     next_history: Vec<OwnedHistory>,
+    /// Per ball: what its wall contacts put on the walls in the last force pass.
+    wall_contacts: Vec<WallContacts>,
     max_rgap: f64,
     steps_done: u64,
 }
@@ -44,21 +46,24 @@ impl CpuBackend {
             grid,
             history: vec![Vec::new(); n],
             next_history: vec![Vec::new(); n],
+            wall_contacts: vec![Vec::new(); n],
             max_rgap,
             steps_done: 0,
         };
         // Initial forces for the first half kick. Like the GPU, this evaluation keeps nothing
         // but forces, torques, strain and counts: history starts empty at step 1 (dt = 0 also
         // leaves the dissipation at zero).
-        backend.force_pass(0.0);
+        backend.force_pass(0.0, 0.0);
         backend.history.iter_mut().for_each(Vec::clear);
         Ok(backend)
     }
 
-    fn force_pass(&mut self, dt: f64) {
+    /// Forces at time `t` (the walls' pose); `dt` = 0 for the initial evaluation.
+    fn force_pass(&mut self, dt: f64, t: f64) {
         self.grid.build(&self.state.position);
-        let ctx = ForceContext { pairs: &self.setup.pairs, walls: &self.setup.walls, grid: &self.grid, max_rgap: self.max_rgap };
-        forces::forces(&ctx, &mut self.state, &self.history, &mut self.next_history, dt);
+        let wall_states: Vec<_> = self.setup.walls.iter().map(|w| w.state_at(t)).collect();
+        let ctx = ForceContext { pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, grid: &self.grid, max_rgap: self.max_rgap };
+        forces::forces(&ctx, &mut self.state, &self.history, &mut self.next_history, &mut self.wall_contacts, dt);
         std::mem::swap(&mut self.history, &mut self.next_history);
     }
 
@@ -67,7 +72,7 @@ impl CpuBackend {
         let g = DVec3::from(self.setup.gravity);
         let dt = self.setup.dt;
         integrate::drift(&mut self.state, g, dt);
-        self.force_pass(dt);
+        self.force_pass(dt, (self.steps_done + 1) as f64 * dt);
         integrate::kick(&mut self.state, g, dt);
         self.steps_done += 1;
     }
@@ -122,8 +127,20 @@ impl Backend for CpuBackend {
             e.slip += s.slip_work[i];
             e.dashpot += s.dashpot_work[i];
             e.stiffness_work += s.stiffness_work[i];
+            e.wall_work += s.wall_work[i];
         }
         Ok(e)
+    }
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
+        let mut loads = vec![WallLoad::default(); self.setup.walls.len()];
+        for contacts in &self.wall_contacts {
+            for &(w, f, t) in contacts {
+                let l = &mut loads[w as usize];
+                l.force = (DVec3::from(l.force) + f).to_array();
+                l.torque = (DVec3::from(l.torque) + t).to_array();
+            }
+        }
+        Ok(loads)
     }
     fn contact_count(&mut self) -> Result<u64> {
         Ok(self.state.contacts.iter().map(|&c| c as u64).sum())

@@ -21,10 +21,11 @@ pub struct State {
     pub inv_inertia: Vec<f64>,
     /// Strain energy of the contacts this particle owns (last force pass).
     pub strain: Vec<f64>,
-    /// Cumulative slip, dashpot and shear-stiffness work of the contacts this particle owns.
+    /// Cumulative slip, dashpot, shear-stiffness and wall work of the contacts this particle owns.
     pub slip_work: Vec<f64>,
     pub dashpot_work: Vec<f64>,
     pub stiffness_work: Vec<f64>,
+    pub wall_work: Vec<f64>,
     /// Active contacts this particle owns (last force pass).
     pub contacts: Vec<u32>,
 }
@@ -52,6 +53,7 @@ impl State {
             slip_work: vec![0.0; n],
             dashpot_work: vec![0.0; n],
             stiffness_work: vec![0.0; n],
+            wall_work: vec![0.0; n],
             contacts: vec![0; n],
         }
     }

@@ -35,7 +35,10 @@ pub struct Buffers {
     pub dissipation: wgpu::Buffer,
     pub contacts: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
+    /// Wall table: rows × n_walls `WallGpu` (see `gpu::walls`).
     pub walls: wgpu::Buffer,
+    /// Per wall: (force, 0), (torque about the load point, 0) of the last step of a batch.
+    pub wall_loads: wgpu::Buffer,
     pub particle_cell: wgpu::Buffer,
     pub particle_rank: wgpu::Buffer,
     pub sorted_ids: wgpu::Buffer,
@@ -61,7 +64,8 @@ impl Buffers {
         [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.contacts]
     }
 
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32) -> Result<Self> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32) -> Result<Self> {
         let n = n_particles.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
@@ -103,7 +107,8 @@ impl Buffers {
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             contacts: b("contacts", 4 * n, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
-            walls: b("walls", n_walls.max(1) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
+            walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
+            wall_loads: b("wall_loads", 32 * n_walls.max(1) as u64, U::STORAGE | U::COPY_SRC)?,
             particle_cell: b("particle_cell", 4 * n, U::STORAGE)?,
             particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,

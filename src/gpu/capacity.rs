@@ -46,6 +46,10 @@ impl GpuBackend {
     pub(crate) fn run_batch(&mut self, n: u64) -> Result<()> {
         loop {
             let s0 = self.steps_done;
+            if self.walls_move() {
+                // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
+                self.upload_walls(s0 + 1, n);
+            }
             let b = &self.buffers;
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
             for (src, dst) in b.state_buffers().iter().zip(&b.backup.state) {
@@ -125,6 +129,7 @@ impl GpuBackend {
             b: &self.buffers,
             g: &self.groups,
             n_cells: self.grid.n_cells,
+            n_walls: self.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
         }
     }

@@ -43,7 +43,8 @@ impl GpuBackend {
             e.slip += p.b[0] as f64;
             e.dashpot += p.b[1] as f64;
             e.stiffness_work += p.b[2] as f64;
-            count += p.b[3].to_bits() as u64;
+            e.wall_work += p.b[3] as f64;
+            count += p.c[0] as u64;
         }
         Ok((e, count))
     }

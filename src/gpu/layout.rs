@@ -26,16 +26,30 @@ gpu_struct! {
         hash_max_load: u32 => "u32",
         /// Largest positive reference gap of all pairs (m): the neighbour reach beyond the radii.
         max_rgap: f32 => "f32",
+        /// Time index (steps since t = 0) of row 0 of the `walls` table.
+        wall_time0: u32 => "u32",
+        /// Rows (times) in the `walls` table; the last row holds for later times.
+        wall_rows: u32 => "u32",
         _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+        _pad2: u32 => "u32",
     }
 }
 
 gpu_struct! {
-    /// A plane wall: point as block (w = material) + offset, unit outward normal.
+    /// A plane wall at one time: point as block (w = material) + offset, unit outward normal,
+    /// translation velocity, angular velocity about the centre (block + offset), and the fixed
+    /// point its loads are reported about (block + offset).
     pub struct WallGpu {
         block: [i32; 4] => "vec4<i32>",
         offset: [f32; 4] => "vec4<f32>",
         normal: [f32; 4] => "vec4<f32>",
+        velocity: [f32; 4] => "vec4<f32>",
+        omega: [f32; 4] => "vec4<f32>",
+        center_block: [i32; 4] => "vec4<i32>",
+        center_offset: [f32; 4] => "vec4<f32>",
+        load_block: [i32; 4] => "vec4<i32>",
+        load_offset: [f32; 4] => "vec4<f32>",
     }
 }
 
@@ -97,6 +111,8 @@ gpu_struct! {
     pub struct EnergyPartial {
         a: [f32; 4] => "vec4<f32>",
         b: [f32; 4] => "vec4<f32>",
+        /// (owned contacts, 0, 0, 0)
+        c: [u32; 4] => "vec4<u32>",
     }
 }
 

@@ -17,16 +17,17 @@ pub mod pipelines;
 pub mod readback;
 pub mod shader;
 pub mod step;
+pub mod walls;
 
 pub use context::{list_adapters, open_context, AdapterSummary, GpuContext};
 pub use grid::GridSpec;
 
-use crate::backend::{Backend, Energies, Snapshot};
+use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
-use crate::setup::Setup;
+use crate::setup::{Setup, Wall};
 use buffers::Buffers;
-use layout::{SimParams, WallGpu};
+use layout::SimParams;
 use pipelines::Pipelines;
 use readback::read_buffers;
 use step::BindGroups;
@@ -64,6 +65,10 @@ pub struct GpuBackend {
     opts: GpuOptions,
     steps_done: u64,
     dt: f64,
+    /// The set-up's walls (their poses are evaluated on the host for every batch).
+    walls: Vec<Wall>,
+    /// Rows of the wall table: 1 for static walls, else the longest batch.
+    wall_rows_capacity: u64,
 }
 
 impl GpuBackend {
@@ -86,7 +91,8 @@ impl GpuBackend {
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let (rx, ry) = energy::reduce_dispatch(n, max_dim);
         let pipelines = Pipelines::new(&ctx)?;
-        let buffers = Buffers::new(&ctx, n, n_walls, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry)?;
+        let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, opts.steps_per_submit);
+        let buffers = Buffers::new(&ctx, n, n_walls, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -104,7 +110,11 @@ impl GpuBackend {
             hash_capacity,
             hash_max_load: capacity::max_load(hash_capacity),
             max_rgap: crate::cpu::max_positive_rgap(setup) as f32,
+            wall_time0: 0,
+            wall_rows: 1,
             _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
@@ -134,24 +144,9 @@ impl GpuBackend {
         if !pairs.is_empty() {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
-        let walls: Vec<WallGpu> = setup
-            .walls
-            .iter()
-            .map(|w| {
-                let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(w.point[a], grid.block));
-                let nn = w.normal;
-                let len = (nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]).sqrt();
-                WallGpu {
-                    block: [s[0].0, s[1].0, s[2].0, w.material as i32],
-                    offset: [s[0].1, s[1].1, s[2].1, 0.0],
-                    normal: [(nn[0] / len) as f32, (nn[1] / len) as f32, (nn[2] / len) as f32, 0.0],
-                }
-            })
-            .collect();
-        if !walls.is_empty() {
-            q.write_buffer(&buffers.walls, 0, bytemuck::cast_slice(&walls));
-        }
-        let backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), wall_rows_capacity };
+        // the initial force evaluation sees the walls at t = 0 (time index 0)
+        backend.upload_walls(0, 1);
         let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
         backend.step_encoder().initial_forces(&mut enc);
         backend.ctx.queue.submit([enc.finish()]);
@@ -182,8 +177,8 @@ impl GpuBackend {
     /// - grid_scatter: read cell, rank, cell start (12), write sorted id (4) → 16
     /// - grid_sort: read + write the sorted id (8)
     /// - forces: read own pos_block, pos_offset, velocity, omega (64), sorted id (4),
-    ///   dissipation r/w (2 × 24: three Kahan pairs), write force, torque (32), contact
-    ///   count (4) → 152
+    ///   dissipation r/w (2 × 32: four Kahan pairs), write force, torque (32), contact
+    ///   count (4) → 168
     /// - (the separate `kick` runs once per batch, not per step)
     ///   Per grid cell (amortised per particle): clear (4), count/scan r/w ≈ 2×(4+4) plus the
     ///   upper levels (≈ 1/1024), grid_sort reads two starts (8), forces reads 27 starts of
@@ -193,7 +188,7 @@ impl GpuBackend {
     /// pair parameters (48 B) are assumed cached.
     pub fn traffic_model(&self) -> TrafficModel {
         let n = self.buffers.n_particles.max(1) as f64;
-        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 152.0;
+        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 168.0;
         let per_cell = 28.0;
         TrafficModel {
             bytes_per_particle_step: per_particle + per_cell * self.grid.n_cells as f64 / n,
@@ -217,7 +212,7 @@ impl Backend for GpuBackend {
 
     fn step(&mut self, n: u64) -> Result<()> {
         let mut left = n;
-        let per = self.opts.steps_per_submit.max(1);
+        let per = if self.walls_move() { self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX) } else { self.opts.steps_per_submit.max(1) };
         while left > 0 {
             let k = left.min(per);
             self.run_batch(k)?;
@@ -253,6 +248,10 @@ impl Backend for GpuBackend {
 
     fn energies(&mut self) -> Result<Energies> {
         Ok(self.reduce_energies()?.0)
+    }
+
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
+        self.read_wall_loads()
     }
 
     fn contact_count(&mut self) -> Result<u64> {

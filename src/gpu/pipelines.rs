@@ -21,6 +21,7 @@ pub struct Pipelines {
     pub forces_init: wgpu::ComputePipeline,
     pub rehash: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
+    pub wall_loads: wgpu::ComputePipeline,
 }
 
 fn module(ctx: &GpuContext, name: &str) -> Result<wgpu::ShaderModule> {
@@ -72,6 +73,7 @@ impl Pipelines {
             forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0)])?,
             rehash: simple("rehash")?,
             reduce_energy: simple("reduce_energy")?,
+            wall_loads: simple("wall_loads")?,
         })
     }
 }

@@ -31,6 +31,10 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 /// History-table insertion (needs `sim`, `hash_write`, `state` bindings).
 pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
+/// History-table lookup (needs `sim`, `hash_read` bindings).
+pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
+/// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`, `hash_read`).
+pub const WALL_CONTACT: &str = include_str!("../../shaders/wall_contact.wgsl");
 
 /// The pass shaders, by name (what `GpuBackend` compiles).
 pub fn pass_sources() -> Vec<(&'static str, String)> {
@@ -42,7 +46,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("scan", include_str!("../../shaders/scan.wgsl").to_string()),
         ("grid_scatter", include_str!("../../shaders/grid_scatter.wgsl").to_string()),
         ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
-        ("forces", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/forces.wgsl"))),
+        ("forces", format!("{HASH_INSERT}\n{HASH_LOOKUP}\n{WALL_CONTACT}\n{}", include_str!("../../shaders/forces.wgsl"))),
+        ("wall_loads", format!("{HASH_LOOKUP}\n{WALL_CONTACT}\n{}", include_str!("../../shaders/wall_loads.wgsl"))),
         ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("reduce_energy", include_str!("../../shaders/reduce_energy.wgsl").to_string()),
     ]

@@ -21,6 +21,8 @@ pub struct BindGroups {
     pub forces: [wgpu::BindGroup; 2],
     pub forces_init: wgpu::BindGroup,
     pub reduce_energy: wgpu::BindGroup,
+    /// Indexed by step parity, as `forces` (reads the table that step's forces read).
+    pub wall_loads: [wgpu::BindGroup; 2],
 }
 
 pub fn bind_group(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, label: &str, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
@@ -63,6 +65,11 @@ impl BindGroups {
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
                 &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials,
             ]),
+            wall_loads: [0, 1].map(|parity| {
+                bind_group(device, &p.wall_loads, "wall_loads", &[
+                    &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
+                ])
+            }),
         }
     }
 }
@@ -91,6 +98,7 @@ pub struct StepEncoder<'a> {
     pub b: &'a Buffers,
     pub g: &'a BindGroups,
     pub n_cells: u32,
+    pub n_walls: u32,
     pub max_dim: u32,
 }
 
@@ -151,15 +159,30 @@ impl StepEncoder<'_> {
     /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).
     /// The second half kick of each step is fused into the next step's drift (`kick_drift`);
     /// the batch ends with a separate `kick`, so velocities are full-step values between batches.
+    /// The last step also runs `wall_loads` between its `forces` and `advance`.
     pub fn steps(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64) {
         for s in s0..s0 + n {
-            for (_, pass) in Self::STEP_PASSES {
+            for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, s, s == s0);
+                if name == "forces" && s + 1 == s0 + n {
+                    self.wall_loads(enc, s);
+                }
             }
         }
         if n > 0 {
             self.kick(enc);
         }
+    }
+
+    /// Loads on every wall from the contacts of step `s` (one workgroup per wall).
+    pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
+        if self.n_walls == 0 {
+            return;
+        }
+        let mut pass = Self::pass(enc, "wall_loads");
+        pass.set_pipeline(&self.p.wall_loads);
+        pass.set_bind_group(0, &self.g.wall_loads[(s % 2) as usize], &[]);
+        pass.dispatch_workgroups(self.n_walls, 1, 1);
     }
 
     pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {

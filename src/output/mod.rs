@@ -6,8 +6,10 @@ pub mod atomic;
 pub mod energy_csv;
 pub mod summary;
 pub mod vtu;
+pub mod walls_csv;
 
 pub use atomic::write_atomic;
 pub use energy_csv::EnergyCsv;
 pub use summary::{EnergySummary, Summary};
 pub use vtu::{write_vtu, PvdIndex, VtuEncoding};
+pub use walls_csv::WallsCsv;

@@ -6,6 +6,7 @@
 mod contacts;
 mod distribution;
 mod generate;
+mod motion;
 mod parse;
 pub mod timestep;
 
@@ -53,8 +54,8 @@ const LATTICE_KEYS: &[&str] =
     &["type", "origin", "count", "spacing", "radius", "material", "velocity", "angular_velocity", "seed"];
 const RANDOM_FILL_KEYS: &[&str] =
     &["type", "box", "count", "radius", "material", "velocity", "angular_velocity", "seed"];
-const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material"];
-const BOX_KEYS: &[&str] = &["type", "name", "min", "max", "material", "open"];
+const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material", "motion", "load_point"];
+const BOX_KEYS: &[&str] = &["type", "name", "min", "max", "material", "open", "motion", "load_point"];
 const FACES: [&str; 6] = ["-x", "+x", "-y", "+y", "-z", "+z"];
 
 /// Read and parse a scene file.
@@ -375,13 +376,18 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                         return Err(cx.err(&o.key("normal"), format!("must be a non-zero vector, got {}", fmt_vec(n))));
                     }
                     let material = mat_ref(&o, "material")?;
-                    walls.push(Wall { name, point, normal: [n[0] / len, n[1] / len, n[2] / len], material });
+                    let motion = motion::wall_motion(&o, point)?;
+                    let load_point = o.vec3_opt("load_point")?.unwrap_or(point);
+                    walls.push(Wall { name, point, normal: [n[0] / len, n[1] / len, n[2] / len], material, motion, load_point });
                 }
                 "box" => {
                     o.allow(BOX_KEYS)?;
                     let (min, max) = (o.vec3_req("min")?, o.vec3_req("max")?);
                     cx.ordered_box(min, max, &o.key("min"))?;
                     let material = mat_ref(&o, "material")?;
+                    let center = std::array::from_fn(|k| 0.5 * (min[k] + max[k]));
+                    let motion = motion::wall_motion(&o, center)?;
+                    let load_point = o.vec3_opt("load_point")?.unwrap_or(center);
                     let mut open = [false; 6];
                     if let Some(list) = o.array_opt("open")? {
                         for (k, f) in list.iter().enumerate() {
@@ -411,7 +417,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                             normal[axis] = -1.0;
                             point = max;
                         }
-                        walls.push(Wall { name: format!("{name}{face}"), point, normal, material });
+                        walls.push(Wall { name: format!("{name}{face}"), point, normal, material, motion: motion.clone(), load_point });
                     }
                     wall_boxes.push(Aabb { min, max });
                 }

@@ -34,7 +34,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
 }
 
 pub fn floor(z: f64) -> Wall {
-    Wall { name: "floor".into(), point: [0.0, 0.0, z], normal: [0.0, 0.0, 1.0], material: 0 }
+    Wall::plane("floor", [0.0, 0.0, z], [0.0, 0.0, 1.0], 0)
 }
 
 pub fn cube(half: f64) -> Aabb {
@@ -75,7 +75,7 @@ pub fn box_walls(h: f64) -> Vec<Wall> {
             point[axis] = -side * h;
             let mut normal = [0.0; 3];
             normal[axis] = side;
-            walls.push(Wall { name: format!("wall{axis}{side}"), point, normal, material: 0 });
+            walls.push(Wall::plane(format!("wall{axis}{side}"), point, normal, 0));
         }
     }
     walls

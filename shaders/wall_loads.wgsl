@@ -1,0 +1,48 @@
+// Pass `wall_loads`: force and torque the contacts put on each wall in the last step of a batch
+// (encoded between that step's `forces` and `advance`, so it sees the same positions,
+// velocities and history). One workgroup per wall; each thread sums a fixed stride of
+// particles, then a tree sum in a fixed order: deterministic. loads[2w] = (force on the wall, 0),
+// loads[2w + 1] = (torque about the wall's load point, 0).
+const LOADS_SIZE: u32 = 256u;
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
+@group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> velocity: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> pairs: array<PairParamsGpu>;
+@group(0) @binding(6) var<storage, read> walls: array<WallGpu>;
+@group(0) @binding(7) var<storage, read> hash_read: array<HashSlotRead>;
+@group(0) @binding(8) var<storage, read> state: StepStateRead;
+@group(0) @binding(9) var<storage, read_write> loads: array<vec4<f32>>;
+
+var<workgroup> sum_f: array<vec3<f32>, 256>;
+var<workgroup> sum_t: array<vec3<f32>, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let w = wid.x;
+    let wall = wall_at(state.step + 1u, w);
+    let read_epoch = state.step + 1u;
+    var f = vec3<f32>(0.0);
+    var t = vec3<f32>(0.0);
+    for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
+        let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], velocity[i], omega[i], read_epoch);
+        if (wc.touching) {
+            f = f + wc.c.force_j;
+            t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;
+        }
+    }
+    sum_f[lid.x] = f;
+    sum_t[lid.x] = t;
+    for (var s = LOADS_SIZE / 2u; s > 0u; s = s / 2u) {
+        workgroupBarrier();
+        if (lid.x < s) {
+            sum_f[lid.x] = sum_f[lid.x] + sum_f[lid.x + s];
+            sum_t[lid.x] = sum_t[lid.x] + sum_t[lid.x + s];
+        }
+    }
+    if (lid.x == 0u) {
+        loads[2u * w] = vec4<f32>(sum_f[0], 0.0);
+        loads[2u * w + 1u] = vec4<f32>(sum_t[0], 0.0);
+    }
+}
