@@ -106,6 +106,23 @@ fn slip_cut_modes_switch_off_the_shear_dashpot_while_sliding() {
     }
 }
 
+/// Steps in chunks of 10 until the ball has touched the wall and left it again; returns the
+/// energies before and after.
+fn until_separation(backend: &mut dyn Backend, angle: f64) -> (talus::Energies, talus::Energies) {
+    let e0 = backend.energies().unwrap();
+    let mut touched = false;
+    for _ in 0..20000 {
+        backend.step(10).unwrap();
+        let active = backend.contact_count().unwrap() > 0;
+        touched |= active;
+        if touched && !active {
+            break;
+        }
+    }
+    assert!(touched, "{} {angle}°: no contact", backend.kind());
+    (e0, backend.energies().unwrap())
+}
+
 #[test]
 fn grazing_wall_impacts_gain_no_energy() {
     // hertz with friction 0.5 and both dashpots, impact angles 0°…89° from the wall normal
@@ -114,19 +131,8 @@ fn grazing_wall_impacts_gain_no_energy() {
         let a = angle.to_radians();
         let v = [speed * a.sin(), 0.0, -speed * a.cos()];
         for mut backend in both_backends(&setup(0, 0.3, 0.3, 0.5, v)) {
-            let e0 = backend.energies().unwrap();
-            let mut touched = false;
-            for _ in 0..20000 {
-                backend.step(10).unwrap();
-                let active = backend.contact_count().unwrap() > 0;
-                touched |= active;
-                if touched && !active {
-                    break;
-                }
-            }
-            let e = backend.energies().unwrap();
+            let (e0, e) = until_separation(backend.as_mut(), angle);
             let kind = backend.kind();
-            assert!(touched, "{kind} {angle}°: no contact");
             assert!(e.kinetic() <= e0.kinetic() * (1.0 + 1e-9), "{kind} {angle}°: kinetic energy grew from {} to {}", e0.kinetic(), e.kinetic());
             assert!(e.slip >= 0.0 && e.dashpot >= 0.0, "{kind} {angle}°: negative dissipation {e:?}");
         }
@@ -145,19 +151,8 @@ fn oblique_impacts_close_the_energy_books() {
             s.pairs.entries.iter_mut().for_each(|p| p.hz_mode = hz_mode);
             s.particles.angular_velocity[0] = [0.0, -40.0, 0.0];
             for mut backend in both_backends(&s) {
-                let e0 = backend.energies().unwrap();
-                let mut touched = false;
-                for _ in 0..20000 {
-                    backend.step(10).unwrap();
-                    let active = backend.contact_count().unwrap() > 0;
-                    touched |= active;
-                    if touched && !active {
-                        break;
-                    }
-                }
-                let e = backend.energies().unwrap();
+                let (e0, e) = until_separation(backend.as_mut(), angle);
                 let kind = backend.kind();
-                assert!(touched, "{kind} {angle}°: no contact");
                 let lost = e0.kinetic() - e.kinetic();
                 let rel = (e.dissipated() - lost).abs() / lost;
                 println!("{kind} hz_mode {hz_mode} {angle}°: KE lost {lost:.6e}, slip {:.6e} + stiffness work {:.3e}, rel. diff {rel:.2e}", e.slip, e.stiffness_work);

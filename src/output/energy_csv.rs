@@ -5,10 +5,9 @@
 //! is rewritten atomically after each row (it is small), so an interrupted run keeps every
 //! complete row it wrote and never a partial one.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::atomic::write_atomic;
+use super::csv_log::CsvLog;
 use crate::backend::Energies;
 use crate::error::Result;
 
@@ -45,32 +44,28 @@ pub fn format_row(step: u64, time: f64, e: &Energies) -> String {
     )
 }
 
-/// The energy log of a run, kept in memory and rewritten atomically on every `push`.
+/// The energy log of a run, rewritten atomically on every `push`.
 pub struct EnergyCsv {
-    path: PathBuf,
-    text: String,
+    log: CsvLog,
 }
 
 impl EnergyCsv {
     /// Start a log at `path` (written on the first `push`).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        let mut text = COLUMNS.join(",");
-        text.push('\n');
-        EnergyCsv { path: path.into(), text }
+        EnergyCsv { log: CsvLog::new(path, &COLUMNS) }
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.log.path()
     }
 
     /// Append a row and replace the file.
     pub fn push(&mut self, step: u64, time: f64, e: &Energies) -> Result<()> {
-        let _ = writeln!(self.text, "{}", format_row(step, time, e));
-        write_atomic(&self.path, self.text.as_bytes())
+        self.log.append(&format!("{}\n", format_row(step, time, e)))
     }
 
     /// The current file contents.
     pub fn text(&self) -> &str {
-        &self.text
+        self.log.text()
     }
 }

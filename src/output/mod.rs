@@ -3,6 +3,7 @@
 //! complete files. Formats are described in docs/output.md.
 
 pub mod atomic;
+pub mod csv_log;
 pub mod energy_csv;
 pub mod summary;
 pub mod vtu;

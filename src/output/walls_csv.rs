@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::atomic::write_atomic;
+use super::csv_log::CsvLog;
 use crate::backend::WallLoad;
 use crate::error::Result;
 use crate::setup::Wall;
@@ -13,35 +13,29 @@ use crate::setup::Wall;
 /// Column names, in order.
 pub const COLUMNS: [&str; 12] = ["step", "time", "wall", "fx", "fy", "fz", "tx", "ty", "tz", "px", "py", "pz"];
 
-/// The wall-load log of a run, kept in memory and rewritten atomically on every `push`.
+/// The wall-load log of a run, rewritten atomically on every `push`.
 pub struct WallsCsv {
-    path: PathBuf,
-    text: String,
+    log: CsvLog,
 }
 
 impl WallsCsv {
     /// Start a log at `path` (written on the first `push`).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        let mut text = COLUMNS.join(",");
-        text.push('\n');
-        WallsCsv { path: path.into(), text }
+        WallsCsv { log: CsvLog::new(path, &COLUMNS) }
     }
 
     /// Append one row per wall and replace the file.
     pub fn push(&mut self, step: u64, time: f64, walls: &[Wall], loads: &[WallLoad]) -> Result<()> {
+        let mut rows = String::new();
         for (w, l) in walls.iter().zip(loads) {
             let (f, t, p) = (l.force, l.torque, w.load_point);
-            let _ = writeln!(
-                self.text,
-                "{step},{time:e},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
-                w.name, f[0], f[1], f[2], t[0], t[1], t[2], p[0], p[1], p[2]
-            );
+            let _ = writeln!(rows, "{step},{time:e},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}", w.name, f[0], f[1], f[2], t[0], t[1], t[2], p[0], p[1], p[2]);
         }
-        write_atomic(&self.path, self.text.as_bytes())
+        self.log.append(&rows)
     }
 
     /// The current file contents.
     pub fn text(&self) -> &str {
-        &self.text
+        self.log.text()
     }
 }

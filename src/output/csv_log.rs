@@ -1,0 +1,36 @@
+//! A CSV log kept in memory and rewritten atomically after every append, so an interrupted run
+//! keeps every complete row it wrote and never a partial one (`energy.csv`, `walls.csv`).
+
+use std::path::{Path, PathBuf};
+
+use super::atomic::write_atomic;
+use crate::error::Result;
+
+pub struct CsvLog {
+    path: PathBuf,
+    text: String,
+}
+
+impl CsvLog {
+    /// A log with a header line, written on the first `append`.
+    pub fn new(path: impl Into<PathBuf>, columns: &[&str]) -> Self {
+        let mut text = columns.join(",");
+        text.push('\n');
+        CsvLog { path: path.into(), text }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append complete lines (each ending in '\n') and replace the file.
+    pub fn append(&mut self, lines: &str) -> Result<()> {
+        self.text.push_str(lines);
+        write_atomic(&self.path, self.text.as_bytes())
+    }
+
+    /// The current file contents.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
