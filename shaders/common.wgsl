@@ -19,6 +19,20 @@ fn cell_of_block(b: vec3<i32>, origin: vec3<i32>, k: i32, dims: vec3<u32>) -> ve
     return clamp(c, vec3<i32>(0), vec3<i32>(dims) - vec3<i32>(1));
 }
 
+// Axes whose bit is set in `mask` (bit 0 = x, 1 = y, 2 = z).
+fn axis_flags(mask: u32) -> vec3<bool> {
+    return ((vec3<u32>(mask) >> vec3<u32>(0u, 1u, 2u)) & vec3<u32>(1u)) != vec3<u32>(0u);
+}
+
+// The neighbour cell c + d on an axis of n cells: wrapped when periodic, −1 outside otherwise.
+fn neighbour_cell(c: i32, d: i32, n: i32, periodic: bool) -> i32 {
+    let x = c + d;
+    if (periodic) {
+        return (x + n) % n;
+    }
+    return select(-1, x, x >= 0 && x < n);
+}
+
 fn cell_index(c: vec3<i32>, dims: vec3<u32>) -> u32 {
     return (u32(c.z) * dims.y + u32(c.y)) * dims.x + u32(c.x);
 }

@@ -1,5 +1,6 @@
 // Pass `drift`: first half-kick with the stored forces, then x += v dt with re-wrap of the
-// f32 offset into [0, BLOCK).
+// f32 offset into [0, BLOCK); a particle that left [min, max) on a periodic axis re-enters on
+// the other side (twin of src/cpu/integrate.rs::drift).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
@@ -8,6 +9,26 @@
 @group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> state: StepStateRead;
+@group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
+
+// Block + offset with the offset brought back into [0, BLOCK).
+fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
+    var x = o;
+    let shift = floor(x / sim.block);
+    x = x - shift * sim.block;
+    var bx = b + vec3<i32>(shift);
+    let over = x >= vec3<f32>(sim.block);
+    x = select(x, x - vec3<f32>(sim.block), over);
+    bx = bx + select(vec3<i32>(0), vec3<i32>(1), over);
+    let under = x < vec3<f32>(0.0);
+    x = select(x, vec3<f32>(0.0), under);
+    return BlockOffset(bx, x);
+}
+
+struct BlockOffset {
+    b: vec3<i32>,
+    o: vec3<f32>,
+}
 
 // true for `kick_drift`: first apply the second half kick of the previous step (the same
 // arithmetic as `kick.wgsl`, so a batch is bit-identical to separate passes).
@@ -30,17 +51,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     w = vec4<f32>(w.xyz + t * w.w * half, w.w);
     velocity[i] = v;
     omega[i] = w;
-    var b = pos_block[i];
+    let b = pos_block[i];
     let o = pos_offset[i];
-    var x = o.xyz + v.xyz * sim.dt;
-    let shift = floor(x / sim.block);
-    x = x - shift * sim.block;
-    var bx = b.xyz + vec3<i32>(shift);
-    let over = x >= vec3<f32>(sim.block);
-    x = select(x, x - vec3<f32>(sim.block), over);
-    bx = bx + select(vec3<i32>(0), vec3<i32>(1), over);
-    let under = x < vec3<f32>(0.0);
-    x = select(x, vec3<f32>(0.0), under);
-    pos_block[i] = vec4<i32>(bx, b.w);
-    pos_offset[i] = vec4<f32>(x, o.w);
+    var p = normalize_offset(b.xyz, o.xyz + v.xyz * sim.dt);
+    if (sim.periodic != 0u) {
+        // x − min on each axis; out of [0, period) on a periodic axis → shift by one period
+        let rel = vec3<f32>(p.b - sim.domain_min_block) * sim.block + (p.o - sim.domain_min_offset);
+        let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
+        let periodic = axis_flags(sim.periodic);
+        let jump = select(vec3<i32>(0), vec3<i32>(1), periodic & (rel >= period)) - select(vec3<i32>(0), vec3<i32>(1), periodic & (rel < vec3<f32>(0.0)));
+        if (any(jump != vec3<i32>(0))) {
+            p = normalize_offset(p.b - jump * sim.period_blocks, p.o - vec3<f32>(jump) * sim.period_offset);
+            let k = image[i];
+            image[i] = vec4<i32>(k.xyz + jump, k.w);
+        }
+    }
+    pos_block[i] = vec4<i32>(p.b, b.w);
+    pos_offset[i] = vec4<f32>(p.o, o.w);
 }

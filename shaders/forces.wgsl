@@ -55,6 +55,22 @@ fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOut
     }
 }
 
+// x_to − x_from with exact block arithmetic; on periodic axes the nearest image (a jump of
+// one period, applied to blocks and offsets separately). Twin: `Setup::minimum_image`.
+fn pair_separation(b_from: vec3<i32>, o_from: vec3<f32>, b_to: vec3<i32>, o_to: vec3<f32>) -> vec3<f32> {
+    var db = b_to - b_from;
+    var dof = o_to - o_from;
+    if (sim.periodic != 0u) {
+        let d = vec3<f32>(db) * sim.block + dof;
+        let half = 0.5 * (vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset);
+        let periodic = axis_flags(sim.periodic);
+        let jump = select(vec3<i32>(0), vec3<i32>(1), periodic & (d > half)) - select(vec3<i32>(0), vec3<i32>(1), periodic & (d < -half));
+        db = db - jump * sim.period_blocks;
+        dof = dof - vec3<f32>(jump) * sim.period_offset;
+    }
+    return vec3<f32>(db) * sim.block + dof;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
@@ -69,45 +85,58 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let m_i = 1.0 / vi.w;
     var out = Gathered();
 
-    // The 27 neighbour cells as 9 rows: cells x−1..x+1 of a row are contiguous in the
-    // sorted list, so each row is one range (cells in z, y, x order; ids sorted within cells).
+    // The 27 neighbour cells as 9 rows (z, y) of cells x−1..x+1, in z, y, x order (ids sorted
+    // within cells). Without periodic x a row is contiguous in the sorted list: one range.
+    // With periodic x the row may wrap: each of its three cells is a range of its own.
     let ci = cell_of_block(bi.xyz, sim.grid_origin, sim.cell_blocks, sim.grid_dims);
     let dims = vec3<i32>(sim.grid_dims);
-    let x_lo = max(ci.x - 1, 0);
-    let x_hi = min(ci.x + 1, dims.x - 1);
-    for (var z = max(ci.z - 1, 0); z <= min(ci.z + 1, dims.z - 1); z = z + 1) {
-        for (var y = max(ci.y - 1, 0); y <= min(ci.y + 1, dims.y - 1); y = y + 1) {
-            let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
-            for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
-                let j = sorted_ids[k];
-                if (j == i) { continue; }
-                // canonical order: a = lower id, b = higher id, d = x_b − x_a
-                let i_first = i < j;
-                let a = select(j, i, i_first);
-                let b = select(i, j, i_first);
-                let bj = pos_block[j];
-                let oj = pos_offset[j];
-                let d = select(relative_position(bj.xyz, oj.xyz, bi.xyz, oi.xyz, sim.block),
-                               relative_position(bi.xyz, oi.xyz, bj.xyz, oj.xyz, sim.block), i_first);
-                let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
-                if (dot(d, d) > reach * reach) { continue; }
-                let vj = velocity[j];
-                let wj = omega[j];
-                let p = pairs[select(u32(bj.w) * sim.n_materials + mat_i, mat_i * sim.n_materials + u32(bj.w), i_first)];
-                var g: ContactGeometry;
-                if (i_first) {
-                    g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
-                } else {
-                    g = ball_ball_geometry(d, oj.w, oi.w, 1.0 / vj.w, m_i, vj.xyz, wj.xyz, vi.xyz, wi.xyz);
+    let periodic = axis_flags(sim.periodic);
+    let ranges = select(1, 3, periodic.x);
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        let z = neighbour_cell(ci.z, dz, dims.z, periodic.z);
+        if (z < 0) { continue; }
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            let y = neighbour_cell(ci.y, dy, dims.y, periodic.y);
+            if (y < 0) { continue; }
+            for (var r = 0; r < ranges; r = r + 1) {
+                var x_lo = max(ci.x - 1, 0);
+                var x_hi = min(ci.x + 1, dims.x - 1);
+                if (periodic.x) {
+                    x_lo = neighbour_cell(ci.x, r - 1, dims.x, true);
+                    x_hi = x_lo;
                 }
-                if (!contact_active(p, g)) { continue; }
-                let h = hash_lookup(a, b, read_epoch);
-                let c = contact_force(p, g, h, sim.dt);
-                if (i == a) {
-                    add_owned(&out, a, b, c, write_epoch);
-                } else {
-                    out.force = out.force + c.force_j;
-                    out.torque = out.torque + c.torque_j;
+                let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
+                for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
+                    let j = sorted_ids[k];
+                    if (j == i) { continue; }
+                    // canonical order: a = lower id, b = higher id, d = x_b − x_a
+                    let i_first = i < j;
+                    let a = select(j, i, i_first);
+                    let b = select(i, j, i_first);
+                    let bj = pos_block[j];
+                    let oj = pos_offset[j];
+                    let d = select(pair_separation(bj.xyz, oj.xyz, bi.xyz, oi.xyz),
+                                   pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz), i_first);
+                    let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
+                    if (dot(d, d) > reach * reach) { continue; }
+                    let vj = velocity[j];
+                    let wj = omega[j];
+                    let p = pairs[select(u32(bj.w) * sim.n_materials + mat_i, mat_i * sim.n_materials + u32(bj.w), i_first)];
+                    var g: ContactGeometry;
+                    if (i_first) {
+                        g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+                    } else {
+                        g = ball_ball_geometry(d, oj.w, oi.w, 1.0 / vj.w, m_i, vj.xyz, wj.xyz, vi.xyz, wi.xyz);
+                    }
+                    if (!contact_active(p, g)) { continue; }
+                    let h = hash_lookup(a, b, read_epoch);
+                    let c = contact_force(p, g, h, sim.dt);
+                    if (i == a) {
+                        add_owned(&out, a, b, c, write_epoch);
+                    } else {
+                        out.force = out.force + c.force_j;
+                        out.torque = out.torque + c.torque_j;
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(6) var<storage, read> dissipation: array<vec2<f32>>;
 @group(0) @binding(7) var<storage, read> contacts: array<u32>;
 @group(0) @binding(8) var<storage, read_write> partials: array<EnergyPartial>;
+@group(0) @binding(9) var<storage, read> image: array<vec4<i32>>;
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
 var<workgroup> sum_b: array<vec4<f32>, 256>;
@@ -29,7 +30,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let w = omega[i];
         let m = 1.0 / v.w;
         let inertia = 1.0 / w.w;
-        let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz;
+        // unwrapped position: + image × period on the periodic axes
+        let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
+        let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + vec3<f32>(image[i].xyz) * period;
         let base = i * DISSIPATION_PARTS;
         let slip = dissipation[base];
         let dashpot = dissipation[base + 1u];

@@ -50,6 +50,8 @@ impl Energies {
 pub struct Snapshot {
     pub step: u64,
     pub time: f64,
+    /// Positions, unwrapped on periodic axes (continuous in time; `Setup::wrap` puts them
+    /// back into the domain).
     pub position: Vec<[f64; 3]>,
     pub velocity: Vec<[f64; 3]>,
     pub angular_velocity: Vec<[f64; 3]>,

@@ -121,7 +121,11 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let mut walls_csv = (!setup.walls.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
     let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
     let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
-        let s = backend.snapshot()?;
+        let mut s = backend.snapshot()?;
+        // snapshots hold unwrapped positions; files show the particles inside the periodic box
+        if setup.periodic.iter().any(|&p| p) {
+            s.position.iter_mut().for_each(|x| *x = setup.wrap(glam::DVec3::from(*x)).0.to_array());
+        }
         let file = snapshot_file(s.step);
         write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)?;
         pvd.push(s.step as f64 * setup.dt, &file)

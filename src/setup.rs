@@ -131,6 +131,9 @@ pub struct Setup {
     /// Region the neighbour grid covers. Particles outside still interact
     /// (they are clamped into the border cells), only less efficiently.
     pub domain: Aabb,
+    /// Periodic axes: a particle leaving [min, max) re-enters on the other side and
+    /// particles interact with the nearest image across the boundary.
+    pub periodic: [bool; 3],
 }
 
 /// Symmetric table of `PairParams` indexed by material pair.
@@ -148,6 +151,38 @@ impl PairTable {
 }
 
 impl Setup {
+    /// Period on each axis (the domain's extent; meaningful where `periodic` is set).
+    pub fn period(&self) -> DVec3 {
+        DVec3::from(self.domain.max) - DVec3::from(self.domain.min)
+    }
+
+    /// The nearest image of a separation d = x_j − x_i on the periodic axes.
+    pub fn minimum_image(&self, mut d: DVec3) -> DVec3 {
+        let l = self.period();
+        for a in 0..3 {
+            if self.periodic[a] {
+                d[a] -= l[a] * (d[a] / l[a]).round();
+            }
+        }
+        d
+    }
+
+    /// `x` shifted by whole periods into [min, max) on the periodic axes, and the shift in
+    /// periods that was removed (x = wrapped + shift·period).
+    pub fn wrap(&self, x: DVec3) -> (DVec3, [i32; 3]) {
+        let (min, l) = (DVec3::from(self.domain.min), self.period());
+        let mut w = x;
+        let mut shift = [0i32; 3];
+        for a in 0..3 {
+            if self.periodic[a] {
+                let k = ((x[a] - min[a]) / l[a]).floor();
+                w[a] = x[a] - k * l[a];
+                shift[a] = k as i32;
+            }
+        }
+        (w, shift)
+    }
+
     pub fn particle_mass(&self, i: usize) -> f64 {
         let r = self.particles.radius[i];
         self.materials[self.particles.material[i] as usize].density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r

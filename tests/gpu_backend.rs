@@ -26,6 +26,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         particles: Particles::default(),
         walls: vec![],
         domain,
+        periodic: [false; 3],
     }
 }
 

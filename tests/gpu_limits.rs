@@ -24,6 +24,7 @@ fn tiny_setup() -> Setup {
         particles,
         walls: vec![],
         domain: Aabb { min: [-0.1; 3], max: [0.1; 3] },
+        periodic: [false; 3],
     }
 }
 

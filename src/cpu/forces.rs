@@ -10,7 +10,7 @@ use super::grid::Grid;
 use super::state::State;
 use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
 use crate::layout::consts::WALL_KEY_BIT;
-use crate::setup::{PairTable, Wall, WallState};
+use crate::setup::{PairTable, Setup, Wall, WallState};
 
 /// Contact history one owner keeps: (partner key, history), partner = particle id or WALL_KEY_BIT | wall.
 pub type OwnedHistory = Vec<(u32, History)>;
@@ -34,6 +34,8 @@ struct Gathered {
 
 /// Everything the force pass needs besides the particle state.
 pub struct ForceContext<'a> {
+    /// For the periodic axes (`Setup::minimum_image`).
+    pub setup: &'a Setup,
     pub pairs: &'a PairTable,
     pub walls: &'a [Wall],
     /// The walls at the time of this force pass (same order as `walls`).
@@ -82,12 +84,14 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
         }
         let ju = j as usize;
         let reach = r_i + s.radius[ju] + ctx.max_rgap;
-        if (s.position[ju] - x_i).length_squared() > reach * reach {
+        let (a, b) = if i < j { (iu, ju) } else { (ju, iu) };
+        // canonical separation x_b − x_a, nearest image across periodic boundaries
+        let d = ctx.setup.minimum_image(s.position[b] - s.position[a]);
+        if d.length_squared() > reach * reach {
             return;
         }
-        let (a, b) = if i < j { (iu, ju) } else { (ju, iu) };
         let g = ball_ball_geometry(
-            s.position[b] - s.position[a],
+            d,
             s.radius[a],
             s.radius[b],
             s.mass[a],

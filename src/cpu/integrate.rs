@@ -4,6 +4,7 @@
 use glam::DVec3;
 
 use super::state::State;
+use crate::setup::Setup;
 
 /// v += (F/m + g)·dt/2, ω += T/I·dt/2.
 pub fn kick(s: &mut State, gravity: DVec3, dt: f64) {
@@ -14,10 +15,25 @@ pub fn kick(s: &mut State, gravity: DVec3, dt: f64) {
     }
 }
 
-/// Half kick, then x += v·dt.
-pub fn drift(s: &mut State, gravity: DVec3, dt: f64) {
+/// Half kick, then x += v·dt, then a particle that left [min, max) on a periodic axis
+/// re-enters on the other side (its image count keeps the unwrapped position).
+pub fn drift(s: &mut State, setup: &Setup, gravity: DVec3, dt: f64) {
     kick(s, gravity, dt);
+    let (min, period) = (DVec3::from(setup.domain.min), setup.period());
     for i in 0..s.position.len() {
-        s.position[i] += s.velocity[i] * dt;
+        let mut x = s.position[i] + s.velocity[i] * dt;
+        for a in 0..3 {
+            if !setup.periodic[a] {
+                continue;
+            }
+            if x[a] - min[a] >= period[a] {
+                x[a] -= period[a];
+                s.image[i][a] += 1;
+            } else if x[a] < min[a] {
+                x[a] += period[a];
+                s.image[i][a] -= 1;
+            }
+        }
+        s.position[i] = x;
     }
 }

@@ -38,7 +38,7 @@ impl CpuBackend {
         let state = State::new(setup);
         let max_rgap = max_positive_rgap(setup);
         let min_cell = (2.0 * setup.max_radius() + max_rgap).max(f64::MIN_POSITIVE);
-        let grid = Grid::new(&setup.domain, min_cell, setup.particles.len());
+        let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particles.len())?;
         let n = state.position.len();
         let mut backend = CpuBackend {
             setup: setup.clone(),
@@ -62,7 +62,7 @@ impl CpuBackend {
     fn force_pass(&mut self, dt: f64, t: f64) {
         self.grid.build(&self.state.position);
         let wall_states: Vec<_> = self.setup.walls.iter().map(|w| w.state_at(t)).collect();
-        let ctx = ForceContext { pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, grid: &self.grid, max_rgap: self.max_rgap };
+        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, grid: &self.grid, max_rgap: self.max_rgap };
         forces::forces(&ctx, &mut self.state, &self.history, &mut self.next_history, &mut self.wall_contacts, dt);
         std::mem::swap(&mut self.history, &mut self.next_history);
     }
@@ -71,7 +71,7 @@ impl CpuBackend {
     pub fn step_once(&mut self) {
         let g = DVec3::from(self.setup.gravity);
         let dt = self.setup.dt;
-        integrate::drift(&mut self.state, g, dt);
+        integrate::drift(&mut self.state, &self.setup, g, dt);
         self.force_pass(dt, (self.steps_done + 1) as f64 * dt);
         integrate::kick(&mut self.state, g, dt);
         self.steps_done += 1;
@@ -79,6 +79,12 @@ impl CpuBackend {
 
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// Position of particle `i` without the periodic wrapping (continuous in time).
+    fn unwrapped(&self, i: usize) -> DVec3 {
+        let k = self.state.image[i];
+        self.state.position[i] + DVec3::new(k[0] as f64, k[1] as f64, k[2] as f64) * self.setup.period()
     }
 }
 
@@ -107,7 +113,7 @@ impl Backend for CpuBackend {
         Ok(Snapshot {
             step: self.steps_done,
             time: self.steps_done as f64 * self.setup.dt,
-            position: to_arrays(&s.position),
+            position: (0..s.position.len()).map(|i| self.unwrapped(i).to_array()).collect(),
             velocity: to_arrays(&s.velocity),
             angular_velocity: to_arrays(&s.angular_velocity),
             force: to_arrays(&s.force),
@@ -122,7 +128,7 @@ impl Backend for CpuBackend {
         for i in 0..s.position.len() {
             e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
             e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
-            e.gravitational -= s.mass[i] * g.dot(s.position[i]);
+            e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
             e.strain += s.strain[i];
             e.slip += s.slip_work[i];
             e.dashpot += s.dashpot_work[i];

@@ -28,6 +28,9 @@ pub struct State {
     pub wall_work: Vec<f64>,
     /// Active contacts this particle owns (last force pass).
     pub contacts: Vec<u32>,
+    /// Periods the particle was moved back by on each periodic axis (unwrapped position =
+    /// position + image·period).
+    pub image: Vec<[i32; 3]>,
 }
 
 impl State {
@@ -55,6 +58,7 @@ impl State {
             stiffness_work: vec![0.0; n],
             wall_work: vec![0.0; n],
             contacts: vec![0; n],
+            image: vec![[0; 3]; n],
         }
     }
 }

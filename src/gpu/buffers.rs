@@ -34,6 +34,8 @@ pub struct Buffers {
     pub torque: wgpu::Buffer,
     pub dissipation: wgpu::Buffer,
     pub contacts: wgpu::Buffer,
+    /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
+    pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
     /// Wall table: rows × n_walls `WallGpu` (see `gpu::walls`).
     pub walls: wgpu::Buffer,
@@ -60,8 +62,8 @@ const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
 
 impl Buffers {
     /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
-    pub fn state_buffers(&self) -> [&wgpu::Buffer; 8] {
-        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.contacts]
+    pub fn state_buffers(&self) -> [&wgpu::Buffer; 9] {
+        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.contacts, &self.image]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -89,8 +91,8 @@ impl Buffers {
         }
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
-        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 4 * n];
-        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_contacts"];
+        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 4 * n, v4];
+        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_contacts", "backup_image"];
         let mut backup_state = Vec::new();
         for (l, size) in state_labels.iter().zip(sizes) {
             backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
@@ -106,6 +108,7 @@ impl Buffers {
             torque: b("torque", v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             contacts: b("contacts", 4 * n, STATE)?,
+            image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             wall_loads: b("wall_loads", 32 * n_walls.max(1) as u64, U::STORAGE | U::COPY_SRC)?,

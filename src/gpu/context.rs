@@ -5,7 +5,8 @@ use crate::error::{Result, TalusError};
 /// Storage buffers the largest pass (`forces`) binds.
 pub const STORAGE_BUFFERS_NEEDED: u32 = 16;
 
-/// An opened adapter + device + queue.
+/// An opened adapter + device + queue (clones share the device).
+#[derive(Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,

@@ -34,6 +34,12 @@ pub struct GridSpec {
     pub cell_blocks: i32,
     pub dims: [u32; 3],
     pub n_cells: u32,
+    /// Period (domain extent) per axis as blocks + offset.
+    pub period_blocks: [i32; 3],
+    pub period_offset: [f32; 3],
+    /// Domain minimum as blocks + offset.
+    pub domain_min_block: [i32; 3],
+    pub domain_min_offset: [f32; 3],
 }
 
 /// Split x into (block, offset): x = block·BLOCK + offset, offset ∈ [0, BLOCK) as f32.
@@ -88,7 +94,17 @@ impl GridSpec {
         let mut k = ((reach / block).ceil() as i64).max(1);
         let lo: Vec<i64> = setup.domain.min.iter().map(|v| (v / block).floor() as i64).collect();
         let hi: Vec<i64> = setup.domain.max.iter().map(|v| (v / block).ceil() as i64).collect();
-        let dims = |k: i64| -> [u64; 3] { std::array::from_fn(|a| (((hi[a] - lo[a]).max(1) + k - 1) / k).max(1) as u64) };
+        // a periodic axis has floor(period / cell) cells, the last absorbing the remainder
+        let period: Vec<f64> = (0..3).map(|a| setup.domain.max[a] - setup.domain.min[a]).collect();
+        let dims = |k: i64| -> [u64; 3] {
+            std::array::from_fn(|a| {
+                if setup.periodic[a] {
+                    (period[a] / (k as f64 * block)).floor().max(0.0) as u64
+                } else {
+                    (((hi[a] - lo[a]).max(1) + k - 1) / k).max(1) as u64
+                }
+            })
+        };
         let budget = cell_budget(setup.particles.len());
         while dims(k).iter().product::<u64>() > budget {
             k = (k + 1).max(k + k / 8);
@@ -97,12 +113,25 @@ impl GridSpec {
             return Err(TalusError::Other(format!("grid cell of {k} blocks is too large")));
         }
         let d = dims(k);
+        if let Some(a) = (0..3).find(|&a| setup.periodic[a] && d[a] < 3) {
+            return Err(TalusError::Other(format!(
+                "periodic axis {a}: {} grid cells of {:e} m; at least 3 are needed (enlarge the period or use fewer particles per cell)",
+                d[a],
+                k as f64 * block
+            )));
+        }
+        let pb: [(i32, f32); 3] = std::array::from_fn(|a| split(period[a], block));
+        let mb: [(i32, f32); 3] = std::array::from_fn(|a| split(setup.domain.min[a], block));
         Ok(GridSpec {
             block,
             origin: [lo[0] as i32, lo[1] as i32, lo[2] as i32],
             cell_blocks: k as i32,
             dims: [d[0] as u32, d[1] as u32, d[2] as u32],
             n_cells: (d[0] * d[1] * d[2]) as u32,
+            period_blocks: pb.map(|p| p.0),
+            period_offset: pb.map(|p| p.1),
+            domain_min_block: mb.map(|p| p.0),
+            domain_min_offset: mb.map(|p| p.1),
         })
     }
 

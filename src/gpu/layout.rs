@@ -30,9 +30,20 @@ gpu_struct! {
         wall_time0: u32 => "u32",
         /// Rows (times) in the `walls` table; the last row holds for later times.
         wall_rows: u32 => "u32",
+        /// Periodic axes: bit 0 = x, 1 = y, 2 = z.
+        periodic: u32 => "u32",
         _pad0: u32 => "u32",
         _pad1: u32 => "u32",
+        /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
+        period_blocks: [i32; 3] => "vec3<i32>",
         _pad2: u32 => "u32",
+        period_offset: [f32; 3] => "vec3<f32>",
+        _pad3: u32 => "u32",
+        /// Domain minimum as blocks + offset (the periodic range starts there).
+        domain_min_block: [i32; 3] => "vec3<i32>",
+        _pad4: u32 => "u32",
+        domain_min_offset: [f32; 3] => "vec3<f32>",
+        _pad5: u32 => "u32",
     }
 }
 

@@ -16,6 +16,7 @@ pub mod layout;
 pub mod pipelines;
 pub mod readback;
 pub mod shader;
+pub mod shared;
 pub mod step;
 pub mod walls;
 
@@ -57,7 +58,7 @@ pub struct TrafficModel {
 
 pub struct GpuBackend {
     ctx: GpuContext,
-    pipelines: Pipelines,
+    pipelines: std::sync::Arc<Pipelines>,
     buffers: Buffers,
     groups: BindGroups,
     grid: GridSpec,
@@ -69,16 +70,26 @@ pub struct GpuBackend {
     walls: Vec<Wall>,
     /// Rows of the wall table: 1 for static walls, else the longest batch.
     wall_rows_capacity: u64,
+    /// Period per axis (the domain extent), for unwrapped snapshot positions.
+    period: [f64; 3],
 }
 
 impl GpuBackend {
-    /// Open the preferred adapter and upload `setup`.
+    /// Upload `setup` to the process's shared device (the preferred adapter, opened and its
+    /// pipelines compiled on first use; `gpu::shared`).
     pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        Self::with_context(open_context()?, setup, opts)
+        let (ctx, pipelines) = shared::shared_device()?;
+        Self::build(ctx, pipelines, setup, opts)
     }
 
-    /// Upload `setup` to an already opened context and compute the initial forces.
+    /// Upload `setup` to an already opened context (compiling its own pipelines) and compute
+    /// the initial forces.
     pub fn with_context(ctx: GpuContext, setup: &Setup, opts: GpuOptions) -> Result<Self> {
+        let pipelines = std::sync::Arc::new(Pipelines::new(&ctx)?);
+        Self::build(ctx, pipelines, setup, opts)
+    }
+
+    fn build(ctx: GpuContext, pipelines: std::sync::Arc<Pipelines>, setup: &Setup, opts: GpuOptions) -> Result<Self> {
         let n = setup.particles.len();
         if n >= crate::layout::consts::WALL_KEY_BIT as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
@@ -90,7 +101,6 @@ impl GpuBackend {
         let hash_capacity = opts.hash_capacity.map(capacity::round_capacity).unwrap_or_else(|| capacity::initial_hash_capacity(n, n_walls));
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let (rx, ry) = energy::reduce_dispatch(n, max_dim);
-        let pipelines = Pipelines::new(&ctx)?;
         let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, opts.steps_per_submit);
         let buffers = Buffers::new(&ctx, n, n_walls, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
@@ -112,9 +122,17 @@ impl GpuBackend {
             max_rgap: crate::cpu::max_positive_rgap(setup) as f32,
             wall_time0: 0,
             wall_rows: 1,
+            periodic: (0..3).filter(|&a| setup.periodic[a]).map(|a| 1u32 << a).sum(),
             _pad0: 0,
             _pad1: 0,
+            period_blocks: grid.period_blocks,
             _pad2: 0,
+            period_offset: grid.period_offset,
+            _pad3: 0,
+            domain_min_block: grid.domain_min_block,
+            _pad4: 0,
+            domain_min_offset: grid.domain_min_offset,
+            _pad5: 0,
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
@@ -144,7 +162,7 @@ impl GpuBackend {
         if !pairs.is_empty() {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), wall_rows_capacity };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), wall_rows_capacity, period: setup.period().to_array() };
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_walls(0, 1);
         let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
@@ -229,14 +247,17 @@ impl Backend for GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.force, v4), (&b.torque, v4)])?;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.force, v4), (&b.torque, v4), (&b.image, v4)])?;
         let blocks: &[[i32; 4]] = bytemuck::cast_slice(&data[0]);
+        let image: &[[i32; 4]] = bytemuck::cast_slice(&data[6]);
+        let period = self.period;
         let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::cast_slice(&data[k]).to_vec() };
         let (off, vel, om, fo, to) = (f4(1), f4(2), f4(3), f4(4), f4(5));
         let blk = self.grid.block;
         let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };
         for i in 0..n {
-            s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk)));
+            // unwrapped: + image × period on the periodic axes
+            s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk) + image[i][a] as f64 * period[a]));
             s.radius.push(off[i][3] as f64);
             s.velocity.push(v3(vel[i]));
             s.angular_velocity.push(v3(om[i]));

@@ -42,7 +42,7 @@ impl BindGroups {
                 &b.pairs, &b.walls, &b.cell_count, &b.sorted_ids, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.contacts,
             ])
         };
-        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state];
+        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image];
         let mut scan = Vec::new();
         let mut scan_add = Vec::new();
         for (l, lvl) in b.scan_levels.iter().enumerate() {
@@ -63,7 +63,7 @@ impl BindGroups {
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: forces(&p.forces_init, 0),
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials, &b.image,
             ]),
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[

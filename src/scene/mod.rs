@@ -433,12 +433,18 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
 
     // ---- domain ----
     let r_max = particles.radius.iter().cloned().fold(0.0, f64::max);
+    let mut periodic = [false; 3];
     let domain = match top.obj_opt("domain")? {
         Some(d) => {
-            d.allow(&["min", "max"])?;
+            d.allow(&["min", "max", "periodic"])?;
             let (min, max) = (d.vec3_req("min")?, d.vec3_req("max")?);
             cx.ordered_box(min, max, &d.key("min"))?;
-            Aabb { min, max }
+            let domain = Aabb { min, max };
+            if let Some(list) = d.array_opt("periodic")? {
+                let max_rgap = pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max);
+                periodic = periodic_axes(&cx, list, &d.key("periodic"), &domain, &particles, 2.0 * r_max + max_rgap)?;
+            }
+            domain
         }
         None => {
             let mut min = [f64::INFINITY; 3];
@@ -513,7 +519,43 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         particles,
         walls,
         domain,
+        periodic,
     })
+}
+
+/// `domain.periodic`: axis names ("x", "y", "z"). Each period must hold at least 3 grid cells
+/// of the largest interaction distance `reach` (so the 27 neighbour cells are distinct), and
+/// every particle must start inside [min, max) on a periodic axis.
+fn periodic_axes(cx: &Cx, list: &[Value], path: &str, domain: &Aabb, particles: &Particles, reach: f64) -> Result<[bool; 3]> {
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    let mut periodic = [false; 3];
+    for (k, v) in list.iter().enumerate() {
+        let p = index(path, k);
+        let name = cx.string(v, &p)?;
+        let Some(a) = AXES.iter().position(|&x| x == name) else {
+            return Err(cx.err(&p, format!("unknown axis \"{name}\"; allowed: x, y, z")));
+        };
+        if periodic[a] {
+            return Err(cx.err(&p, format!("axis \"{name}\" listed twice")));
+        }
+        let period = domain.max[a] - domain.min[a];
+        if period < 3.0 * reach {
+            return Err(cx.err(
+                &p,
+                format!("period {} m on {name} is shorter than 3 neighbour cells (3 × {} m, twice the largest radius plus the largest positive rgap)", fmt_num(period), fmt_num(reach)),
+            ));
+        }
+        for (i, x) in particles.position.iter().enumerate() {
+            if x[a] < domain.min[a] || x[a] >= domain.max[a] {
+                return Err(cx.err(
+                    &p,
+                    format!("particle {i} starts at {name} = {} outside the periodic range [{}, {})", fmt_num(x[a]), fmt_num(domain.min[a]), fmt_num(domain.max[a])),
+                ));
+            }
+        }
+        periodic[a] = true;
+    }
+    Ok(periodic)
 }
 
 pub(crate) fn check_poisson(cx: &Cx, x: f64, path: &str) -> Result<f64> {

@@ -30,6 +30,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         particles,
         walls,
         domain,
+        periodic: [false; 3],
     }
 }
 
