@@ -170,7 +170,7 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
         let key = WALL_KEY_BIT | w as u32;
-        let Some(c) = surface_contact(p, s, iu, s_dist, n_w, u, &lookup(&old_history[iu], key), dt) else { continue };
+        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, &old_history[iu], dt) else { continue };
         book_wall_contact(&mut out, owned, on_walls, w as u32, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
@@ -183,7 +183,7 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some(c) = surface_contact(p, s, iu, mc.distance, n, u, &lookup(&old_history[iu], key), dt) else { continue };
+            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, &old_history[iu], dt) else { continue };
             book_wall_contact(&mut out, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
     }
@@ -202,14 +202,15 @@ fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scra
 
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
 /// towards the ball, at signed centre distance `dist`, moving with `u` at the surface point
-/// under the centre; `None` when inactive. Twin of `surface_contact` in wall_contact.wgsl.
+/// under the centre, with the history of `key` in `old` (the ball's list of the previous
+/// step); `None` when inactive. Twin of `surface_contact` in shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
-fn surface_contact(p: &PairParams, s: &State, iu: usize, dist: f64, n_w: DVec3, u: DVec3, history: &History, dt: f64) -> Option<ContactOutput> {
+fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, dt: f64) -> Option<ContactOutput> {
     let g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     if !contact_active(p, &g) {
         return None;
     }
-    Some(contact_force(p, &g, history, dt))
+    Some(contact_force(p, &g, &lookup(old, key), dt))
 }
 
 /// The ball's share of wall contact `c` (force, torque, history, energies), the wall's work on
