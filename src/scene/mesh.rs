@@ -41,7 +41,11 @@ pub fn mesh_wall(o: &Obj, name: String, material: u32) -> Result<MeshWall> {
         .map_err(|e| cx.err(&o.key("file"), format!("mesh \"{file}\" ({}): {e}", path.display())))?
         .with_two_sided(two_sided);
     let centre = mesh_centre(&mesh);
-    let motion = wall_motion(o, centre)?;
+    let mut motion = wall_motion(o, centre)?;
+    if o.get("motion").is_none() {
+        // static, but keep the box centre as the (unused) rotation centre, like `MeshWall::new`
+        motion.center = DVec3::from(centre);
+    }
     let load_point = o.vec3_opt("load_point")?.unwrap_or(centre);
     Ok(MeshWall { name, mesh: std::sync::Arc::new(mesh), material, motion, load_point })
 }
