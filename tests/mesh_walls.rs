@@ -417,6 +417,54 @@ fn two_gpu_runs_with_a_moving_mesh_are_bit_identical() {
     assert_eq!((ea, la, ca), (eb, lb, cb));
 }
 
+/// One ball next to each of 64 small box meshes (2 cm, 1 cm squares): outside boxes facing out,
+/// the ball over a convex edge or corner (or a face near one) with a random overlap; inside
+/// boxes facing in, the ball in a concave corner. Rule 2 of the contact selection (an edge or
+/// vertex point merges into one contact, or gives way to a face) runs on the GPU as on the CPU:
+/// the same contact count and the same initial forces up to f32 rounding.
+#[test]
+fn gpu_contact_selection_matches_cpu_at_edges_and_corners() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(43);
+    let half = 0.01;
+    let mut particles = Particles::default();
+    let mut meshes = Vec::new();
+    for k in 0..64 {
+        let centre = DVec3::new((k % 4) as f64, ((k / 4) % 4) as f64, (k / 16) as f64) * 0.1;
+        let inward = k % 4 == 3;
+        let facing = if inward { Facing::Inward } else { Facing::Outward };
+        let tris = generate::box_mesh(centre - DVec3::splat(half), centre + DVec3::splat(half), 2, facing);
+        meshes.push(MeshWall::new(format!("box{k}"), TriangleMesh::new(format!("box{k}"), tris).unwrap(), 0));
+        // a corner (signs s) or an edge (one sign zero) of the box, and a direction out of it
+        let s = DVec3::new(rng.random_range(-1..=1) as f64, rng.random_range(-1..=1) as f64, 1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+        let feature = centre + s * half;
+        let overlap = rng.random_range(0.0..0.2) * R;
+        let x = if inward {
+            // into the concave corner: the ball touches the three faces (or two at an edge)
+            feature - s * (R - overlap)
+        } else {
+            let mut d = common::random::unit(&mut rng).abs() * s.signum();
+            d = DVec3::new(if s.x == 0.0 { d.x * rng.random_range(-0.3..0.3) } else { d.x }, if s.y == 0.0 { d.y * rng.random_range(-0.3..0.3) } else { d.y }, d.z);
+            feature + d.normalize() * (R - overlap)
+        };
+        particles.push(x.to_array(), [0.0; 3], [0.0; 3], R, 0);
+    }
+    let mut setup = setup_with(material("glass", DENSITY, 1e8, 0.25, 0.5), PairParams::default(), particles, vec![], [0.0; 3], DT, cube(0.5));
+    setup.meshes = meshes;
+    let mut results = Vec::new();
+    for mut backend in both_backends(&setup) {
+        let s = backend.snapshot().unwrap();
+        results.push((backend.kind(), backend.contact_count().unwrap(), s.force));
+    }
+    let ((_, cpu_count, cpu_f), (_, gpu_count, gpu_f)) = (&results[0], &results[1]);
+    let scale = cpu_f.iter().map(|f| DVec3::from(*f).length()).fold(0.0, f64::max);
+    let diff = cpu_f.iter().zip(gpu_f).map(|(a, b)| (DVec3::from(*a) - DVec3::from(*b)).length()).fold(0.0, f64::max);
+    println!("{cpu_count} contacts on the CPU, {gpu_count} on the GPU; largest force difference {:.1e} of the largest force {scale:.3e} N", diff / scale);
+    assert!(*cpu_count >= 64, "every ball touches its box");
+    assert_eq!(cpu_count, gpu_count, "the same contacts on both backends");
+    assert!(diff <= 1e-4 * scale, "forces differ by {diff:e} N");
+}
+
 /// Twenty small separate triangles (each its own facet group) around one ball: the CPU keeps all
 /// twenty contacts; a GPU thread keeps at most MESH_GROUPS_MAX = 16 groups, so the GPU backend
 /// stops with an error naming the mesh instead of dropping contacts.
