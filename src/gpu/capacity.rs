@@ -1,5 +1,6 @@
 //! Capacities that can overflow (the contact-history hash table), overflow detection, growth
-//! and redo.
+//! and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
+//! grow: its flag `OVERFLOW_MESH_GROUPS` ends the run with an error naming the mesh.)
 //!
 //! Every batch of steps starts by copying the state (particles, step state and the history
 //! table the batch reads first) into backup buffers on the device. All kernels exit early once

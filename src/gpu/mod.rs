@@ -2,7 +2,8 @@
 //!
 //! Files: `context` (adapter/device), `shader` (composition), `layout` (GPU structs),
 //! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `step` (pass encoding),
-//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction).
+//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction), `walls` (wall
+//! tables, loads), `meshes` (mesh walls: packed data, binning on the device, pose rows).
 //!
 //! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
 //! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
@@ -41,7 +42,7 @@ pub struct GpuOptions {
     /// Initial contact-history table capacity (slots, rounded up to a power of two);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 16-byte flag readback per submit).
+    /// Steps encoded into one submit (one 32-byte step-state readback per submit).
     pub steps_per_submit: u64,
 }
 
