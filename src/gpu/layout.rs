@@ -85,8 +85,11 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// A mesh wall at one time: the columns of its rotation R(t) since t = 0, its rotation
-    /// centre c(t) (block + offset), translation velocity and angular velocity.
+    /// A mesh wall at one time: the columns of its rotation R(t) since t = 0 (f32, for
+    /// directions), its rotation centre c(t) (block + offset), translation velocity and angular
+    /// velocity, and the rows of Rᵀ split as `hi`·2⁻¹² + `mid`·2⁻²⁴ + `lo` (integers `hi`,
+    /// `mid`; f32 remainder `lo`) for the exact rotation of block vectors
+    /// (`rotate_blocks` in shaders/mesh/data.wgsl, `gpu::meshes::split_entry`).
     pub struct MeshPoseGpu {
         rot_x: [f32; 4] => "vec4<f32>",
         rot_y: [f32; 4] => "vec4<f32>",
@@ -95,6 +98,15 @@ gpu_struct! {
         center_offset: [f32; 4] => "vec4<f32>",
         velocity: [f32; 4] => "vec4<f32>",
         omega: [f32; 4] => "vec4<f32>",
+        inv_hi_x: [i32; 4] => "vec4<i32>",
+        inv_hi_y: [i32; 4] => "vec4<i32>",
+        inv_hi_z: [i32; 4] => "vec4<i32>",
+        inv_mid_x: [i32; 4] => "vec4<i32>",
+        inv_mid_y: [i32; 4] => "vec4<i32>",
+        inv_mid_z: [i32; 4] => "vec4<i32>",
+        inv_lo_x: [f32; 4] => "vec4<f32>",
+        inv_lo_y: [f32; 4] => "vec4<f32>",
+        inv_lo_z: [f32; 4] => "vec4<f32>",
     }
 }
 

@@ -25,12 +25,21 @@
 //! (one 4-byte readback) and sizes the id list → scatter → sort each cell (determinism). Then
 //! the sections are assembled by device copies.
 //!
+//! # Moving meshes
+//!
+//! The ball centre is carried into the mesh's t = 0 frame, x_b = c0 + Rᵀ(x − c(t)), without
+//! f32 rounding of the long vector x − c(t): it is an integer block count K plus an f32 offset,
+//! and Rᵀ comes split into integer parts (`split_entry`), so Rᵀ K is summed exactly in i32
+//! and only remainders below a few blocks go through f32 (`rotate_blocks` in
+//! shaders/mesh/data.wgsl). x_b is then a block + offset position like any ball, and a moving
+//! mesh's contact arithmetic is that of a static one.
+//!
 //! # f32 tolerance
 //!
 //! The contact rule's length tolerance (promotion of edge/vertex points to face contacts, point
 //! merging) is 1e-9 of the mesh size on the CPU, far below f32 resolution. The GPU uses the
-//! largest of: that, `GPU_RELATIVE_TOLERANCE` × (longest edge + extent from the rotation centre
-//! for moving meshes + margin), the f32 rounding of the corner vectors; and, per ball,
+//! largest of: that, `GPU_RELATIVE_TOLERANCE` × (longest edge + margin), the f32 rounding of the
+//! corner vectors; and, per ball,
 //! `MESH_TOLERANCE_PER_REACH` × its reach: an unpromoted edge contact of a neighbouring
 //! triangle then lies at least 5e-7 × reach farther than the face contact, beyond f32 rounding
 //! of the distance, so a tessellated flat surface gives exactly the analytic plane's contact.
@@ -57,9 +66,14 @@ pub const MESH_TOLERANCE_PER_REACH: f32 = 1e-3;
 /// The grid margin over the largest reach.
 pub const MARGIN_SLACK: f64 = 1.01;
 
-/// WGSL constants of the mesh passes: packed struct sizes and the tolerance factor.
+/// WGSL constants of the mesh passes: packed struct sizes, the tolerance factor and the range
+/// of `rotate_blocks`.
 pub fn wgsl_constants() -> String {
-    format!("{}const MESH_TOLERANCE_PER_REACH: f32 = {:e};\n", super::layout::packed_word_constants(), MESH_TOLERANCE_PER_REACH)
+    format!(
+        "{}const MESH_TOLERANCE_PER_REACH: f32 = {:e};\nconst ROTATE_MAX_BLOCKS: i32 = {ROTATE_MAX_BLOCKS};\n",
+        super::layout::packed_word_constants(),
+        MESH_TOLERANCE_PER_REACH
+    )
 }
 
 /// Most grid cells for a mesh of `n` triangles: 8 n, at least 4096, at most 2²⁴ (as the CPU
@@ -128,9 +142,7 @@ fn f4(v: DVec3) -> [f32; 4] {
 /// The f32 length tolerance of a mesh (module doc; the per-ball floor is added in WGSL).
 pub fn gpu_tolerance(wall: &MeshWall, margin: f64) -> f64 {
     let mesh = &wall.mesh;
-    let c0 = wall.motion.center;
-    let extent = if wall.motion.is_static() { 0.0 } else { mesh.triangles.iter().flatten().map(|v| v.distance(c0)).fold(0.0, f64::max) };
-    mesh.tolerance.max(GPU_RELATIVE_TOLERANCE * (longest_edge(mesh) + extent + margin))
+    mesh.tolerance.max(GPU_RELATIVE_TOLERANCE * (longest_edge(mesh) + margin))
 }
 
 /// Header of a mesh wall.
@@ -167,7 +179,55 @@ pub fn mesh_pose(wall: &MeshWall, t: f64, block: f64) -> MeshPoseGpu {
     let pose = wall.pose_at(t);
     let r = DMat3::from_quat(pose.rotation);
     let (cb, co) = split3(pose.center, block);
-    MeshPoseGpu { rot_x: f4(r.x_axis), rot_y: f4(r.y_axis), rot_z: f4(r.z_axis), center_block: cb, center_offset: co, velocity: f4(pose.velocity), omega: f4(pose.omega) }
+    // the rows of Rᵀ are the columns of R
+    let [(hx, mx, lx), (hy, my, ly), (hz, mz, lz)] = [r.x_axis, r.y_axis, r.z_axis].map(split_row);
+    MeshPoseGpu {
+        rot_x: f4(r.x_axis),
+        rot_y: f4(r.y_axis),
+        rot_z: f4(r.z_axis),
+        center_block: cb,
+        center_offset: co,
+        velocity: f4(pose.velocity),
+        omega: f4(pose.omega),
+        inv_hi_x: hx,
+        inv_hi_y: hy,
+        inv_hi_z: hz,
+        inv_mid_x: mx,
+        inv_mid_y: my,
+        inv_mid_z: mz,
+        inv_lo_x: lx,
+        inv_lo_y: ly,
+        inv_lo_z: lz,
+    }
+}
+
+/// A rotation-matrix entry m (|m| ≤ 1) as m = hi·2⁻¹² + mid·2⁻²⁴ + lo: integers |hi| ≤ 2¹²,
+/// |mid| ≤ 2¹¹ and a remainder |lo| ≤ 2⁻²⁵ (rounded to f32). Products of hi and mid with
+/// integer block counts below `ROTATE_MAX_BLOCKS` are exact in i32 (`rotate_blocks`).
+pub fn split_entry(m: f64) -> (i32, i32, f32) {
+    let hi = (m * 4096.0).round();
+    let rest = m - hi / 4096.0;
+    let mid = (rest * 16_777_216.0).round();
+    (hi as i32, mid as i32, (rest - mid / 16_777_216.0) as f32)
+}
+
+/// `split_entry` of the three entries of a row.
+fn split_row(row: DVec3) -> ([i32; 4], [i32; 4], [f32; 4]) {
+    let s = row.to_array().map(split_entry);
+    ([s[0].0, s[1].0, s[2].0, 0], [s[0].1, s[1].1, s[2].1, 0], [s[0].2, s[1].2, s[2].2, 0.0])
+}
+
+/// Largest block count per axis between a ball and a moving mesh's rotation centre that
+/// `rotate_blocks` takes (2²⁴: 256 m at the usual block of 2⁻¹⁶ m). Farther balls cannot
+/// touch the mesh (`moving_extent_blocks` is checked below it at start).
+pub const ROTATE_MAX_BLOCKS: i64 = 1 << 24;
+
+/// The largest distance, in blocks, from a moving mesh's rotation centre c0 to a point within
+/// `margin` of the mesh.
+pub fn moving_extent_blocks(wall: &MeshWall, margin: f64, block: f64) -> f64 {
+    let c0 = wall.motion.center;
+    let far = wall.mesh.triangles.iter().flatten().map(|v| (*v - c0).abs().max_element()).fold(0.0, f64::max);
+    (far + margin) / block
 }
 
 /// Word offsets of the `mesh_data` sections (module doc).
@@ -237,6 +297,10 @@ impl GpuMeshes {
         let bases = mesh_group_bases(&walls)?;
         let (mut headers, mut triangles, mut n_cells) = (Vec::new(), Vec::new(), 0u64);
         for (m, (wall, &base)) in walls.iter().zip(&bases).enumerate() {
+            let extent = moving_extent_blocks(wall, margin, grid.block);
+            if !wall.motion.is_static() && extent >= (ROTATE_MAX_BLOCKS / 2) as f64 {
+                return Err(TalusError::Other(format!("moving mesh wall `{}` reaches {:e} m from its rotation centre, more than the GPU rotates exactly ({:e} m)", wall.name, extent * grid.block, (ROTATE_MAX_BLOCKS / 2) as f64 * grid.block)));
+            }
             let g = mesh_grid(&wall.mesh, &wall.name, margin, grid.block, n_cells as u32)?;
             n_cells += g.n_cells();
             if n_cells >= u32::MAX as u64 {
