@@ -1,5 +1,6 @@
 // Pass `forces`: one thread per particle i gathers all its contacts (27 neighbour cells in a
-// fixed order, ids sorted within cells, then the walls) without float atomics. A ball pair is
+// fixed order, ids sorted within cells, then the plane walls, then the mesh walls) without
+// float atomics. A ball pair is
 // always evaluated in canonical order (a = min, b = max) so both threads get bit-identical
 // results; only the owner (a, or the ball for a wall) writes the history and the energies.
 @group(0) @binding(0) var<uniform> sim: SimParams;
@@ -18,9 +19,12 @@
 @group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
 @group(0) @binding(14) var<storage, read_write> state: StepState;
 @group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
+@group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
 
 // false for the initial force evaluation before step 0 (no history, no dissipation).
 override WRITE_HISTORY: bool = true;
+// false when the set-up has no mesh walls: the mesh code is specialised away.
+override MESH_WALLS: bool = true;
 
 // Kahan-compensated add: acc = (sum, compensation).
 fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
@@ -150,6 +154,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         add_owned(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
         out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
+    }
+
+    // the mesh walls at the same time: one contact per near facet group (after deduplication)
+    for (var m = 0u; MESH_WALLS && m < sim.n_meshes; m = m + 1u) {
+        let mb = mesh_ball(m, time_index, bi, oi);
+        if (mb.kept.dropped > 0u) {
+            // more near facet groups than a thread keeps: the host stops with an error
+            atomicOr(&state.flags, OVERFLOW_MESH_GROUPS);
+            atomicMax(&state.mesh_overflow, m + 1u);
+            atomicMax(&state.mesh_overflow_particle, i + 1u);
+        }
+        for (var k = 0u; k < mb.kept.count; k = k + 1u) {
+            if ((mb.survivors & (1u << k)) == 0u) { continue; }
+            let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
+            if (!wc.touching) { continue; }
+            add_owned(&out, i, wc.key, wc.c, write_epoch);
+            out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
+        }
     }
 
     force[i] = vec4<f32>(out.force, out.strain);

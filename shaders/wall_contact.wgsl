@@ -1,11 +1,14 @@
-// The contact of a ball with a plane wall, shared by the `forces` and `wall_loads` passes so
-// both evaluate it identically (CPU twin: the wall loop of `gather` in src/cpu/forces.rs).
-// Needs the `sim`, `pairs`, `walls` and `hash_read` bindings.
+// The contact of a ball with a wall surface, shared by the `forces` and `wall_loads` passes so
+// both evaluate it identically (CPU twin: `surface_contact` and the wall and mesh loops of
+// `gather` in src/cpu/forces.rs). Plane walls and mesh facets differ only in how they find the
+// distance, normal and surface velocity; `surface_contact` evaluates the contact after that.
+// Needs the `sim`, `pairs`, `walls`, `mesh_data` and `hash_read` bindings.
 
 // One ball–wall contact of one step.
 struct WallContact {
     touching: bool,     // the contact is active (`active` is a WGSL reserved word)
     c: ContactOutput,
+    key: u32,           // history key of the wall side: WALL_KEY_BIT | w, or | MESH_KEY_BIT | group
     u: vec3<f32>,       // the wall's surface velocity under the ball's centre
     lever: vec3<f32>,   // that surface point − the wall's load point
 }
@@ -17,22 +20,65 @@ fn wall_at(t: u32, w: u32) -> WallGpu {
     return walls[row * sim.n_walls + w];
 }
 
-// Ball i (block bi, offset oi with radius in w, velocity vi with 1/m in w, spin wi) against
-// `wall`, with the history of the previous step (read_epoch).
-fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
+// Ball i (offset oi with radius in w, velocity vi with 1/m in w, spin wi) against a surface of
+// pair parameters p whose unit normal n_w points towards the ball, at signed centre distance s,
+// moving with u under the centre; history `key` of the previous step (read_epoch).
+fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u: vec3<f32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     var out: WallContact;
-    let n_w = wall.normal.xyz;
-    let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
-    let p = pairs[u32(bi.w) * sim.n_materials + u32(wall.block.w)];
-    if (s > (oi.w + max(p.rgap, 0.0)) * 1.001) { return out; }
-    // the surface point under the ball's centre, relative to the rotation centre
-    let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
-    let u = wall.velocity.xyz + cross(wall.omega.xyz, from_center);
+    out.key = key;
     let g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
     if (!contact_active(p, g)) { return out; }
     out.touching = true;
-    out.c = contact_force(p, g, hash_lookup(i, WALL_KEY_BIT | w, read_epoch), sim.dt);
+    out.c = contact_force(p, g, hash_lookup(i, key, read_epoch), sim.dt);
     out.u = u;
+    return out;
+}
+
+// Ball i (block bi, offset oi, velocity vi, spin wi) against plane `wall` number w.
+fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
+    let n_w = wall.normal.xyz;
+    let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
+    let p = pairs[u32(bi.w) * sim.n_materials + u32(wall.block.w)];
+    if (s > (oi.w + max(p.rgap, 0.0)) * 1.001) { return WallContact(); }
+    // the surface point under the ball's centre, relative to the rotation centre
+    let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
+    let u = wall.velocity.xyz + cross(wall.omega.xyz, from_center);
+    var out = surface_contact(i, WALL_KEY_BIT | w, p, s, n_w, u, oi, vi, wi, read_epoch);
     out.lever = relative_position(wall.load_block.xyz, wall.load_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
+    return out;
+}
+
+// The contacts of ball i with mesh m at time index t: the view, the pair, the kept contact of
+// every near facet group and the mask of those that count (shaders/mesh/contacts.wgsl).
+struct MeshBall {
+    view: MeshView,
+    p: PairParamsGpu,
+    kept: GroupContacts,
+    survivors: u32,
+}
+
+fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>) -> MeshBall {
+    var out: MeshBall;
+    let h = mesh_header(m);
+    out.p = pairs[u32(bi.w) * sim.n_materials + h.material];
+    let reach = (oi.w + max(out.p.rgap, 0.0)) * MESH_REACH_SLACK;
+    out.view = mesh_view(m, h, t, bi, oi, reach);
+    let range = mesh_candidates(out.view);
+    // a whole local variable as the pointer argument (naga's SPIR-V writer does not take a
+    // pointer to a struct member there)
+    var kept: GroupContacts;
+    out.survivors = ball_mesh_contacts(vec3<f32>(0.0), reach, out.view, range.x, range.y, &kept);
+    out.kept = kept;
+    return out;
+}
+
+// Ball i against the kept mesh contact mc of `mesh`: back from the t = 0 frame (normal, the
+// surface point under the ball), then `surface_contact` as for a plane.
+fn mesh_contact(i: u32, mesh: MeshView, mc: MeshContact, p: PairParamsGpu, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
+    let n = mesh_to_world(mesh, mc.normal);
+    let from_center = mesh.from_center - n * mc.distance;
+    let u = mesh.pose.velocity.xyz + cross(mesh.pose.omega.xyz, from_center);
+    var out = surface_contact(i, WALL_KEY_BIT | MESH_KEY_BIT | mc.group, p, mc.distance, n, u, oi, vi, wi, read_epoch);
+    out.lever = relative_position(mesh.header.load_block.xyz, mesh.header.load_offset.xyz, bi.xyz, oi.xyz, sim.block) - n * mc.distance;
     return out;
 }

@@ -1,8 +1,9 @@
 // Pass `wall_loads`: force and torque the contacts put on each wall in the last step of a batch
 // (encoded between that step's `forces` and `advance`, so it sees the same positions,
-// velocities and history). One workgroup per wall; each thread sums a fixed stride of
-// particles, then a tree sum in a fixed order: deterministic. loads[2w] = (force on the wall, 0),
-// loads[2w + 1] = (torque about the wall's load point, 0).
+// velocities and history). One workgroup per plane wall, then one per mesh wall (w = n_walls +
+// mesh index); each thread sums a fixed stride of particles, then a tree sum in a fixed order:
+// deterministic. loads[2w] = (force on the wall, 0), loads[2w + 1] = (torque about the wall's
+// load point, 0).
 const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
@@ -14,6 +15,10 @@ const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(7) var<storage, read> hash_read: array<HashSlotRead>;
 @group(0) @binding(8) var<storage, read> state: StepStateRead;
 @group(0) @binding(9) var<storage, read_write> loads: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> mesh_data: array<vec4<u32>>;
+
+// false when the set-up has no mesh walls: the mesh code is specialised away.
+override MESH_WALLS: bool = true;
 
 var<workgroup> sum_f: array<vec3<f32>, 256>;
 var<workgroup> sum_t: array<vec3<f32>, 256>;
@@ -21,15 +26,33 @@ var<workgroup> sum_t: array<vec3<f32>, 256>;
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let w = wid.x;
-    let wall = wall_at(state.step + 1u, w);
+    let time_index = state.step + 1u;
     let read_epoch = state.step + 1u;
     var f = vec3<f32>(0.0);
     var t = vec3<f32>(0.0);
-    for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
-        let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], velocity[i], omega[i], read_epoch);
-        if (wc.touching) {
-            f = f + wc.c.force_j;
-            t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;
+    if (w < sim.n_walls) {
+        let wall = wall_at(time_index, w);
+        for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
+            let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], velocity[i], omega[i], read_epoch);
+            if (wc.touching) {
+                f = f + wc.c.force_j;
+                t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;
+            }
+        }
+    } else if (MESH_WALLS) {
+        let m = w - sim.n_walls;
+        for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
+            let bi = pos_block[i];
+            let oi = pos_offset[i];
+            let mb = mesh_ball(m, time_index, bi, oi);
+            for (var k = 0u; k < mb.kept.count; k = k + 1u) {
+                if ((mb.survivors & (1u << k)) == 0u) { continue; }
+                let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, velocity[i], omega[i], read_epoch);
+                if (wc.touching) {
+                    f = f + wc.c.force_j;
+                    t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;
+                }
+            }
         }
     }
     sum_f[lid.x] = f;

@@ -84,8 +84,9 @@ pub trait Backend {
     fn snapshot(&mut self) -> Result<Snapshot>;
     /// Read the energy partitions (GPU: reduced on the device, one small readback).
     fn energies(&mut self) -> Result<Energies>;
-    /// Force and torque on every wall (in `Setup::walls` order) in the last step
-    /// (GPU: reduced on the device, one small readback).
+    /// Force and torque on every wall in the last step: the plane walls (`Setup::walls` order),
+    /// then the mesh walls (`Setup::meshes` order) (GPU: reduced on the device, one small
+    /// readback).
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>>;
     /// Number of active contacts (ball–ball and ball–wall) after the last step.
     fn contact_count(&mut self) -> Result<u64>;

@@ -34,16 +34,34 @@ fn u32_const(name: &str, v: u32) -> String {
     format!("const {name}: u32 = {v}u;\n")
 }
 
+/// An `f32` constant as WGSL text (Rust's `{:e}` prints the shortest round-tripping decimal).
+fn f32_const(name: &str, v: f32) -> String {
+    format!("const {name}: f32 = {v:e};\n")
+}
+
 /// Constants shared by Rust and WGSL.
 pub mod consts {
     /// Set in a wall's key slot: keys `(i, WALL_KEY_BIT | w)` are ball–wall contacts.
     pub const WALL_KEY_BIT: u32 = 0x8000_0000;
+    /// Set with `WALL_KEY_BIT` for mesh walls: keys `(i, WALL_KEY_BIT | MESH_KEY_BIT | g)`, g the
+    /// global facet group (the mesh's group plus the group counts of the meshes before it),
+    /// so history survives a ball moving between triangles of one facet group. Plane walls and
+    /// global groups must both stay below this bit.
+    pub const MESH_KEY_BIT: u32 = 0x4000_0000;
     /// Empty hash-table key.
     pub const EMPTY_KEY: u32 = 0xFFFF_FFFF;
     /// Workgroup size of all 1-D compute passes.
     pub const WORKGROUP_SIZE: u32 = 64;
     /// Overflow flag bits (see `gpu::capacity`).
     pub const OVERFLOW_HASH: u32 = 1;
+    /// A ball was near more facet groups of one mesh than `MESH_GROUPS_MAX` (GPU only; the
+    /// host stops with an error naming the mesh).
+    pub const OVERFLOW_MESH_GROUPS: u32 = 2;
+    /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
+    pub const MESH_GROUPS_MAX: u32 = 16;
+    /// `MeshGpu::flags` bits.
+    pub const MESH_FLAG_TWO_SIDED: u32 = 1;
+    pub const MESH_FLAG_MOVING: u32 = 2;
     /// Kahan pairs (sum, compensation) per particle in the GPU `dissipation` buffer: slip,
     /// dashpot, shear-stiffness and wall work of the contacts the particle owns.
     pub const DISSIPATION_PARTS: u32 = 4;
@@ -75,6 +93,12 @@ pub fn wgsl_constants() -> String {
         u32_const("EMPTY_KEY", EMPTY_KEY),
         u32_const("WORKGROUP_SIZE", WORKGROUP_SIZE),
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
+        u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
+        u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
+        u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
+        u32_const("MESH_FLAG_TWO_SIDED", MESH_FLAG_TWO_SIDED),
+        u32_const("MESH_FLAG_MOVING", MESH_FLAG_MOVING),
+        f32_const("MESH_REACH_SLACK", crate::mesh::contacts::MESH_REACH_SLACK as f32),
         u32_const("DISSIPATION_PARTS", DISSIPATION_PARTS),
         u32_const("DP_MODE_FULL", DP_MODE_FULL),
         u32_const("DP_MODE_NO_TENSION", DP_MODE_NO_TENSION),

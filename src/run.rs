@@ -106,7 +106,7 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 ///
 /// The loop steps in batches of `setup.output_every` (one `Backend::step` call per batch, no
 /// per-step host work). After step 0 and every batch it appends a row to `energy.csv` (and,
-/// after every batch, one row per wall to `walls.csv` when the scene has walls); at step 0,
+/// after every batch, one row per plane and mesh wall to `walls.csv` when the scene has walls); at step 0,
 /// every `snapshot_every`-th output and the last step it writes a VTU snapshot and rewrites
 /// `particles.pvd`. At the end it writes `summary.json` and returns the summary.
 pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions) -> Result<Summary> {
@@ -118,7 +118,8 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         create_dir_all(&out_dir.join("snapshots"))?;
     }
     let mut csv = EnergyCsv::new(out_dir.join("energy.csv"));
-    let mut walls_csv = (!setup.walls.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
+    let load_points = setup.load_points();
+    let mut walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
     let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
     let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
         let mut s = backend.snapshot()?;
@@ -152,7 +153,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         energies = backend.energies()?;
         csv.push(step, step as f64 * setup.dt, &energies)?;
         if let Some(w) = &mut walls_csv {
-            w.push(step, step as f64 * setup.dt, &setup.walls, &backend.wall_loads()?)?;
+            w.push(step, step as f64 * setup.dt, &load_points, &backend.wall_loads()?)?;
         }
         if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
             snapshot(backend, &mut pvd)?;

@@ -4,9 +4,13 @@
 //! Everything here is SI and f64. The GPU backend converts to its own f32 layout.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use glam::DVec3;
 
+use crate::error::{Result, TalusError};
+use crate::layout::consts::MESH_KEY_BIT;
+use crate::mesh::TriangleMesh;
 use crate::motion::{Pose, WallMotion};
 
 use crate::contact::params::PairParams;
@@ -90,6 +94,62 @@ impl Wall {
     }
 }
 
+/// A triangle-mesh wall (`src/mesh/`): the mesh placed at t = 0 and carried by `motion`
+/// (the pose maps the t = 0 placement to time t, about `motion.center`).
+#[derive(Clone, Debug)]
+pub struct MeshWall {
+    pub name: String,
+    /// The mesh in its t = 0 placement (scene transform applied, `two_sided` set).
+    pub mesh: Arc<TriangleMesh>,
+    /// Index into `Setup::materials`.
+    pub material: u32,
+    /// Prescribed motion (static by default).
+    pub motion: WallMotion,
+    /// Fixed point in space about which `walls.csv` reports the torque on the mesh, m.
+    pub load_point: [f64; 3],
+}
+
+impl MeshWall {
+    /// A static mesh wall; loads reported about (and rotations, if a motion is set later,
+    /// default to) the centre of its bounding box.
+    pub fn new(name: impl Into<String>, mesh: TriangleMesh, material: u32) -> MeshWall {
+        let centre = mesh_centre(&mesh);
+        let motion = WallMotion { center: DVec3::from(centre), ..WallMotion::default() };
+        MeshWall { name: name.into(), mesh: Arc::new(mesh), material, motion, load_point: centre }
+    }
+
+    /// The mesh's pose at time `t` (maps the t = 0 placement to time t).
+    pub fn pose_at(&self, t: f64) -> Pose {
+        self.motion.pose(t)
+    }
+}
+
+/// Centre of a mesh's bounding box.
+pub fn mesh_centre(mesh: &TriangleMesh) -> [f64; 3] {
+    let (lo, hi) = mesh.bounds();
+    ((lo + hi) * 0.5).to_array()
+}
+
+/// The first global facet group of every mesh (prefix sum of the group counts): the history
+/// key of a mesh contact is `WALL_KEY_BIT | MESH_KEY_BIT | (base + group)`, so all groups of
+/// all meshes must stay below `MESH_KEY_BIT`.
+pub fn mesh_group_bases(meshes: &[MeshWall]) -> Result<Vec<u32>> {
+    let mut bases = Vec::with_capacity(meshes.len());
+    let mut next = 0u64;
+    for m in meshes {
+        bases.push(next as u32);
+        next += m.mesh.group_count as u64;
+        if next > MESH_KEY_BIT as u64 {
+            return Err(TalusError::Other(format!(
+                "mesh wall `{}` ({}): the meshes up to it have {next} facet groups, more than the {MESH_KEY_BIT} the contact-history keys can hold",
+                m.name,
+                m.mesh.source.display()
+            )));
+        }
+    }
+    Ok(bases)
+}
+
 /// Axis-aligned box, m.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
@@ -127,7 +187,10 @@ pub struct Setup {
     /// (spec eqs 18–20) unless given for the pair. Symmetric.
     pub pairs: PairTable,
     pub particles: Particles,
+    /// Plane walls (box walls are expanded into planes).
     pub walls: Vec<Wall>,
+    /// Triangle-mesh walls. Loads are reported planes first, then meshes.
+    pub meshes: Vec<MeshWall>,
     /// Region the neighbour grid covers. Particles outside still interact
     /// (they are clamped into the border cells), only less efficiently.
     pub domain: Aabb,
@@ -194,5 +257,10 @@ impl Setup {
     }
     pub fn max_radius(&self) -> f64 {
         self.particles.radius.iter().cloned().fold(0.0, f64::max)
+    }
+    /// Name and load point of every wall in `Backend::wall_loads` order: planes, then meshes.
+    pub fn load_points(&self) -> Vec<(&str, [f64; 3])> {
+        let planes = self.walls.iter().map(|w| (w.name.as_str(), w.load_point));
+        planes.chain(self.meshes.iter().map(|m| (m.name.as_str(), m.load_point))).collect()
     }
 }

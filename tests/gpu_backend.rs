@@ -25,6 +25,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         pairs: PairTable { n_materials: 1, entries: vec![pair] },
         particles: Particles::default(),
         walls: vec![],
+        meshes: vec![],
         domain,
         periodic: [false; 3],
     }

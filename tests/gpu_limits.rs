@@ -23,6 +23,7 @@ fn tiny_setup() -> Setup {
         materials: vec![mat],
         particles,
         walls: vec![],
+        meshes: vec![],
         domain: Aabb { min: [-0.1; 3], max: [0.1; 3] },
         periodic: [false; 3],
     }

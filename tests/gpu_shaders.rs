@@ -16,6 +16,14 @@ fn validate(name: &str, src: &str) -> naga::Module {
 fn every_composed_pass_validates() {
     let passes = pass_sources();
     assert!(passes.len() >= 10);
+    // the mesh-wall shaders: binning, and the contact code inside `forces` and `wall_loads`
+    assert!(passes.iter().any(|(n, _)| *n == "mesh_bin"), "mesh_bin is a pass");
+    for pass in ["forces", "wall_loads"] {
+        let src = &passes.iter().find(|(n, _)| *n == pass).unwrap().1;
+        for f in ["fn closest_point_on_triangle", "fn ball_mesh_contacts", "fn mesh_view", "fn surface_contact"] {
+            assert!(src.contains(f), "`{pass}` lacks `{f}`");
+        }
+    }
     for (name, src) in &passes {
         validate(name, &compose(src));
     }
@@ -56,6 +64,26 @@ fn struct_layouts_match_rust() {
         for (m, (rn, ro)) in members.iter().zip(&l.offsets) {
             assert_eq!(m.name.as_deref(), Some(*rn), "{}: member order", l.name);
             assert_eq!(m.offset as usize, *ro, "{}.{}: WGSL offset {} != Rust offset {}", l.name, rn, m.offset, ro);
+        }
+    }
+}
+
+/// The structs packed into `mesh_data` are read back word by word by the accessors of
+/// `shaders/mesh/data.wgsl`: their fields must be vec4s at 16-byte steps, then at most one word
+/// of four 4-byte scalars, filling exactly the stated number of words.
+#[test]
+fn packed_structs_are_whole_words() {
+    use talus::gpu::layout::packed_structs;
+    let layouts = struct_layouts();
+    for (name, words) in packed_structs() {
+        let l = layouts.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("{name} is not a gpu_struct"));
+        let words = words as usize;
+        assert_eq!(l.size, 16 * words, "{name}: size");
+        let vec4s = if l.offsets.len() == words { words } else { words - 1 };
+        assert!(l.offsets.len() == vec4s || l.offsets.len() == vec4s + 4, "{name}: {} fields in {words} words", l.offsets.len());
+        for (k, (field, offset)) in l.offsets.iter().enumerate() {
+            let expect = if k < vec4s { 16 * k } else { 16 * vec4s + 4 * (k - vec4s) };
+            assert_eq!(*offset, expect, "{name}.{field}");
         }
     }
 }

@@ -234,3 +234,95 @@ fn box_wall_normals_point_inward() {
     let names: Vec<&str> = s.walls.iter().map(|w| w.name.as_str()).collect();
     assert_eq!(names, ["bin-x", "bin+x", "bin+y", "bin-z"]);
 }
+
+const MESH_BASE: &str = r#"{
+  "time_step": 1e-6,
+  "steps": 10,
+  "materials": {
+    "glass": { "density": 2500, "hz_shear": 1e9 },
+    "steel": { "density": 7800, "hz_shear": 8e10 }
+  },
+  "particles": [ { "position": [0, 0, 0.5], "radius": 0.01, "material": "glass" } ],
+  "walls": [
+    { "type": "plane", "point": [0, 0, -1], "normal": [0, 0, 1], "material": "steel" },
+    { "type": "mesh", "name": "hopper", "file": "hopper.stl", "material": "steel",
+      "transform": { "scale": 0.5, "axis": [1, 0, 0], "angle": 90, "translation": [0, 0, 0.1] } }
+  ]
+}"#;
+
+/// (name, text to replace in MESH_BASE, replacement, substrings the message must contain)
+const MESH_CASES: &[(&str, &str, &str, &[&str])] = &[
+    ("unknown mesh key", "\"material\": \"steel\",\n      \"transform\"", "\"material\": \"steel\", \"colour\": 1,\n      \"transform\"", &["walls[1].colour", "allowed keys", "two_sided"]),
+    ("missing file key", "\"file\": \"hopper.stl\", ", "", &["walls[1].file", "missing"]),
+    ("file not found", "hopper.stl", "nothere.stl", &["walls[1].file", "nothere.stl"]),
+    ("file not STL", "hopper.stl", "junk.stl", &["walls[1].file", "junk.stl", "not ASCII STL"]),
+    ("degenerate facet", "hopper.stl", "flat.stl", &["walls[1].file", "flat.stl", "triangle 1", "degenerate"]),
+    ("file not a string", "\"hopper.stl\"", "7", &["walls[1].file", "string", "7"]),
+    ("negative scale", "\"scale\": 0.5", "\"scale\": -2", &["walls[1].transform.scale", "-2"]),
+    ("zero scale component", "\"scale\": 0.5", "\"scale\": [1, 0, 1]", &["walls[1].transform.scale[1]", "got 0"]),
+    ("scale string", "\"scale\": 0.5", "\"scale\": \"big\"", &["walls[1].transform.scale", "\"big\""]),
+    ("zero rotation axis", "\"axis\": [1, 0, 0]", "\"axis\": [0, 0, 0]", &["walls[1].transform.axis", "[0, 0, 0]"]),
+    ("NaN angle", "\"angle\": 90", "\"angle\": \"NaN\"", &["walls[1].transform.angle", "\"NaN\""]),
+    ("unknown transform key", "\"angle\": 90,", "\"angle\": 90, \"shear\": 1,", &["walls[1].transform.shear", "allowed keys", "translation"]),
+    ("translation length", "\"translation\": [0, 0, 0.1]", "\"translation\": [0, 0.1]", &["walls[1].transform.translation", "3 numbers"]),
+    ("two_sided not a boolean", "\"material\": \"steel\",\n      \"transform\"", "\"material\": \"steel\", \"two_sided\": \"yes\",\n      \"transform\"", &["walls[1].two_sided", "\"yes\"", "true or false"]),
+    ("rotation without axis", "\"material\": \"steel\",\n      \"transform\"", "\"material\": \"steel\", \"motion\": { \"angular_velocity\": 1 },\n      \"transform\"", &["walls[1].motion.axis", "missing"]),
+    ("bad load point", "\"material\": \"steel\",\n      \"transform\"", "\"material\": \"steel\", \"load_point\": [0, 0],\n      \"transform\"", &["walls[1].load_point", "3 numbers"]),
+    ("unknown mesh material", "\"material\": \"steel\",\n      \"transform\"", "\"material\": \"iron\",\n      \"transform\"", &["walls[1].material", "\"iron\""]),
+];
+
+/// A directory with the mesh files the cases use: a small hopper (binary STL), a file that is
+/// not STL and an ASCII STL with a degenerate facet.
+fn mesh_dir() -> tempfile::TempDir {
+    use glam::DVec3;
+    let dir = tempfile::tempdir().unwrap();
+    let hopper = talus::mesh::generate::hopper(0.05, 0.0, 0.2, 0.3, 16, 2);
+    talus::mesh::stl::write_stl_binary(&dir.path().join("hopper.stl"), &hopper).unwrap();
+    std::fs::write(dir.path().join("junk.stl"), b"this is not a mesh").unwrap();
+    let v = |x: f64, y: f64| DVec3::new(x, y, 0.0);
+    let flat = [[v(0.0, 0.0), v(1.0, 0.0), v(0.0, 1.0)], [v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)]];
+    std::fs::write(dir.path().join("flat.stl"), talus::mesh::stl::binary_stl_bytes(&flat)).unwrap();
+    dir
+}
+
+#[test]
+fn mesh_wall_errors_name_file_key_and_value() {
+    let dir = mesh_dir();
+    let scene = dir.path().join("mesh_case.json");
+    let mut failures = Vec::new();
+    for (name, from, to, expect) in MESH_CASES {
+        assert!(MESH_BASE.contains(from), "case {name:?}: pattern {from:?} not in MESH_BASE");
+        std::fs::write(&scene, MESH_BASE.replacen(from, to, 1)).unwrap();
+        match scene::load(&scene) {
+            Ok(_) => failures.push(format!("{name}: loaded without error")),
+            Err(e) => {
+                let msg = e.to_string();
+                eprintln!("{name:>28}: {msg}");
+                assert!(msg.starts_with(&format!("{}: ", scene.display())), "{name}: {msg}");
+                failures.extend(expect.iter().filter(|s| !msg.contains(*s)).map(|s| format!("{name}: message lacks {s:?}: {msg}")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), MESH_CASES.len(), failures.join("\n"));
+}
+
+#[test]
+fn mesh_wall_keys_and_defaults() {
+    use glam::DVec3;
+    let dir = mesh_dir();
+    let path = dir.path().join("mesh_ok.json");
+    std::fs::write(&path, MESH_BASE.replace("\"material\": \"steel\",\n      \"transform\"", "\"material\": \"steel\", \"two_sided\": true,\n      \"transform\"")).unwrap();
+    let s = scene::load(&path).unwrap();
+    assert_eq!((s.walls.len(), s.meshes.len()), (1, 1));
+    let m = &s.meshes[0];
+    assert_eq!((m.name.as_str(), m.material, m.mesh.two_sided, m.mesh.len()), ("hopper", 1, true, 64));
+    // scale 0.5, a quarter turn about x (z → −y), then up by 0.1: the axis now runs along −y
+    let (lo, hi) = m.mesh.bounds();
+    assert!((lo.y + 0.15).abs() < 1e-7 && hi.y.abs() < 1e-7 && (hi.x - 0.1).abs() < 1e-7 && (hi.z - 0.2).abs() < 1e-7, "placed at [{lo}, {hi}]");
+    let centre = (lo + hi) * 0.5;
+    assert_eq!(DVec3::from(m.load_point), centre, "default load point: the box centre");
+    assert_eq!(m.motion.center, centre, "default rotation centre: the box centre");
+    assert!(m.motion.is_static());
+    assert!(s.domain.min[0] <= lo.x && s.domain.min[1] <= lo.y && s.domain.max[2] >= hi.z, "the default domain holds the mesh: {:?}", s.domain);
+    assert_eq!(s.load_points().iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["wall0", "hopper"]);
+}

@@ -10,8 +10,9 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::Result;
-use crate::setup::Setup;
-use forces::{ForceContext, OwnedHistory, WallContacts};
+use crate::mesh::TriangleGrid;
+use crate::setup::{mesh_group_bases, Setup};
+use forces::{ForceContext, MeshView, OwnedHistory, WallContacts};
 use grid::Grid;
 use state::State;
 
@@ -24,6 +25,10 @@ pub struct CpuBackend {
     next_history: Vec<OwnedHistory>,
     /// Per ball: what its wall contacts put on the walls in the last force pass.
     wall_contacts: Vec<WallContacts>,
+    /// Triangle grid of every mesh wall in its t = 0 frame, built once.
+    mesh_grids: Vec<TriangleGrid>,
+    /// First global facet group of every mesh wall (history keys).
+    mesh_group_bases: Vec<u32>,
     max_rgap: f64,
     steps_done: u64,
 }
@@ -33,10 +38,19 @@ pub fn max_positive_rgap(setup: &Setup) -> f64 {
     setup.pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max)
 }
 
+/// Triangle grids of the mesh walls in their t = 0 frames: cells of about a particle
+/// diameter (plus the largest gap), queried with each ball's reach.
+pub fn mesh_grids(setup: &Setup, max_rgap: f64) -> Result<Vec<TriangleGrid>> {
+    let cell = (2.0 * (setup.max_radius() + max_rgap)).max(f64::MIN_POSITIVE);
+    setup.meshes.iter().map(|m| TriangleGrid::build(&m.mesh, cell, 0.0)).collect()
+}
+
 impl CpuBackend {
     pub fn new(setup: &Setup) -> Result<CpuBackend> {
         let state = State::new(setup);
         let max_rgap = max_positive_rgap(setup);
+        let mesh_group_bases = mesh_group_bases(&setup.meshes)?;
+        let mesh_grids = mesh_grids(setup, max_rgap)?;
         let min_cell = (2.0 * setup.max_radius() + max_rgap).max(f64::MIN_POSITIVE);
         let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particles.len())?;
         let n = state.position.len();
@@ -47,6 +61,8 @@ impl CpuBackend {
             history: vec![Vec::new(); n],
             next_history: vec![Vec::new(); n],
             wall_contacts: vec![Vec::new(); n],
+            mesh_grids,
+            mesh_group_bases,
             max_rgap,
             steps_done: 0,
         };
@@ -62,7 +78,10 @@ impl CpuBackend {
     fn force_pass(&mut self, dt: f64, t: f64) {
         self.grid.build(&self.state.position);
         let wall_states: Vec<_> = self.setup.walls.iter().map(|w| w.state_at(t)).collect();
-        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, grid: &self.grid, max_rgap: self.max_rgap };
+        let meshes: Vec<MeshView> = (self.setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
+            .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
+            .collect();
+        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, grid: &self.grid, max_rgap: self.max_rgap };
         forces::forces(&ctx, &mut self.state, &self.history, &mut self.next_history, &mut self.wall_contacts, dt);
         std::mem::swap(&mut self.history, &mut self.next_history);
     }
@@ -138,7 +157,7 @@ impl Backend for CpuBackend {
         Ok(e)
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
-        let mut loads = vec![WallLoad::default(); self.setup.walls.len()];
+        let mut loads = vec![WallLoad::default(); self.setup.walls.len() + self.setup.meshes.len()];
         for contacts in &self.wall_contacts {
             for &(w, f, t) in contacts {
                 let l = &mut loads[w as usize];

@@ -39,8 +39,11 @@ pub struct Buffers {
     pub pairs: wgpu::Buffer,
     /// Wall table: rows × n_walls `WallGpu` (see `gpu::walls`).
     pub walls: wgpu::Buffer,
-    /// Per wall: (force, 0), (torque about the load point, 0) of the last step of a batch.
+    /// Per plane wall, then per mesh wall: (force, 0), (torque about the load point, 0) of the
+    /// last step of a batch.
     pub wall_loads: wgpu::Buffer,
+    /// All mesh-wall data, packed (see `gpu::meshes`).
+    pub mesh_data: wgpu::Buffer,
     pub particle_cell: wgpu::Buffer,
     pub particle_rank: wgpu::Buffer,
     pub sorted_ids: wgpu::Buffer,
@@ -54,11 +57,28 @@ pub struct Buffers {
     pub partials: wgpu::Buffer,
     pub n_partials: u32,
     pub backup: Backup,
-    /// 16-byte MAP_READ buffer for the flags after each batch.
+    /// MAP_READ buffer for the step state (flags) after each batch.
     pub flags_readback: wgpu::Buffer,
 }
 
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
+
+/// The levels of a multi-level prefix sum over `n` u32 elements: level 0 scans the data in
+/// blocks of `SCAN_BLOCK`, each next level the block totals of the one before, until one block.
+pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
+    let mut levels = Vec::new();
+    let mut len = n;
+    loop {
+        let wgs = len.div_ceil(SCAN_BLOCK);
+        let params = ctx.create_buffer("scan_params", 16, U::UNIFORM | U::COPY_DST)?;
+        ctx.queue.write_buffer(&params, 0, bytemuck::bytes_of(&ScanParams { n: len as u32, ..Default::default() }));
+        levels.push(ScanLevel { n: len as u32, params, sums: ctx.create_buffer("scan_sums", 4 * wgs, U::STORAGE)? });
+        if wgs <= 1 {
+            return Ok(levels);
+        }
+        len = wgs;
+    }
+}
 
 impl Buffers {
     /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
@@ -67,28 +87,12 @@ impl Buffers {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32) -> Result<Self> {
+    /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer) -> Result<Self> {
         let n = n_particles.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
-        let mut scan_levels = Vec::new();
-        let mut len = n_cells as u64 + 1;
-        loop {
-            let wgs = len.div_ceil(SCAN_BLOCK);
-            scan_levels.push(ScanLevel {
-                n: len as u32,
-                params: b("scan_params", 16, U::UNIFORM | U::COPY_DST)?,
-                sums: b("scan_sums", 4 * wgs, U::STORAGE)?,
-            });
-            if wgs <= 1 {
-                break;
-            }
-            len = wgs;
-        }
-        for lvl in &scan_levels {
-            let p = ScanParams { n: lvl.n, ..Default::default() };
-            ctx.queue.write_buffer(&lvl.params, 0, bytemuck::bytes_of(&p));
-        }
+        let scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
         let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 4 * n, v4];
@@ -111,7 +115,8 @@ impl Buffers {
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
-            wall_loads: b("wall_loads", 32 * n_walls.max(1) as u64, U::STORAGE | U::COPY_SRC)?,
+            wall_loads: b("wall_loads", 32 * n_loads.max(1) as u64, U::STORAGE | U::COPY_SRC)?,
+            mesh_data,
             particle_cell: b("particle_cell", 4 * n, U::STORAGE)?,
             particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
@@ -119,15 +124,15 @@ impl Buffers {
             scan_levels,
             hash: [b("hash_table_0", hash_bytes, STATE)?, b("hash_table_1", hash_bytes, STATE)?],
             hash_capacity,
-            step_state: b("step_state", std::mem::size_of::<StepState>() as u64, STATE)?,
+            step_state: b("step_state", STEP_STATE_BYTES, STATE)?,
             partials: b("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?,
             n_partials,
             backup: Backup {
                 state: backup_state,
-                step_state: b("backup_step_state", 16, U::COPY_SRC | U::COPY_DST)?,
+                step_state: b("backup_step_state", STEP_STATE_BYTES, U::COPY_SRC | U::COPY_DST)?,
                 hash: b("backup_hash", hash_bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?,
             },
-            flags_readback: b("flags_readback", 16, U::MAP_READ | U::COPY_DST)?,
+            flags_readback: b("flags_readback", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?,
         })
     }
 

@@ -1,20 +1,21 @@
 //! Capacities that can overflow (the contact-history hash table), overflow detection, growth
-//! and redo.
+//! and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
+//! grow: its flag `OVERFLOW_MESH_GROUPS` ends the run with an error naming the mesh.)
 //!
 //! Every batch of steps starts by copying the state (particles, step state and the history
 //! table the batch reads first) into backup buffers on the device. All kernels exit early once
-//! an overflow flag is set. After the batch the host reads the 16-byte step state (the only
+//! an overflow flag is set. After the batch the host reads the 32-byte step state (the only
 //! readback per batch); on overflow it doubles the table, restores the backup, migrates the
 //! saved history into the new table (`rehash`, lookups are by key so results are unchanged) and
 //! redoes the batch. Nothing is dropped, so a run with a tiny initial table is bit-identical to
 //! one with a generous table.
 
-use super::layout::{HashSlot, StepStateRead};
+use super::layout::{HashSlot, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
 use super::step::{bind_group, dispatch_threads, BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::OVERFLOW_HASH;
+use crate::layout::consts::{OVERFLOW_HASH, OVERFLOW_MESH_GROUPS};
 
 /// Default table size: 4 slots per particle (power of two, ≥ 256).
 pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
@@ -37,8 +38,8 @@ impl GpuBackend {
         self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
     }
 
-    fn read_step_state(&self) -> Result<StepStateRead> {
-        let b = read_buffers(&self.ctx, &[(&self.buffers.step_state, 16)])?;
+    pub(crate) fn read_step_state(&self) -> Result<StepStateRead> {
+        let b = read_buffers(&self.ctx, &[(&self.buffers.step_state, STEP_STATE_BYTES)])?;
         Ok(bytemuck::pod_read_unaligned(&b[0]))
     }
 
@@ -48,22 +49,25 @@ impl GpuBackend {
             let s0 = self.steps_done;
             if self.walls_move() {
                 // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
-                self.upload_walls(s0 + 1, n);
+                self.upload_poses(s0 + 1, n);
             }
             let b = &self.buffers;
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
             for (src, dst) in b.state_buffers().iter().zip(&b.backup.state) {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, dst.size());
             }
-            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.backup.step_state, 0, 16);
+            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.backup.step_state, 0, STEP_STATE_BYTES);
             enc.copy_buffer_to_buffer(&b.hash[(s0 % 2) as usize], 0, &b.backup.hash, 0, b.backup.hash.size());
             self.step_encoder().steps(&mut enc, s0, n);
-            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, 16);
+            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, STEP_STATE_BYTES);
             self.ctx.queue.submit([enc.finish()]);
-            let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, 16)?);
+            let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, STEP_STATE_BYTES)?);
             if st.flags == 0 {
                 self.steps_done += n;
                 return Ok(());
+            }
+            if st.flags & OVERFLOW_MESH_GROUPS != 0 {
+                return Err(self.meshes.overflow_error(&st, s0));
             }
             if st.flags & OVERFLOW_HASH == 0 {
                 return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
@@ -107,7 +111,7 @@ impl GpuBackend {
             for (dst, src) in b.state_buffers().iter().zip(&b.backup.state) {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
             }
-            enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, 16);
+            enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, STEP_STATE_BYTES);
             let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[(s0 % 2) as usize], &b.step_state]);
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });
@@ -130,6 +134,7 @@ impl GpuBackend {
             g: &self.groups,
             n_cells: self.grid.n_cells,
             n_walls: self.walls.len() as u32,
+            n_meshes: self.meshes.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
         }
     }

@@ -2,7 +2,10 @@
 
 use crate::error::{Result, TalusError};
 
-/// Storage buffers the largest pass (`forces`) binds.
+/// Storage buffers the largest pass (`forces`) binds: 15 for particles, history, grid and
+/// walls, and one packed buffer for all mesh-wall data (`gpu::meshes`). 16 is what desktop
+/// GPUs and lavapipe grant (llvmpipe's GL driver grants exactly 16): pack more data into
+/// existing buffers rather than raising this.
 pub const STORAGE_BUFFERS_NEEDED: u32 = 16;
 
 /// An opened adapter + device + queue (clones share the device).

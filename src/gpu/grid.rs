@@ -76,6 +76,10 @@ impl GridSpec {
                 extent = extent.max(c.abs());
             }
         }
+        for m in &setup.meshes {
+            let (lo, hi) = m.mesh.bounds();
+            extent = extent.max(lo.abs().max_element()).max(hi.abs().max_element());
+        }
         for c in setup.domain.min.iter().chain(setup.domain.max.iter()) {
             extent = extent.max(c.abs());
         }

@@ -28,12 +28,23 @@ gpu_struct! {
         max_rgap: f32 => "f32",
         /// Time index (steps since t = 0) of row 0 of the `walls` table.
         wall_time0: u32 => "u32",
-        /// Rows (times) in the `walls` table; the last row holds for later times.
+        /// Rows (times) in the `walls` table and in the mesh pose table; the last row holds
+        /// for later times.
         wall_rows: u32 => "u32",
+        /// Mesh walls. `mesh_data` (see `gpu::meshes`) holds, in 16-byte words: the `MeshGpu`
+        /// headers from word 0, then the sections below.
+        n_meshes: u32 => "u32",
+        /// First word of the mesh pose table (wall_rows × n_meshes `MeshPoseGpu`).
+        mesh_pose_base: u32 => "u32",
+        /// First word of the triangles (`MeshTriangleGpu`, all meshes concatenated).
+        mesh_tri_base: u32 => "u32",
+        /// First word of the cell starts (u32, 4 per word; all meshes' cells + 1).
+        mesh_start_base: u32 => "u32",
+        /// First word of the binned triangle ids (u32, 4 per word).
+        mesh_id_base: u32 => "u32",
         /// Periodic axes: bit 0 = x, 1 = y, 2 = z.
         periodic: u32 => "u32",
         _pad0: u32 => "u32",
-        _pad1: u32 => "u32",
         /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
         period_blocks: [i32; 3] => "vec3<i32>",
         _pad2: u32 => "u32",
@@ -61,6 +72,81 @@ gpu_struct! {
         center_offset: [f32; 4] => "vec4<f32>",
         load_block: [i32; 4] => "vec4<i32>",
         load_offset: [f32; 4] => "vec4<f32>",
+    }
+}
+
+gpu_struct! {
+    /// A mesh wall's static data: its triangle grid in the mesh's t = 0 frame (origin in blocks,
+    /// w = blocks per cell edge; cells per axis, w = the mesh's first cell in the concatenated
+    /// cell starts), its t = 0 rotation centre c0 and its load point (block + offset), its
+    /// material, `MESH_FLAG_*` bits, the grid margin (m: the largest reach) and its f32
+    /// contact tolerance (m).
+    pub struct MeshGpu {
+        grid_origin: [i32; 4] => "vec4<i32>",
+        grid_dims: [u32; 4] => "vec4<u32>",
+        center_block: [i32; 4] => "vec4<i32>",
+        center_offset: [f32; 4] => "vec4<f32>",
+        load_block: [i32; 4] => "vec4<i32>",
+        load_offset: [f32; 4] => "vec4<f32>",
+        material: u32 => "u32",
+        flags: u32 => "u32",
+        margin: f32 => "f32",
+        tolerance: f32 => "f32",
+    }
+}
+
+gpu_struct! {
+    /// A mesh wall at one time: the columns of its rotation R(t) since t = 0 (f32, for
+    /// directions), its rotation centre c(t) (block + offset), translation velocity and angular
+    /// velocity, and the rows of Rᵀ split as `hi`·2⁻¹² + `mid`·2⁻²⁴ + `lo` (integers `hi`,
+    /// `mid`; f32 remainder `lo`) for the exact rotation of block vectors
+    /// (`rotate_blocks` in shaders/mesh/data.wgsl, `gpu::meshes::split_entry`).
+    pub struct MeshPoseGpu {
+        rot_x: [f32; 4] => "vec4<f32>",
+        rot_y: [f32; 4] => "vec4<f32>",
+        rot_z: [f32; 4] => "vec4<f32>",
+        center_block: [i32; 4] => "vec4<i32>",
+        center_offset: [f32; 4] => "vec4<f32>",
+        velocity: [f32; 4] => "vec4<f32>",
+        omega: [f32; 4] => "vec4<f32>",
+        inv_hi_x: [i32; 4] => "vec4<i32>",
+        inv_hi_y: [i32; 4] => "vec4<i32>",
+        inv_hi_z: [i32; 4] => "vec4<i32>",
+        inv_mid_x: [i32; 4] => "vec4<i32>",
+        inv_mid_y: [i32; 4] => "vec4<i32>",
+        inv_mid_z: [i32; 4] => "vec4<i32>",
+        inv_lo_x: [f32; 4] => "vec4<f32>",
+        inv_lo_y: [f32; 4] => "vec4<f32>",
+        inv_lo_z: [f32; 4] => "vec4<f32>",
+    }
+}
+
+gpu_struct! {
+    /// One mesh triangle in its mesh's t = 0 frame: vertex 0 as block + offset (like wall
+    /// points, so an axis-aligned floor gives the plane's distance arithmetic bit for bit), the
+    /// edges to vertices 1 and 2, the unit normal, the mesh index and the global facet group.
+    pub struct MeshTriangleGpu {
+        v0_block: [i32; 4] => "vec4<i32>",
+        v0_offset: [f32; 4] => "vec4<f32>",
+        edge1: [f32; 4] => "vec4<f32>",
+        edge2: [f32; 4] => "vec4<f32>",
+        normal: [f32; 4] => "vec4<f32>",
+        mesh: u32 => "u32",
+        group: u32 => "u32",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// Uniform of the triangle-binning passes (`shaders/mesh/bin.wgsl`).
+    pub struct MeshBinParams {
+        n_triangles: u32 => "u32",
+        /// Cells of all meshes together.
+        n_cells: u32 => "u32",
+        /// BLOCK, m.
+        block: f32 => "f32",
+        _pad: u32 => "u32",
     }
 }
 
@@ -94,6 +180,12 @@ gpu_struct! {
         inserted: u32 => "atomic<u32>",
         /// Set by `advance` when a flag was raised: later passes exit early.
         halt: u32 => "u32",
+        /// With OVERFLOW_MESH_GROUPS: 1 + the highest mesh index that overflowed.
+        mesh_overflow: u32 => "atomic<u32>",
+        /// With OVERFLOW_MESH_GROUPS: 1 + the highest particle index that overflowed.
+        mesh_overflow_particle: u32 => "atomic<u32>",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
     }
 }
 
@@ -104,8 +196,15 @@ gpu_struct! {
         flags: u32 => "u32",
         inserted: u32 => "u32",
         halt: u32 => "u32",
+        mesh_overflow: u32 => "u32",
+        mesh_overflow_particle: u32 => "u32",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
     }
 }
+
+/// Bytes of the step state (copied for backups and read back after every batch).
+pub const STEP_STATE_BYTES: u64 = std::mem::size_of::<StepState>() as u64;
 
 gpu_struct! {
     /// Element count of one prefix-sum level.
@@ -148,5 +247,38 @@ macro_rules! layouts {
 
 /// Every struct the shaders see, in the order the composer emits them.
 pub fn struct_layouts() -> Vec<StructLayout> {
-    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
+    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
+}
+
+/// The structs stored in the packed `mesh_data` buffer (read back by the accessors of
+/// `shaders/mesh/data.wgsl` word by word): name and size in 16-byte words. Their fields are
+/// vec4s at 16-byte steps, then at most one word of four 4-byte scalars
+/// (`tests/gpu_shaders.rs` checks this).
+pub fn packed_structs() -> Vec<(&'static str, u32)> {
+    let words = |bytes: usize| (bytes / 16) as u32;
+    vec![
+        ("MeshGpu", words(std::mem::size_of::<MeshGpu>())),
+        ("MeshPoseGpu", words(std::mem::size_of::<MeshPoseGpu>())),
+        ("MeshTriangleGpu", words(std::mem::size_of::<MeshTriangleGpu>())),
+    ]
+}
+
+/// WGSL constants of the packed structs' sizes: `MESH_GPU_WORDS`, `MESH_POSE_GPU_WORDS`,
+/// `MESH_TRIANGLE_GPU_WORDS`.
+pub fn packed_word_constants() -> String {
+    packed_structs().iter().map(|(name, words)| format!("const {}_WORDS: u32 = {words}u;\n", upper_snake(name))).collect()
+}
+
+/// `MeshPoseGpu` → `MESH_POSE_GPU`.
+fn upper_snake(name: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (k, &c) in chars.iter().enumerate() {
+        let boundary = k > 0 && c.is_uppercase() && (chars[k - 1].is_lowercase() || chars.get(k + 1).is_some_and(|n| n.is_lowercase()));
+        if boundary {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }

@@ -2,7 +2,8 @@
 //!
 //! Files: `context` (adapter/device), `shader` (composition), `layout` (GPU structs),
 //! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `step` (pass encoding),
-//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction).
+//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction), `walls` (wall
+//! tables, loads), `meshes` (mesh walls: packed data, binning on the device, pose rows).
 //!
 //! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
 //! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
@@ -13,6 +14,7 @@ pub mod context;
 pub mod energy;
 pub mod grid;
 pub mod layout;
+pub mod meshes;
 pub mod pipelines;
 pub mod readback;
 pub mod shader;
@@ -26,9 +28,11 @@ pub use grid::GridSpec;
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
+use crate::layout::consts::OVERFLOW_MESH_GROUPS;
 use crate::setup::{Setup, Wall};
 use buffers::Buffers;
 use layout::SimParams;
+use meshes::GpuMeshes;
 use pipelines::Pipelines;
 use readback::read_buffers;
 use step::BindGroups;
@@ -39,7 +43,7 @@ pub struct GpuOptions {
     /// Initial contact-history table capacity (slots, rounded up to a power of two);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 16-byte flag readback per submit).
+    /// Steps encoded into one submit (one 32-byte step-state readback per submit).
     pub steps_per_submit: u64,
 }
 
@@ -68,7 +72,9 @@ pub struct GpuBackend {
     dt: f64,
     /// The set-up's walls (their poses are evaluated on the host for every batch).
     walls: Vec<Wall>,
-    /// Rows of the wall table: 1 for static walls, else the longest batch.
+    /// The mesh walls on the device (triangles binned at start).
+    meshes: GpuMeshes,
+    /// Rows of the wall and mesh pose tables: 1 when nothing moves, else the longest batch.
     wall_rows_capacity: u64,
     /// Period per axis (the domain extent), for unwrapped snapshot positions.
     period: [f64; 3],
@@ -78,14 +84,14 @@ impl GpuBackend {
     /// Upload `setup` to the process's shared device (the preferred adapter, opened and its
     /// pipelines compiled on first use; `gpu::shared`).
     pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        let (ctx, pipelines) = shared::shared_device()?;
+        let (ctx, pipelines) = shared::shared_device(!setup.meshes.is_empty())?;
         Self::build(ctx, pipelines, setup, opts)
     }
 
     /// Upload `setup` to an already opened context (compiling its own pipelines) and compute
     /// the initial forces.
     pub fn with_context(ctx: GpuContext, setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        let pipelines = std::sync::Arc::new(Pipelines::new(&ctx)?);
+        let pipelines = std::sync::Arc::new(Pipelines::new(&ctx, !setup.meshes.is_empty())?);
         Self::build(ctx, pipelines, setup, opts)
     }
 
@@ -96,13 +102,19 @@ impl GpuBackend {
         }
         let n = n as u32;
         let n_walls = setup.walls.len() as u32;
+        if n_walls >= crate::layout::consts::MESH_KEY_BIT {
+            return Err(TalusError::Other(format!("{n_walls} plane walls: too many for the contact-history keys")));
+        }
+        let n_meshes = setup.meshes.len() as u32;
         let n_mat = setup.pairs.n_materials as u32;
         let grid = GridSpec::new(setup)?;
-        let hash_capacity = opts.hash_capacity.map(capacity::round_capacity).unwrap_or_else(|| capacity::initial_hash_capacity(n, n_walls));
+        let hash_capacity = opts.hash_capacity.map(capacity::round_capacity).unwrap_or_else(|| capacity::initial_hash_capacity(n, n_walls + n_meshes));
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let (rx, ry) = energy::reduce_dispatch(n, max_dim);
-        let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, opts.steps_per_submit);
-        let buffers = Buffers::new(&ctx, n, n_walls, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry)?;
+        let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, &setup.meshes, opts.steps_per_submit);
+        let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
+        let mesh_layout = meshes.layout;
+        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry, meshes.data.clone())?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -122,9 +134,13 @@ impl GpuBackend {
             max_rgap: crate::cpu::max_positive_rgap(setup) as f32,
             wall_time0: 0,
             wall_rows: 1,
+            n_meshes,
+            mesh_pose_base: mesh_layout.pose_base,
+            mesh_tri_base: mesh_layout.tri_base,
+            mesh_start_base: mesh_layout.start_base,
+            mesh_id_base: mesh_layout.id_base,
             periodic: (0..3).filter(|&a| setup.periodic[a]).map(|a| 1u32 << a).sum(),
             _pad0: 0,
-            _pad1: 0,
             period_blocks: grid.period_blocks,
             _pad2: 0,
             period_offset: grid.period_offset,
@@ -162,13 +178,25 @@ impl GpuBackend {
         if !pairs.is_empty() {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), wall_rows_capacity, period: setup.period().to_array() };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period: setup.period().to_array() };
         // the initial force evaluation sees the walls at t = 0 (time index 0)
-        backend.upload_walls(0, 1);
+        backend.upload_poses(0, 1);
         let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
         backend.step_encoder().initial_forces(&mut enc);
         backend.ctx.queue.submit([enc.finish()]);
+        if !backend.meshes.walls.is_empty() {
+            let st = backend.read_step_state()?;
+            if st.flags & OVERFLOW_MESH_GROUPS != 0 {
+                return Err(backend.meshes.overflow_error(&st, 0));
+            }
+        }
         Ok(backend)
+    }
+
+    /// Seconds the upload and on-device binning of the mesh walls' triangles took (0 without
+    /// mesh walls), and the number of binned (triangle, cell) entries.
+    pub fn mesh_binning(&self) -> (f64, u32) {
+        (self.meshes.bin_seconds, self.meshes.n_entries)
     }
 
     /// The grid and BLOCK in use.

@@ -22,6 +22,10 @@ pub struct Pipelines {
     pub rehash: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
     pub wall_loads: wgpu::ComputePipeline,
+    /// Triangle binning of the mesh walls (start only; `shaders/mesh/bin.wgsl`).
+    pub mesh_count: wgpu::ComputePipeline,
+    pub mesh_scatter: wgpu::ComputePipeline,
+    pub mesh_sort: wgpu::ComputePipeline,
 }
 
 fn module(ctx: &GpuContext, name: &str) -> Result<wgpu::ShaderModule> {
@@ -54,11 +58,15 @@ fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, entry: &str, 
 }
 
 impl Pipelines {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
+    /// Compile every pass; `mesh_walls` = false specialises the mesh-wall code of `forces` and
+    /// `wall_loads` away (override `MESH_WALLS`).
+    pub fn new(ctx: &GpuContext, mesh_walls: bool) -> Result<Self> {
+        let meshes = if mesh_walls { 1.0 } else { 0.0 };
         let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name)?, name, "main", &[]) };
         let scan = module(ctx, "scan")?;
         let forces = module(ctx, "forces")?;
         let drift = module(ctx, "drift")?;
+        let mesh_bin = module(ctx, "mesh_bin")?;
         Ok(Pipelines {
             drift: pipeline(ctx, &drift, "drift", "main", &[])?,
             kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
@@ -69,11 +77,14 @@ impl Pipelines {
             scan_add: pipeline(ctx, &scan, "scan_add", "scan_add", &[])?,
             grid_scatter: simple("grid_scatter")?,
             grid_sort: simple("grid_sort")?,
-            forces: pipeline(ctx, &forces, "forces", "main", &[])?,
-            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0)])?,
+            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes)])?,
+            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes)])?,
             rehash: simple("rehash")?,
             reduce_energy: simple("reduce_energy")?,
-            wall_loads: simple("wall_loads")?,
+            wall_loads: pipeline(ctx, &module(ctx, "wall_loads")?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
+            mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
+            mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
+            mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,
         })
     }
 }

@@ -33,8 +33,21 @@ pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
 /// History-table lookup (needs `sim`, `hash_read` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
-/// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`, `hash_read`).
+/// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
+/// `mesh_data`, `hash_read`).
 pub const WALL_CONTACT: &str = include_str!("../../shaders/wall_contact.wgsl");
+/// Closest point on a triangle (twin of `src/mesh/closest.rs`; pure).
+pub const MESH_CLOSEST: &str = include_str!("../../shaders/mesh/closest.wgsl");
+/// Ball–mesh contact selection (twin of `src/mesh/contacts.rs`; needs `MESH_DATA`).
+pub const MESH_CONTACTS: &str = include_str!("../../shaders/mesh/contacts.wgsl");
+/// Accessors of the packed `mesh_data` buffer and the ball's view of a mesh (needs `sim`,
+/// `mesh_data`).
+pub const MESH_DATA: &str = include_str!("../../shaders/mesh/data.wgsl");
+
+/// Everything the ball–wall contact needs: hash lookup, the mesh files, `wall_contact.wgsl`.
+fn wall_contact_sources() -> String {
+    format!("{HASH_LOOKUP}\n{MESH_CLOSEST}\n{MESH_DATA}\n{MESH_CONTACTS}\n{WALL_CONTACT}")
+}
 
 /// The pass shaders, by name (what `GpuBackend` compiles).
 pub fn pass_sources() -> Vec<(&'static str, String)> {
@@ -46,8 +59,9 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("scan", include_str!("../../shaders/scan.wgsl").to_string()),
         ("grid_scatter", include_str!("../../shaders/grid_scatter.wgsl").to_string()),
         ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
-        ("forces", format!("{HASH_INSERT}\n{HASH_LOOKUP}\n{WALL_CONTACT}\n{}", include_str!("../../shaders/forces.wgsl"))),
-        ("wall_loads", format!("{HASH_LOOKUP}\n{WALL_CONTACT}\n{}", include_str!("../../shaders/wall_loads.wgsl"))),
+        ("forces", format!("{HASH_INSERT}\n{}\n{}", wall_contact_sources(), include_str!("../../shaders/forces.wgsl"))),
+        ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
+        ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("reduce_energy", include_str!("../../shaders/reduce_energy.wgsl").to_string()),
     ]
@@ -63,6 +77,7 @@ pub fn pass_module(name: &str) -> String {
 pub fn compose(pass_source: &str) -> String {
     let mut s = String::new();
     s.push_str(&crate::layout::wgsl_constants());
+    s.push_str(&super::meshes::wgsl_constants());
     for l in struct_layouts() {
         s.push_str(l.wgsl);
     }

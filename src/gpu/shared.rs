@@ -14,16 +14,25 @@ use super::context::{open_context, GpuContext};
 use super::pipelines::Pipelines;
 use crate::error::Result;
 
-static SHARED: Mutex<Option<(GpuContext, Arc<Pipelines>)>> = Mutex::new(None);
+/// The device, and its pipelines without and with the mesh-wall loops (`MESH_WALLS`).
+struct Shared {
+    ctx: GpuContext,
+    pipelines: [Option<Arc<Pipelines>>; 2],
+}
 
-/// The process's device and pipelines, opened and compiled on first use.
-pub fn shared_device() -> Result<(GpuContext, Arc<Pipelines>)> {
-    let mut shared = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((ctx, pipelines)) = shared.as_ref() {
-        return Ok((ctx.clone(), Arc::clone(pipelines)));
+static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
+
+/// The process's device and the pipelines for scenes with or without mesh walls, opened and
+/// compiled on first use.
+pub fn shared_device(mesh_walls: bool) -> Result<(GpuContext, Arc<Pipelines>)> {
+    let mut guard = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if guard.is_none() {
+        *guard = Some(Shared { ctx: open_context()?, pipelines: [None, None] });
     }
-    let ctx = open_context()?;
-    let pipelines = Arc::new(Pipelines::new(&ctx)?);
-    *shared = Some((ctx.clone(), Arc::clone(&pipelines)));
-    Ok((ctx, pipelines))
+    let shared = guard.as_mut().expect("opened above");
+    let slot = &mut shared.pipelines[mesh_walls as usize];
+    if slot.is_none() {
+        *slot = Some(Arc::new(Pipelines::new(&shared.ctx, mesh_walls)?));
+    }
+    Ok((shared.ctx.clone(), Arc::clone(slot.as_ref().expect("compiled above"))))
 }

@@ -3,7 +3,7 @@
 //! `advance`, with each step's second half kick fused into the next `drift` (`kick_drift`) and a
 //! `kick` closing the batch. The force pass alternates between two bind groups (history-table parity).
 
-use super::buffers::{Buffers, SCAN_BLOCK};
+use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK};
 use super::pipelines::Pipelines;
 use crate::layout::consts::WORKGROUP_SIZE;
 
@@ -40,16 +40,11 @@ impl BindGroups {
             bind_group(device, pipe, "forces", &[
                 &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation,
                 &b.pairs, &b.walls, &b.cell_count, &b.sorted_ids, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.contacts,
+                &b.mesh_data,
             ])
         };
         let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image];
-        let mut scan = Vec::new();
-        let mut scan_add = Vec::new();
-        for (l, lvl) in b.scan_levels.iter().enumerate() {
-            let data = if l == 0 { &b.cell_count } else { &b.scan_levels[l - 1].sums };
-            scan.push(bind_group(device, &p.scan_blocks, "scan_blocks", &[&lvl.params, data, &lvl.sums]));
-            scan_add.push(bind_group(device, &p.scan_add, "scan_add", &[&lvl.params, data, &lvl.sums]));
-        }
+        let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
         BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
@@ -68,9 +63,39 @@ impl BindGroups {
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[
                     &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
+                    &b.mesh_data,
                 ])
             }),
         }
+    }
+}
+
+/// Bind groups of the prefix sum over `data` (level 0) and the block totals of each level:
+/// (`scan_blocks` groups, `scan_add` groups), one per level.
+pub fn scan_bind_groups(device: &wgpu::Device, p: &Pipelines, levels: &[ScanLevel], data: &wgpu::Buffer) -> (Vec<wgpu::BindGroup>, Vec<wgpu::BindGroup>) {
+    let mut scan = Vec::new();
+    let mut add = Vec::new();
+    for (l, lvl) in levels.iter().enumerate() {
+        let d = if l == 0 { data } else { &levels[l - 1].sums };
+        scan.push(bind_group(device, &p.scan_blocks, "scan_blocks", &[&lvl.params, d, &lvl.sums]));
+        add.push(bind_group(device, &p.scan_add, "scan_add", &[&lvl.params, d, &lvl.sums]));
+    }
+    (scan, add)
+}
+
+/// Encode the exclusive prefix sum of `levels` (in place in level 0's data): every level's
+/// blocks upwards, then the block offsets added back downwards.
+pub fn encode_scan(enc: &mut wgpu::CommandEncoder, p: &Pipelines, levels: &[ScanLevel], scan: &[wgpu::BindGroup], add: &[wgpu::BindGroup]) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("scan"), timestamp_writes: None });
+    pass.set_pipeline(&p.scan_blocks);
+    for (lvl, bg) in levels.iter().zip(scan) {
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups((lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
+    }
+    pass.set_pipeline(&p.scan_add);
+    for l in (0..levels.len().saturating_sub(1)).rev() {
+        pass.set_bind_group(0, &add[l], &[]);
+        pass.dispatch_workgroups((levels[l].n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
     }
 }
 
@@ -99,6 +124,7 @@ pub struct StepEncoder<'a> {
     pub g: &'a BindGroups,
     pub n_cells: u32,
     pub n_walls: u32,
+    pub n_meshes: u32,
     pub max_dim: u32,
 }
 
@@ -128,18 +154,7 @@ impl StepEncoder<'_> {
     }
 
     pub fn grid_scan(&self, enc: &mut wgpu::CommandEncoder) {
-        let mut pass = Self::pass(enc, "grid_scan");
-        pass.set_pipeline(&self.p.scan_blocks);
-        for (lvl, bg) in self.b.scan_levels.iter().zip(&self.g.scan) {
-            pass.set_bind_group(0, bg, &[]);
-            pass.dispatch_workgroups((lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
-        }
-        pass.set_pipeline(&self.p.scan_add);
-        let levels = self.b.scan_levels.len();
-        for l in (0..levels.saturating_sub(1)).rev() {
-            pass.set_bind_group(0, &self.g.scan_add[l], &[]);
-            pass.dispatch_workgroups((self.b.scan_levels[l].n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1);
-        }
+        encode_scan(enc, self.p, &self.b.scan_levels, &self.g.scan, &self.g.scan_add);
     }
 
     pub fn grid_scatter(&self, enc: &mut wgpu::CommandEncoder) {
@@ -174,15 +189,16 @@ impl StepEncoder<'_> {
         }
     }
 
-    /// Loads on every wall from the contacts of step `s` (one workgroup per wall).
+    /// Loads on every wall from the contacts of step `s` (one workgroup per plane wall, then
+    /// one per mesh wall).
     pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
-        if self.n_walls == 0 {
+        if self.n_walls + self.n_meshes == 0 {
             return;
         }
         let mut pass = Self::pass(enc, "wall_loads");
         pass.set_pipeline(&self.p.wall_loads);
         pass.set_bind_group(0, &self.g.wall_loads[(s % 2) as usize], &[]);
-        pass.dispatch_workgroups(self.n_walls, 1, 1);
+        pass.dispatch_workgroups(self.n_walls + self.n_meshes, 1, 1);
     }
 
     pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {

@@ -1,7 +1,9 @@
 //! Wall tables and wall loads. The host evaluates every wall's pose in f64 (`Wall::state_at`,
-//! src/motion.rs) for each force evaluation of a batch and uploads the rows before the batch
-//! is submitted (no host round-trip inside the step loop); `forces` and `wall_loads` pick the
-//! row of their time index (shaders/wall_contact.wgsl). Static walls have a single row.
+//! `MeshWall::pose_at`, src/motion.rs) for each force evaluation of a batch and uploads the
+//! rows before the batch is submitted (no host round-trip inside the step loop); `forces` and
+//! `wall_loads` pick the row of their time index (shaders/wall_contact.wgsl,
+//! shaders/mesh/data.wgsl). When nothing moves the tables have a single row. Plane rows go to
+//! the `walls` table, mesh rows to the pose section of `mesh_data` (`gpu::meshes`).
 
 use glam::DVec3;
 
@@ -11,7 +13,7 @@ use super::readback::read_buffers;
 use super::GpuBackend;
 use crate::backend::WallLoad;
 use crate::error::Result;
-use crate::setup::Wall;
+use crate::setup::{MeshWall, Wall};
 
 /// Most rows (force evaluations) one batch's wall table holds when walls move.
 pub const WALL_ROWS_MAX: u64 = 1024;
@@ -44,9 +46,9 @@ pub fn wall_gpu(wall: &Wall, t: f64, block: f64) -> WallGpu {
     }
 }
 
-/// Rows a wall table needs: one for static walls, else the longest batch.
-pub fn wall_rows_capacity(walls: &[Wall], steps_per_submit: u64) -> u64 {
-    if walls.iter().all(|w| w.motion.is_static()) {
+/// Rows the wall and mesh pose tables need: one when nothing moves, else the longest batch.
+pub fn wall_rows_capacity(walls: &[Wall], meshes: &[MeshWall], steps_per_submit: u64) -> u64 {
+    if walls.iter().all(|w| w.motion.is_static()) && meshes.iter().all(|m| m.motion.is_static()) {
         1
     } else {
         steps_per_submit.clamp(1, WALL_ROWS_MAX)
@@ -54,14 +56,15 @@ pub fn wall_rows_capacity(walls: &[Wall], steps_per_submit: u64) -> u64 {
 }
 
 impl GpuBackend {
-    /// True when some wall moves (the table is rewritten for every batch).
+    /// True when some wall or mesh moves (the tables are rewritten for every batch).
     pub(crate) fn walls_move(&self) -> bool {
         self.wall_rows_capacity > 1
     }
 
-    /// Upload the walls at time indices `time0 .. time0 + rows` and point `sim` at them.
-    pub(crate) fn upload_walls(&mut self, time0: u64, rows: u64) {
-        if self.walls.is_empty() {
+    /// Upload the plane walls and mesh poses at time indices `time0 .. time0 + rows` and point
+    /// `sim` at them.
+    pub(crate) fn upload_poses(&mut self, time0: u64, rows: u64) {
+        if self.walls.is_empty() && self.meshes.walls.is_empty() {
             return;
         }
         let rows = rows.clamp(1, self.wall_rows_capacity);
@@ -71,16 +74,20 @@ impl GpuBackend {
             table.extend(self.walls.iter().map(|w| wall_gpu(w, t, self.grid.block)));
         }
         let q = &self.ctx.queue;
-        q.write_buffer(&self.buffers.walls, 0, bytemuck::cast_slice(&table));
+        if !table.is_empty() {
+            q.write_buffer(&self.buffers.walls, 0, bytemuck::cast_slice(&table));
+        }
+        self.meshes.upload_poses(&self.ctx, time0, rows, self.dt, self.grid.block);
         self.sim.wall_time0 = time0 as u32;
         self.sim.wall_rows = rows as u32;
         let off = std::mem::offset_of!(SimParams, wall_time0) as u64;
         q.write_buffer(&self.buffers.sim, off, bytemuck::cast_slice(&[self.sim.wall_time0, self.sim.wall_rows]));
     }
 
-    /// Force and torque on every wall in the last step of the last batch (`wall_loads` pass).
+    /// Force and torque on every plane wall, then every mesh wall, in the last step of the
+    /// last batch (`wall_loads` pass).
     pub(crate) fn read_wall_loads(&mut self) -> Result<Vec<WallLoad>> {
-        let n = self.walls.len();
+        let n = self.walls.len() + self.meshes.walls.len();
         if n == 0 {
             return Ok(Vec::new());
         }

@@ -10,7 +10,9 @@
 //!    |distance| ≤ r are *near*.
 //! 1. **One per facet group**: of the near contacts of a group, keep the nearest (|distance|),
 //!    a face contact before an edge or vertex one at equal distance, then the lowest triangle
-//!    index.
+//!    index (`nearer`). One pass over the candidates keeps the best of each group, sorted by
+//!    group, so only the groups (not every near triangle) are stored: the GPU twin keeps at
+//!    most `MESH_GROUPS_MAX` of them per ball.
 //! 2. **Edges and vertices**: a kept face contact always stays. A kept edge or vertex contact
 //!    at point p is dropped when p lies (within the mesh tolerance) on a near triangle of
 //!    another group h that has a kept contact, unless that contact is also an edge or vertex
@@ -22,6 +24,12 @@
 //! normal and distance; a concave V corner gives two face contacts; a ball beyond a convex
 //! edge (or corner) gives one edge (vertex) contact, whatever the groups around it. The result
 //! is sorted by group and does not depend on the order (or repetition) of the candidates.
+//! Rule 2 runs only for kept edge/vertex contacts and re-scans the candidates for the near
+//! triangles of the other group (`on_group`) instead of storing them.
+//!
+//! `shaders/mesh/contacts.wgsl` is the f32 twin (same functions, same statement order); it
+//! works in the ball's frame (centre at the origin) and with the f32 tolerance the host gives
+//! each mesh (`gpu::meshes`).
 //!
 //! # Limits
 //!
@@ -72,10 +80,14 @@ impl MeshContact {
     }
 }
 
-/// Reusable buffers for `ball_mesh_contacts_into`.
+/// Reach factor of mesh contacts: a ball's reach is (radius + positive reference gap) × this,
+/// so rounding of the two sides of the activity test (gap ≤ rgap) never drops a contact the
+/// plane path would keep. Both backends (`MESH_REACH_SLACK` in WGSL).
+pub const MESH_REACH_SLACK: f64 = 1.0 + 1e-5;
+
+/// Reusable buffer for `ball_mesh_contacts_into`: the nearest contact of every facet group.
 #[derive(Clone, Debug, Default)]
 pub struct ContactScratch {
-    near: Vec<MeshContact>,
     kept: Vec<MeshContact>,
 }
 
@@ -87,14 +99,17 @@ pub fn ball_mesh_contacts(center: DVec3, reach: f64, mesh: &TriangleMesh, candid
 }
 
 /// `ball_mesh_contacts` into `out` (cleared first), reusing `scratch`: no allocation once the
-/// buffers have grown.
+/// buffers have grown. Twin of `ball_mesh_contacts` in `shaders/mesh/contacts.wgsl`, which
+/// keeps at most `MESH_GROUPS_MAX` groups and returns the survivors as a bit mask.
 pub fn ball_mesh_contacts_into(center: DVec3, reach: f64, mesh: &TriangleMesh, candidates: &[u32], scratch: &mut ContactScratch, out: &mut Vec<MeshContact>) {
-    let ContactScratch { near, kept } = scratch;
-    near_contacts(center, reach, mesh, candidates, near);
-    kept.clear();
-    kept.extend(near.iter().enumerate().filter(|(i, c)| *i == 0 || near[i - 1].group != c.group).map(|(_, c)| *c));
+    let kept = &mut scratch.kept;
+    nearest_per_group(center, reach, mesh, candidates, kept);
     out.clear();
-    out.extend(kept.iter().filter(|e| !superseded(e, kept, near, mesh)).copied());
+    for e in kept.iter() {
+        if !superseded(e, kept, center, reach, mesh, candidates) {
+            out.push(*e);
+        }
+    }
 }
 
 /// The contact of the ball centre with triangle `t` of `mesh`.
@@ -104,33 +119,73 @@ pub fn contact_with(center: DVec3, mesh: &TriangleMesh, t: u32) -> MeshContact {
     MeshContact { group: mesh.group[t as usize], triangle: t, point: tc.point, normal: tc.normal, distance: tc.distance, feature: tc.feature }
 }
 
-/// Near contacts (|distance| ≤ reach), sorted by (group, |distance|, face first, triangle),
-/// one per triangle.
-fn near_contacts(center: DVec3, reach: f64, mesh: &TriangleMesh, candidates: &[u32], near: &mut Vec<MeshContact>) {
-    near.clear();
-    near.extend(candidates.iter().map(|&t| contact_with(center, mesh, t)).filter(|c| c.distance.abs() <= reach));
-    near.sort_unstable_by(|x, y| {
-        let face_first = (x.feature != Feature::Face).cmp(&(y.feature != Feature::Face));
-        x.group.cmp(&y.group).then(x.distance.abs().total_cmp(&y.distance.abs())).then(face_first).then(x.triangle.cmp(&y.triangle))
-    });
-    near.dedup_by_key(|c| c.triangle);
+/// Whether near contact `x` comes before `y` of the same group: nearer (|distance|), then a
+/// face contact before an edge or vertex one, then the lower triangle index.
+pub fn nearer(x: &MeshContact, y: &MeshContact) -> bool {
+    let (dx, dy) = (x.distance.abs(), y.distance.abs());
+    if dx != dy {
+        return dx < dy;
+    }
+    let (fx, fy) = (x.feature == Feature::Face, y.feature == Feature::Face);
+    if fx != fy {
+        return fx;
+    }
+    x.triangle < y.triangle
+}
+
+/// Rule 1: the nearest near contact (|distance| ≤ reach, order `nearer`) of every facet group
+/// among the candidates, sorted by group (insertion into the sorted list, one pass).
+fn nearest_per_group(center: DVec3, reach: f64, mesh: &TriangleMesh, candidates: &[u32], kept: &mut Vec<MeshContact>) {
+    kept.clear();
+    for &t in candidates {
+        let c = contact_with(center, mesh, t);
+        if c.distance.abs() <= reach {
+            keep_if_nearest(kept, c);
+        }
+    }
+}
+
+/// Put `c` into `kept` (sorted by group, one contact per group): a new group is inserted at
+/// its place, a known group's contact is replaced if `c` is `nearer`.
+fn keep_if_nearest(kept: &mut Vec<MeshContact>, c: MeshContact) {
+    let mut k = kept.len();
+    while k > 0 && kept[k - 1].group > c.group {
+        k -= 1;
+    }
+    if k > 0 && kept[k - 1].group == c.group {
+        if nearer(&c, &kept[k - 1]) {
+            kept[k - 1] = c;
+        }
+        return;
+    }
+    kept.insert(k, c);
 }
 
 /// Rule 2: whether the kept edge/vertex contact `e` gives way to another group's contact.
-fn superseded(e: &MeshContact, kept: &[MeshContact], near: &[MeshContact], mesh: &TriangleMesh) -> bool {
+fn superseded(e: &MeshContact, kept: &[MeshContact], center: DVec3, reach: f64, mesh: &TriangleMesh, candidates: &[u32]) -> bool {
     if e.feature == Feature::Face {
         return false;
     }
-    kept.iter().any(|f| {
+    for f in kept {
         let merges_into_e = f.feature != Feature::Face && f.group > e.group && f.point.distance(e.point) <= mesh.tolerance;
-        f.group != e.group && !merges_into_e && on_group(e.point, f.group, near, mesh)
-    })
+        if f.group != e.group && !merges_into_e && on_group(e.point, f.group, center, reach, mesh, candidates) {
+            return true;
+        }
+    }
+    false
 }
 
-/// Whether `p` lies within the mesh tolerance on a near triangle of group `h`.
-fn on_group(p: DVec3, h: u32, near: &[MeshContact], mesh: &TriangleMesh) -> bool {
-    near.iter().filter(|u| u.group == h).any(|u| {
-        let [a, b, c] = mesh.triangles[u.triangle as usize];
-        closest_point_on_triangle(p, a, b, c).point.distance(p) <= mesh.tolerance
-    })
+/// Whether `p` lies within the mesh tolerance on a near triangle (|distance| ≤ reach) of
+/// group `h` among the candidates.
+fn on_group(p: DVec3, h: u32, center: DVec3, reach: f64, mesh: &TriangleMesh, candidates: &[u32]) -> bool {
+    for &t in candidates {
+        let [a, b, c] = mesh.triangles[t as usize];
+        if mesh.group[t as usize] != h || contact_with(center, mesh, t).distance.abs() > reach {
+            continue;
+        }
+        if closest_point_on_triangle(p, a, b, c).point.distance(p) <= mesh.tolerance {
+            return true;
+        }
+    }
+    false
 }

@@ -1,5 +1,12 @@
 //! Triangle-mesh walls: loading, placement, topology, binning and ball–mesh contacts.
 //!
+//! Scenes declare them as `{"type": "mesh"}` walls (`src/scene/mesh.rs`, docs/scenes.md); a
+//! `setup::MeshWall` holds the placed mesh with its material, motion and load point. Both step
+//! loops use them: the CPU force pass bins each mesh in a `TriangleGrid` and calls
+//! `ball_mesh_contacts` (`src/cpu/forces.rs`); the GPU bins the triangles on the device and runs
+//! the WGSL twins `shaders/mesh/closest.wgsl` and `shaders/mesh/contacts.wgsl`
+//! (`src/gpu/meshes.rs`). ARCHITECTURE.md, "Mesh walls", has the data flow.
+//!
 //! # Design
 //!
 //! * A `TriangleMesh` keeps f64 vertices per triangle (no shared vertex array is needed by

@@ -6,6 +6,7 @@
 mod contacts;
 mod distribution;
 mod generate;
+mod mesh;
 mod motion;
 mod parse;
 pub mod timestep;
@@ -19,7 +20,7 @@ pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_si
 
 use crate::contact::params::{inherit, ContactModel, PairParams};
 use crate::error::{Result, TalusError};
-use crate::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use crate::setup::{mesh_group_bases, Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
 use generate::{Common, Grid, Sources};
 use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 
@@ -360,6 +361,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
 
     // ---- walls ----
     let mut walls = Vec::new();
+    let mut meshes = Vec::new();
     let mut wall_boxes: Vec<Aabb> = Vec::new();
     if let Some(list) = top.array_opt("walls")? {
         for (i, v) in list.iter().enumerate() {
@@ -421,10 +423,21 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                     }
                     wall_boxes.push(Aabb { min, max });
                 }
+                "mesh" => {
+                    o.allow(mesh::MESH_KEYS)?;
+                    let material = mat_ref(&o, "material")?;
+                    let wall = mesh::mesh_wall(&o, name, material)?;
+                    let (min, max) = mesh::bounds(&wall.mesh);
+                    wall_boxes.push(Aabb { min, max });
+                    meshes.push(wall);
+                    if let Err(e) = mesh_group_bases(&meshes) {
+                        return Err(cx.err(&index("walls", i), e.to_string()));
+                    }
+                }
                 other => {
                     return Err(cx.err(
                         &o.key("type"),
-                        format!("unknown wall type \"{other}\"; allowed: plane, box"),
+                        format!("unknown wall type \"{other}\"; allowed: plane, box, mesh"),
                     ))
                 }
             }
@@ -518,6 +531,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         pairs,
         particles,
         walls,
+        meshes,
         domain,
         periodic,
     })

@@ -29,6 +29,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         pairs,
         particles,
         walls,
+        meshes: Vec::new(),
         domain,
         periodic: [false; 3],
     }

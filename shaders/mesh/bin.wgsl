@@ -1,0 +1,89 @@
+// Binning of mesh triangles into per-mesh uniform grids (t = 0 frame), run once when the GPU
+// backend starts (src/gpu/meshes.rs): `mesh_count` (triangles per cell) → exclusive scan
+// (shaders/scan.wgsl) → `mesh_scatter` (ids into their cell segments, arrival order) →
+// `mesh_sort` (each cell's ids in increasing order, so the result is deterministic).
+// A triangle goes into every cell its bounding box, expanded by the mesh's margin (the largest
+// particle reach), overlaps: the one cell of a ball centre then lists every triangle within the
+// ball's reach. Cells are an integer number of blocks; the box is computed from vertex 0's
+// block plus small f32 offsets, so binning is exact up to the rounding of those offsets, which
+// the margin's slack covers.
+@group(0) @binding(0) var<uniform> bin: MeshBinParams;
+@group(0) @binding(1) var<storage, read> triangles: array<MeshTriangleGpu>;
+@group(0) @binding(2) var<storage, read> meshes: array<MeshGpu>;
+@group(0) @binding(3) var<storage, read_write> cell_count: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(5) var<storage, read_write> triangle_ids: array<u32>;
+
+// The cells (inclusive range, grid coordinates) a triangle's expanded box overlaps, with its
+// mesh's grid dimensions and first cell.
+struct CellRange {
+    lo: vec3<i32>,
+    hi: vec3<i32>,
+    dims: vec3<u32>,
+    first: u32,
+}
+
+fn triangle_cells(t: u32) -> CellRange {
+    let tri = triangles[t];
+    let m = meshes[tri.mesh];
+    let lo = tri.v0_offset.xyz + min(min(vec3<f32>(0.0), tri.edge1.xyz), tri.edge2.xyz) - vec3<f32>(m.margin);
+    let hi = tri.v0_offset.xyz + max(max(vec3<f32>(0.0), tri.edge1.xyz), tri.edge2.xyz) + vec3<f32>(m.margin);
+    let lo_block = tri.v0_block.xyz + vec3<i32>(floor(lo / bin.block));
+    let hi_block = tri.v0_block.xyz + vec3<i32>(floor(hi / bin.block));
+    let k = m.grid_origin.w;
+    let dims = m.grid_dims.xyz;
+    return CellRange(cell_of_block(lo_block, m.grid_origin.xyz, k, dims), cell_of_block(hi_block, m.grid_origin.xyz, k, dims), dims, m.grid_dims.w);
+}
+
+// Linear index (over all meshes' cells) of cell (x, y, z) of range r.
+fn range_cell(r: CellRange, x: i32, y: i32, z: i32) -> u32 {
+    return r.first + cell_index(vec3<i32>(x, y, z), r.dims);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_index(gid, nwg);
+    if (t >= bin.n_triangles) { return; }
+    let r = triangle_cells(t);
+    for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
+        for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
+            for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
+                atomicAdd(&cell_count[range_cell(r, x, y, z)], 1u);
+            }
+        }
+    }
+}
+
+// `cell_count` is a zeroed cursor here; `cell_start` holds the scanned counts.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn mesh_scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_index(gid, nwg);
+    if (t >= bin.n_triangles) { return; }
+    let r = triangle_cells(t);
+    for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
+        for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
+            for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
+                let c = range_cell(r, x, y, z);
+                triangle_ids[cell_start[c] + atomicAdd(&cell_count[c], 1u)] = t;
+            }
+        }
+    }
+}
+
+// One thread per cell insertion-sorts its segment.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn mesh_sort(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = linear_index(gid, nwg);
+    if (c >= bin.n_cells) { return; }
+    let s = cell_start[c];
+    let e = cell_start[c + 1u];
+    for (var k = s + 1u; k < e; k = k + 1u) {
+        let v = triangle_ids[k];
+        var m = k;
+        while (m > s && triangle_ids[m - 1u] > v) {
+            triangle_ids[m] = triangle_ids[m - 1u];
+            m = m - 1u;
+        }
+        triangle_ids[m] = v;
+    }
+}
