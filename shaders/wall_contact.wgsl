@@ -57,6 +57,7 @@ struct MeshBall {
     survivors: u32,
 }
 
+// Mesh m against the ball (bi, oi) at time index t.
 fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>) -> MeshBall {
     var out: MeshBall;
     let h = mesh_header(m);

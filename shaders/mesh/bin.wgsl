@@ -23,6 +23,7 @@ struct CellRange {
     first: u32,
 }
 
+// The cells of triangle t (its box grown by its mesh's margin), in its mesh's grid.
 fn triangle_cells(t: u32) -> CellRange {
     let tri = triangles[t];
     let m = meshes[tri.mesh];
@@ -40,6 +41,7 @@ fn range_cell(r: CellRange, x: i32, y: i32, z: i32) -> u32 {
     return r.first + cell_index(vec3<i32>(x, y, z), r.dims);
 }
 
+// One thread per triangle: count it in every cell it overlaps.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_index(gid, nwg);
@@ -54,7 +56,8 @@ fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     }
 }
 
-// `cell_count` is a zeroed cursor here; `cell_start` holds the scanned counts.
+// One thread per triangle: write its id into every cell it overlaps, at the cell's start plus
+// its arrival rank (`cell_count` is a zeroed cursor here; `cell_start` holds the scanned counts).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn mesh_scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_index(gid, nwg);

@@ -29,15 +29,16 @@ fn mesh_pose_at(t: u32, m: u32) -> MeshPoseGpu {
                        bitcast<vec4<f32>>(mesh_data[k + 13u]), bitcast<vec4<f32>>(mesh_data[k + 14u]), bitcast<vec4<f32>>(mesh_data[k + 15u]));
 }
 
-// One row of a split matrix, (hi 2⁻¹² + mid 2⁻²⁴ + lo) · (K + f / BLOCK), in blocks: a whole
-// part (exact i32 sums: |hi| ≤ 2¹², |mid| ≤ 2¹¹ and K = h 2¹² + l with |h| ≤ 2¹², 0 ≤ l < 2¹²)
-// and a fraction of a few blocks (exact parts below one block, plus the f32 products of the
-// small remainder lo and of the offset f).
+// A quantity in blocks: a whole part and a fraction of a few blocks.
 struct RowBlocks {
     whole: i32,
     fraction: f32,
 }
 
+// One row of a split matrix, (hi 2⁻¹² + mid 2⁻²⁴ + lo) · (K + f / block), in blocks: the whole
+// part from exact i32 sums (|hi| ≤ 2¹², |mid| ≤ 2¹¹ and K = h 2¹² + l with |h| ≤ 2¹², 0 ≤ l < 2¹²)
+// and the fraction from the exact parts below one block plus the f32 products of the small
+// remainder lo and of the offset f.
 fn rotate_row(hi: vec3<i32>, mid: vec3<i32>, lo: vec3<f32>, h: vec3<i32>, l: vec3<i32>, k: vec3<i32>, f: vec3<f32>, block: f32) -> RowBlocks {
     let a1 = dot(hi, l);    // × 2⁻¹² blocks
     let b1 = dot(hi, h);    // × 1

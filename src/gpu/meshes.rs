@@ -93,6 +93,7 @@ pub struct MeshGrid {
 }
 
 impl MeshGrid {
+    /// Cells of the grid.
     pub fn n_cells(&self) -> u64 {
         self.dims.iter().map(|&d| d as u64).product()
     }
@@ -135,6 +136,7 @@ fn split3(x: DVec3, block: f64) -> ([i32; 4], [f32; 4]) {
     ([s[0].0, s[1].0, s[2].0, 0], [s[0].1, s[1].1, s[2].1, 0.0])
 }
 
+/// A vector as an f32 vec4 (w = 0).
 fn f4(v: DVec3) -> [f32; 4] {
     [v.x as f32, v.y as f32, v.z as f32, 0.0]
 }
@@ -357,6 +359,7 @@ impl GpuMeshes {
 }
 
 impl BinBuffers {
+    /// Create the binning buffers and upload the headers and triangles.
     fn new(ctx: &GpuContext, headers: &[MeshGpu], triangles: &[MeshTriangleGpu], n_cells: u32, block: f64) -> Result<BinBuffers> {
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
         let out = BinBuffers {
