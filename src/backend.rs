@@ -1,6 +1,7 @@
 //! The interface both step loops implement, and the quantities they report.
 
 use crate::error::Result;
+use crate::flow::ParticleState;
 
 /// Energy partitions, J. Work partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`) are
 /// cumulative since step 0.
@@ -25,6 +26,12 @@ pub struct Energies {
     /// Work moving walls did on the particles since the start (−F_wall·u Δt per contact and
     /// step, u the wall's surface velocity; zero for fixed walls).
     pub wall_work: f64,
+    /// Mechanical energy inserted particles brought in since the start (kinetic + gravitational;
+    /// they touch nothing when placed).
+    pub inserted: f64,
+    /// Mechanical energy that left with the particles outlets removed since the start: theirs,
+    /// and the strain of the contacts their removal ended.
+    pub removed: f64,
 }
 
 impl Energies {
@@ -39,9 +46,10 @@ impl Energies {
     pub fn dissipated(&self) -> f64 {
         self.slip + self.dashpot + self.stiffness_work
     }
-    /// Energy balance: mechanical + dissipated − wall work. Constant up to integration error.
+    /// Energy balance: mechanical + dissipated − wall work − inserted + removed. Constant up
+    /// to integration error.
     pub fn total(&self) -> f64 {
-        self.mechanical() + self.dissipated() - self.wall_work
+        self.mechanical() + self.dissipated() - self.wall_work - self.inserted + self.removed
     }
 }
 
@@ -90,4 +98,26 @@ pub trait Backend {
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>>;
     /// Number of active contacts (ball–ball and ball–wall) after the last step.
     fn contact_count(&mut self) -> Result<u64>;
+    /// The whole state at the current step (GPU: one readback), history sorted.
+    fn export_state(&mut self) -> Result<ParticleState>;
+    /// Continue from `state` (same step; particle count may differ): per-particle work
+    /// accumulators restart at zero (set the running totals with `set_carried`) and forces,
+    /// strain and contact counts are re-evaluated with Δt = 0 from the imported history.
+    fn import_state(&mut self, state: &ParticleState) -> Result<()>;
+    /// Cumulative partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`, `inserted`,
+    /// `removed`) to add to the per-particle sums in `energies`; the others are ignored.
+    fn set_carried(&mut self, carried: Energies);
+}
+
+impl Energies {
+    /// The cumulative partitions of `carried` added to these (see `Backend::set_carried`).
+    pub fn plus_carried(mut self, carried: &Energies) -> Energies {
+        self.slip += carried.slip;
+        self.dashpot += carried.dashpot;
+        self.stiffness_work += carried.stiffness_work;
+        self.wall_work += carried.wall_work;
+        self.inserted += carried.inserted;
+        self.removed += carried.removed;
+        self
+    }
 }

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod contact;
 pub mod cpu;
 pub mod error;
+pub mod flow;
 pub mod gpu;
 pub mod layout;
 pub mod mesh;

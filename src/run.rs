@@ -1,5 +1,6 @@
-//! Running a scene: choose a backend, step it in batches of `output_every`, and write the
-//! outputs (`energy.csv`, VTU snapshots + `particles.pvd`, `summary.json`). `talus run` is a
+//! Running a scene: choose a backend, step it in batches of `output_every`, let particles
+//! enter and leave between batches (`crate::flow`), and write the outputs (`energy.csv`,
+//! `walls.csv`, `outflow.csv`, VTU snapshots + `particles.pvd`, `summary.json`). `talus run` is a
 //! thin layer over `open_backend` and `run_scene`.
 
 use std::io::IsTerminal;
@@ -13,7 +14,8 @@ use crate::error::{Result, TalusError};
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::output::atomic::create_dir_all;
 use crate::output::summary::TimeStepSummary;
-use crate::output::{write_vtu, EnergyCsv, EnergySummary, PvdIndex, Summary, VtuEncoding, WallsCsv};
+use crate::flow::FlowDriver;
+use crate::output::{write_vtu, EnergyCsv, EnergySummary, FlowSummary, OutflowCsv, PvdIndex, Summary, VtuEncoding, WallsCsv};
 use crate::setup::{Setup, TimeStepChoice};
 
 /// Which step loop to run on.
@@ -112,7 +114,9 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
     let every = setup.output_every.max(1);
-    let n = setup.particles.len();
+    let mut n = setup.particles.len();
+    let mut flow = FlowDriver::new(setup)?;
+    let mut outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
     create_dir_all(out_dir)?;
     if setup.snapshot_every > 0 {
         create_dir_all(&out_dir.join("snapshots"))?;
@@ -137,6 +141,9 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let t0 = Instant::now();
     let e0 = backend.energies()?;
     csv.push(start_step, start_step as f64 * setup.dt, &e0)?;
+    if let (Some(f), Some(c)) = (&flow, &mut outflow_csv) {
+        c.push(start_step, start_step as f64 * setup.dt, f.totals())?;
+    }
     if setup.snapshot_every > 0 {
         snapshot(backend, &mut pvd)?;
     }
@@ -145,15 +152,28 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let mut outputs = 0u64;
     let mut energies = e0;
     let mut last_snapshot = start_step;
+    let mut particle_steps = 0.0;
     while backend.steps_done() < end_step {
         let batch = every.min(end_step - backend.steps_done());
         backend.step(batch)?;
+        particle_steps += (n as u64 * batch) as f64;
         outputs += 1;
         let step = backend.steps_done();
+        let time = step as f64 * setup.dt;
+        // loads of the batch's last step, before particles leave or enter
+        let loads = match walls_csv {
+            Some(_) => backend.wall_loads()?,
+            None => Vec::new(),
+        };
+        if let (Some(f), Some(c)) = (&mut flow, &mut outflow_csv) {
+            f.exchange(setup, backend)?;
+            n = f.totals().held_count as usize;
+            c.push(step, time, f.totals())?;
+        }
         energies = backend.energies()?;
-        csv.push(step, step as f64 * setup.dt, &energies)?;
+        csv.push(step, time, &energies)?;
         if let Some(w) = &mut walls_csv {
-            w.push(step, step as f64 * setup.dt, &load_points, &backend.wall_loads()?)?;
+            w.push(step, time, &load_points, &loads)?;
         }
         if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
             snapshot(backend, &mut pvd)?;
@@ -163,7 +183,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
             bar.set_position(step - start_step);
             let secs = t0.elapsed().as_secs_f64();
             if secs > 0.0 {
-                let rate = (step - start_step) as f64 * n as f64 / secs;
+                let rate = particle_steps / secs;
                 bar.set_message(format!("{rate:.3e} particle-steps/s"));
             }
         }
@@ -185,9 +205,10 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         time_step: TimeStepSummary::from(&setup.dt_choice),
         simulated_time: backend.steps_done() as f64 * setup.dt,
         wall_seconds: wall,
-        particle_steps_per_second: if wall > 0.0 { n as f64 * steps as f64 / wall } else { 0.0 },
+        particle_steps_per_second: if wall > 0.0 { particle_steps / wall } else { 0.0 },
         contacts,
         energies: EnergySummary::from(&energies),
+        flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
     };
     summary.write(&out_dir.join("summary.json"))?;
     Ok(summary)

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::error::{Result, TalusError};
+use crate::flow::{Insertion, Outlet, Rate};
 use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
 use crate::motion::{Pose, WallMotion};
@@ -197,6 +198,10 @@ pub struct Setup {
     /// Periodic axes: a particle leaving [min, max) re-enters on the other side and
     /// particles interact with the nearest image across the boundary.
     pub periodic: [bool; 3],
+    /// Insertion regions (`"insert"`), applied at batch boundaries (`crate::flow`).
+    pub inserts: Vec<Insertion>,
+    /// Outlets (`"outlets"`), applied at batch boundaries.
+    pub outlets: Vec<Outlet>,
 }
 
 /// Symmetric table of `PairParams` indexed by material pair.
@@ -246,17 +251,43 @@ impl Setup {
         (w, shift)
     }
 
+    /// Mass of a solid sphere of `density` and radius `r`.
+    pub fn sphere_mass(density: f64, r: f64) -> f64 {
+        density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+    /// Mass of a sphere of `material` and radius `r` (every particle mass comes from here).
+    pub fn mass_of(&self, material: u32, r: f64) -> f64 {
+        Setup::sphere_mass(self.materials[material as usize].density, r)
+    }
+    /// Moment of inertia of a solid sphere of `material` and radius `r`, 2/5 m r².
+    pub fn inertia_of(&self, material: u32, r: f64) -> f64 {
+        0.4 * self.mass_of(material, r) * r * r
+    }
     pub fn particle_mass(&self, i: usize) -> f64 {
-        let r = self.particles.radius[i];
-        self.materials[self.particles.material[i] as usize].density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+        self.mass_of(self.particles.material[i], self.particles.radius[i])
     }
-    /// Moment of inertia of a solid sphere, 2/5 m r².
     pub fn particle_inertia(&self, i: usize) -> f64 {
-        let r = self.particles.radius[i];
-        0.4 * self.particle_mass(i) * r * r
+        self.inertia_of(self.particles.material[i], self.particles.radius[i])
     }
+    /// Largest radius of the initial particles and of every insertion's distribution.
     pub fn max_radius(&self) -> f64 {
-        self.particles.radius.iter().cloned().fold(0.0, f64::max)
+        let inserted = self.inserts.iter().map(|s| s.radius.max());
+        self.particles.radius.iter().cloned().chain(inserted).fold(0.0, f64::max)
+    }
+    /// Most particles the run may hold: the initial ones plus what every insertion can bring
+    /// in `steps` (its rate over its active time, capped by its limit; a mass rate counted in
+    /// particles of the distribution's smallest radius). Sizes grids, not buffers.
+    pub fn particle_capacity(&self) -> usize {
+        let end = self.steps as f64 * self.dt;
+        let inserted: f64 = self
+            .inserts
+            .iter()
+            .map(|s| match s.rate {
+                Rate::Count(_) => s.target(end).ceil(),
+                Rate::Mass(_) => (s.target(end) / self.mass_of(s.material, s.radius.min())).ceil(),
+            })
+            .sum();
+        self.particles.len() + inserted.min(1e9) as usize
     }
     /// Name and load point of every wall in `Backend::wall_loads` order: planes, then meshes.
     pub fn load_points(&self) -> Vec<(&str, [f64; 3])> {

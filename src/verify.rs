@@ -21,6 +21,7 @@ use std::fmt;
 use crate::backend::{Backend, Energies, Snapshot};
 use crate::cpu::CpuBackend;
 use crate::error::Result;
+use crate::flow::FlowDriver;
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::setup::Setup;
 
@@ -158,13 +159,17 @@ fn max_norm(v: &[[f64; 3]]) -> f64 {
     v.iter().map(|&x| norm(x)).fold(0.0, f64::max)
 }
 
-/// Largest |a_i − b_i| over particles.
+/// Largest |a_i − b_i| over particles (NaN when the backends hold different particle counts,
+/// which fails every row).
 fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    if a.len() != b.len() {
+        return f64::NAN;
+    }
     a.iter().zip(b).map(|(x, y)| norm([x[0] - y[0], x[1] - y[1], x[2] - y[2]])).fold(0.0, |m, d| if d.is_nan() { f64::NAN } else { m.max(d) })
 }
 
 /// Energy partitions by name (the derived `total` last).
-fn partitions(e: &Energies) -> [(&'static str, f64); 11] {
+fn partitions(e: &Energies) -> [(&'static str, f64); 13] {
     [
         ("kinetic", e.kinetic()),
         ("kinetic_translational", e.kinetic_translational),
@@ -175,6 +180,8 @@ fn partitions(e: &Energies) -> [(&'static str, f64); 11] {
         ("dashpot", e.dashpot),
         ("stiffness_work", e.stiffness_work),
         ("wall_work", e.wall_work),
+        ("inserted", e.inserted),
+        ("removed", e.removed),
         ("mechanical", e.mechanical()),
         ("total", e.total()),
     ]
@@ -233,17 +240,26 @@ pub fn verify_backends(
         rows.push(Deviation::new(q, "max(|E_part|, 1e-3 E_active)", Window::Whole, Some(tol.energy)));
     }
 
-    let min_radius = setup.particles.radius.iter().cloned().fold(f64::INFINITY, f64::min);
+    let inserted_min = setup.inserts.iter().map(|s| s.radius.min());
+    let min_radius = setup.particles.radius.iter().cloned().chain(inserted_min).fold(f64::INFINITY, f64::min);
     let min_radius = if min_radius.is_finite() { min_radius } else { 0.0 };
     let mut seen = [0.0f64; 5]; // max speed, angular speed, force, torque (index 1..)
     let points = checkpoints(steps, setup.output_every, tol.early_steps);
     let mut final_contacts = (0, 0);
     let mut active_energy: f64 = 0.0;
+    // insertions and outlets act at output boundaries, as in `run_scene`, on each backend
+    let mut flows = (FlowDriver::new(setup)?, FlowDriver::new(setup)?);
     for &step in &points {
         let ahead = step - reference.steps_done();
         if ahead > 0 {
             reference.step(ahead)?;
             other.step(step - other.steps_done())?;
+        }
+        if let (Some(fa), Some(fb)) = (&mut flows.0, &mut flows.1) {
+            if step > 0 && step % setup.output_every.max(1) == 0 {
+                fa.exchange(setup, reference)?;
+                fb.exchange(setup, other)?;
+            }
         }
         let a: Snapshot = reference.snapshot()?;
         let b: Snapshot = other.snapshot()?;
@@ -268,7 +284,7 @@ pub fn verify_backends(
             rows[n_state / 2 + k].record(d, scale, step);
         }
         let (ea, eb) = (reference.energies()?, other.energies()?);
-        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs());
+        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs() + ea.inserted + ea.removed.abs());
         for (k, ((_, va), (_, vb))) in partitions(&ea).iter().zip(partitions(&eb).iter()).enumerate() {
             let scale = va.abs().max(vb.abs()).max(ENERGY_FLOOR * active_energy);
             rows[n_state + k].record((va - vb).abs(), scale, step);

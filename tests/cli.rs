@@ -92,7 +92,7 @@ fn check_run_outputs(out: &Path, particles: usize, backend: &str) {
     let header = lines.next().expect("header");
     assert_eq!(
         header,
-        "step,time,kinetic,kinetic_translational,kinetic_rotational,gravitational,strain,slip,dashpot,stiffness_work,wall_work,total"
+        "step,time,kinetic,kinetic_translational,kinetic_rotational,gravitational,strain,slip,dashpot,stiffness_work,wall_work,inserted,removed,total"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let steps: Vec<u64> = rows.iter().map(|r| r[0].parse().expect("step")).collect();
@@ -110,7 +110,7 @@ fn check_run_outputs(out: &Path, particles: usize, backend: &str) {
     for key in ["backend", "adapter", "particles", "steps", "dt", "simulated_time", "wall_seconds", "particle_steps_per_second", "contacts", "energies", "scene", "time_step"] {
         assert!(summary.get(key).is_some(), "summary.json lacks {key}: {summary}");
     }
-    for key in ["kinetic", "kinetic_translational", "kinetic_rotational", "gravitational", "strain", "slip", "dashpot", "stiffness_work", "wall_work", "total"] {
+    for key in ["kinetic", "kinetic_translational", "kinetic_rotational", "gravitational", "strain", "slip", "dashpot", "stiffness_work", "wall_work", "inserted", "removed", "total"] {
         assert!(summary["energies"][key].is_number(), "summary.json energies lack {key}");
     }
     assert_eq!(summary["backend"], backend);

@@ -26,6 +26,8 @@ fn tiny_setup() -> Setup {
         meshes: vec![],
         domain: Aabb { min: [-0.1; 3], max: [0.1; 3] },
         periodic: [false; 3],
+        inserts: Vec::new(),
+        outlets: Vec::new(),
     }
 }
 

@@ -62,7 +62,7 @@ fn energies_agree_within_1_percent_over_whole_run() {
     println!("{report}");
     assert_eq!(report.tolerances.energy, 0.01);
     let energy_rows: Vec<_> = report.rows.iter().filter(|r| r.scale.starts_with("max(|E_part|")).collect();
-    assert_eq!(energy_rows.len(), 11);
+    assert_eq!(energy_rows.len(), 13);
     for r in energy_rows {
         assert!(r.ok(), "{}: max deviation {:.3e} (at step {}) > 1 %\n{report}", r.quantity, r.max_rel, r.at_step);
     }

@@ -48,3 +48,15 @@ impl From<&History> for HistoryGpu {
         }
     }
 }
+
+impl From<&HistoryGpu> for History {
+    fn from(h: &HistoryGpu) -> Self {
+        History {
+            shear: DVec3::new(h.shear[0] as f64, h.shear[1] as f64, h.shear[2] as f64),
+            normal_force: h.normal_force as f64,
+            impact_velocity: h.impact_velocity as f64,
+            established: h.established as f64,
+            shear_stiffness: h.shear_stiffness as f64,
+        }
+    }
+}

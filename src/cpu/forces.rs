@@ -43,7 +43,7 @@ impl MeshView<'_> {
     }
 
     /// A point x at the time of the pass in the mesh's t = 0 frame: c0 + Rᵀ(x − c(t)).
-    fn to_mesh_frame(&self, x: DVec3) -> DVec3 {
+    pub(crate) fn to_mesh_frame(&self, x: DVec3) -> DVec3 {
         if !self.moving() {
             return x;
         }

@@ -10,8 +10,9 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::Result;
+use crate::flow::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
-use crate::setup::{mesh_group_bases, Setup};
+use crate::setup::{mesh_group_bases, Particles, Setup};
 use forces::{ForceContext, MeshView, OwnedHistory, WallContacts};
 use grid::Grid;
 use state::State;
@@ -31,6 +32,8 @@ pub struct CpuBackend {
     mesh_group_bases: Vec<u32>,
     max_rgap: f64,
     steps_done: u64,
+    /// Work partitions of particles no longer held (see `Backend::set_carried`).
+    carried: Energies,
 }
 
 /// Largest distance between surfaces at which any pair in the table can be active.
@@ -52,7 +55,7 @@ impl CpuBackend {
         let mesh_group_bases = mesh_group_bases(&setup.meshes)?;
         let mesh_grids = mesh_grids(setup, max_rgap)?;
         let min_cell = (2.0 * setup.max_radius() + max_rgap).max(f64::MIN_POSITIVE);
-        let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particles.len())?;
+        let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particle_capacity())?;
         let n = state.position.len();
         let mut backend = CpuBackend {
             setup: setup.clone(),
@@ -65,6 +68,7 @@ impl CpuBackend {
             mesh_group_bases,
             max_rgap,
             steps_done: 0,
+            carried: Energies::default(),
         };
         // Initial forces for the first half kick. Like the GPU, this evaluation keeps nothing
         // but forces, torques, strain and counts: history starts empty at step 1 (dt = 0 also
@@ -154,7 +158,7 @@ impl Backend for CpuBackend {
             e.stiffness_work += s.stiffness_work[i];
             e.wall_work += s.wall_work[i];
         }
-        Ok(e)
+        Ok(e.plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
         let mut loads = vec![WallLoad::default(); self.setup.walls.len() + self.setup.meshes.len()];
@@ -169,5 +173,42 @@ impl Backend for CpuBackend {
     }
     fn contact_count(&mut self) -> Result<u64> {
         Ok(self.state.contacts.iter().map(|&c| c as u64).sum())
+    }
+    fn export_state(&mut self) -> Result<ParticleState> {
+        let s = &self.state;
+        let a = |v: &[DVec3]| v.iter().map(|x| x.to_array()).collect::<Vec<_>>();
+        let particles = Particles {
+            position: a(&s.position),
+            velocity: a(&s.velocity),
+            angular_velocity: a(&s.angular_velocity),
+            radius: s.radius.clone(),
+            material: s.material.clone(),
+        };
+        let history = (self.history.iter().enumerate())
+            .flat_map(|(i, owned)| owned.iter().map(move |&(partner, history)| ContactRecord { owner: i as u32, partner, history }))
+            .collect();
+        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), history };
+        out.sort_history();
+        Ok(out)
+    }
+    fn import_state(&mut self, state: &ParticleState) -> Result<()> {
+        let n = state.len();
+        self.state = State::of(&self.setup, &state.particles);
+        self.state.image = state.image.clone();
+        let mut history = vec![Vec::new(); n];
+        for c in &state.history {
+            history[c.owner as usize].push((c.partner, c.history));
+        }
+        self.next_history = vec![Vec::new(); n];
+        self.wall_contacts = vec![Vec::new(); n];
+        // forces of the new state from the kept history, which the pass must not advance
+        self.history = history.clone();
+        self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
+        self.history = history;
+        self.state.clear_work();
+        Ok(())
+    }
+    fn set_carried(&mut self, carried: Energies) {
+        self.carried = carried;
     }
 }

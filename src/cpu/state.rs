@@ -2,7 +2,7 @@
 
 use glam::DVec3;
 
-use crate::setup::Setup;
+use crate::setup::{Particles, Setup};
 
 /// Per-particle state and per-particle accumulators of the CPU reference path.
 #[derive(Clone, Debug, Default)]
@@ -35,11 +35,15 @@ pub struct State {
 
 impl State {
     pub fn new(setup: &Setup) -> State {
-        let p = &setup.particles;
+        State::of(setup, &setup.particles)
+    }
+
+    /// The state of particles `p` (materials and densities from `setup`), accumulators zero.
+    pub fn of(setup: &Setup, p: &Particles) -> State {
         let n = p.len();
         let v = |a: &Vec<[f64; 3]>| a.iter().map(|&x| DVec3::from(x)).collect::<Vec<_>>();
-        let mass: Vec<f64> = (0..n).map(|i| setup.particle_mass(i)).collect();
-        let inertia: Vec<f64> = (0..n).map(|i| setup.particle_inertia(i)).collect();
+        let mass: Vec<f64> = (0..n).map(|i| setup.mass_of(p.material[i], p.radius[i])).collect();
+        let inertia: Vec<f64> = (0..n).map(|i| setup.inertia_of(p.material[i], p.radius[i])).collect();
         State {
             position: v(&p.position),
             velocity: v(&p.velocity),
@@ -59,6 +63,13 @@ impl State {
             wall_work: vec![0.0; n],
             contacts: vec![0; n],
             image: vec![[0; 3]; n],
+        }
+    }
+
+    /// Set every cumulative work accumulator to zero.
+    pub fn clear_work(&mut self) {
+        for a in [&mut self.slip_work, &mut self.dashpot_work, &mut self.stiffness_work, &mut self.wall_work] {
+            a.iter_mut().for_each(|x| *x = 0.0);
         }
     }
 }

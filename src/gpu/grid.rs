@@ -109,7 +109,7 @@ impl GridSpec {
                 }
             })
         };
-        let budget = cell_budget(setup.particles.len());
+        let budget = cell_budget(setup.particle_capacity());
         while dims(k).iter().product::<u64>() > budget {
             k = (k + 1).max(k + k / 8);
         }

@@ -12,6 +12,7 @@ pub mod buffers;
 pub mod capacity;
 pub mod context;
 pub mod energy;
+pub mod exchange;
 pub mod grid;
 pub mod layout;
 pub mod meshes;
@@ -78,6 +79,14 @@ pub struct GpuBackend {
     wall_rows_capacity: u64,
     /// Period per axis (the domain extent), for unwrapped snapshot positions.
     period: [f64; 3],
+    /// Host copy of every particle's radius (f64, as made; the device holds f32).
+    radius: Vec<f64>,
+    /// Density of every material (masses of imported particles).
+    densities: Vec<f64>,
+    /// The pair table in the GPU layout (re-uploaded when buffers are re-created).
+    pairs: Vec<PairParamsGpu>,
+    /// Work partitions of particles no longer held (`Backend::set_carried`).
+    carried: Energies,
 }
 
 impl GpuBackend {
@@ -152,37 +161,20 @@ impl GpuBackend {
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
-        let p = &setup.particles;
-        let mut pos_block = Vec::with_capacity(n as usize);
-        let mut pos_offset = Vec::with_capacity(n as usize);
-        let mut vel = Vec::with_capacity(n as usize);
-        let mut omega = Vec::with_capacity(n as usize);
-        for i in 0..n as usize {
-            let (bx, ox) = grid::split(p.position[i][0], grid.block);
-            let (by, oy) = grid::split(p.position[i][1], grid.block);
-            let (bz, oz) = grid::split(p.position[i][2], grid.block);
-            pos_block.push([bx, by, bz, p.material[i] as i32]);
-            pos_offset.push([ox, oy, oz, p.radius[i] as f32]);
-            let v = p.velocity[i];
-            vel.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / setup.particle_mass(i)) as f32]);
-            let w = p.angular_velocity[i];
-            omega.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / setup.particle_inertia(i)) as f32]);
-        }
-        if n > 0 {
-            q.write_buffer(&buffers.pos_block, 0, bytemuck::cast_slice(&pos_block));
-            q.write_buffer(&buffers.pos_offset, 0, bytemuck::cast_slice(&pos_offset));
-            q.write_buffer(&buffers.velocity, 0, bytemuck::cast_slice(&vel));
-            q.write_buffer(&buffers.omega, 0, bytemuck::cast_slice(&omega));
-        }
         let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         if !pairs.is_empty() {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period: setup.period().to_array() };
+        let densities: Vec<f64> = setup.materials.iter().map(|m| m.density).collect();
+        let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
+        let radius = setup.particles.radius.clone();
+        let period = setup.period().to_array();
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default() };
+        backend.write_particles(&rows);
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);
         let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
-        backend.step_encoder().initial_forces(&mut enc);
+        backend.step_encoder().initial_forces(&mut enc, 0);
         backend.ctx.queue.submit([enc.finish()]);
         if !backend.meshes.walls.is_empty() {
             let st = backend.read_step_state()?;
@@ -296,7 +288,7 @@ impl Backend for GpuBackend {
     }
 
     fn energies(&mut self) -> Result<Energies> {
-        Ok(self.reduce_energies()?.0)
+        Ok(self.reduce_energies()?.0.plus_carried(&self.carried))
     }
 
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
@@ -305,5 +297,17 @@ impl Backend for GpuBackend {
 
     fn contact_count(&mut self) -> Result<u64> {
         Ok(self.reduce_energies()?.1)
+    }
+
+    fn export_state(&mut self) -> Result<crate::flow::ParticleState> {
+        self.export()
+    }
+
+    fn import_state(&mut self, state: &crate::flow::ParticleState) -> Result<()> {
+        self.import(state)
+    }
+
+    fn set_carried(&mut self, carried: Energies) {
+        self.carried = carried;
     }
 }

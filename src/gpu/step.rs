@@ -19,7 +19,8 @@ pub struct BindGroups {
     pub grid_sort: wgpu::BindGroup,
     /// Indexed by step parity: [s % 2] reads hash[s % 2], writes the other.
     pub forces: [wgpu::BindGroup; 2],
-    pub forces_init: wgpu::BindGroup,
+    /// As `forces`, for the force evaluations that keep no history (start, state import).
+    pub forces_init: [wgpu::BindGroup; 2],
     pub reduce_energy: wgpu::BindGroup,
     /// Indexed by step parity, as `forces` (reads the table that step's forces read).
     pub wall_loads: [wgpu::BindGroup; 2],
@@ -56,7 +57,7 @@ impl BindGroups {
             grid_scatter: bind_group(device, &p.grid_scatter, "grid_scatter", &[&b.sim, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.sorted_ids, &b.step_state]),
             grid_sort: bind_group(device, &p.grid_sort, "grid_sort", &[&b.sim, &b.cell_count, &b.sorted_ids, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
-            forces_init: forces(&p.forces_init, 0),
+            forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
                 &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials, &b.image,
             ]),
@@ -165,10 +166,11 @@ impl StepEncoder<'_> {
         self.simple(enc, "grid_sort", &self.p.grid_sort, &self.g.grid_sort, self.n_cells);
     }
 
-    /// Initial force evaluation (no history writes) so the first half-kick uses real forces.
-    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder) {
+    /// Force evaluation without history writes before step `s` (at the start, and after a
+    /// state import), so the next half kick uses real forces; reads the table step s reads.
+    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         self.grid(enc);
-        self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init, self.b.n_particles);
+        self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
     }
 
     /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).

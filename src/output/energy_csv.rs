@@ -12,7 +12,7 @@ use crate::backend::Energies;
 use crate::error::Result;
 
 /// Column names, in order.
-pub const COLUMNS: [&str; 12] = [
+pub const COLUMNS: [&str; 14] = [
     "step",
     "time",
     "kinetic",
@@ -24,13 +24,15 @@ pub const COLUMNS: [&str; 12] = [
     "dashpot",
     "stiffness_work",
     "wall_work",
+    "inserted",
+    "removed",
     "total",
 ];
 
 /// One CSV row (no trailing newline).
 pub fn format_row(step: u64, time: f64, e: &Energies) -> String {
     format!(
-        "{step},{time:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+        "{step},{time:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
         e.kinetic(),
         e.kinetic_translational,
         e.kinetic_rotational,
@@ -40,6 +42,8 @@ pub fn format_row(step: u64, time: f64, e: &Energies) -> String {
         e.dashpot,
         e.stiffness_work,
         e.wall_work,
+        e.inserted,
+        e.removed,
         e.total()
     )
 }

@@ -21,6 +21,8 @@ pub struct EnergySummary {
     pub dashpot: f64,
     pub stiffness_work: f64,
     pub wall_work: f64,
+    pub inserted: f64,
+    pub removed: f64,
     pub mechanical: f64,
     pub total: f64,
 }
@@ -37,6 +39,8 @@ impl From<&Energies> for EnergySummary {
             dashpot: e.dashpot,
             stiffness_work: e.stiffness_work,
             wall_work: e.wall_work,
+            inserted: e.inserted,
+            removed: e.removed,
             mechanical: e.mechanical(),
             total: e.total(),
         }
@@ -80,6 +84,7 @@ pub struct Summary {
     /// "cpu" or "gpu".
     pub backend: String,
     pub adapter: String,
+    /// Particles held at the end.
     pub particles: usize,
     /// Steps run by this invocation.
     pub steps: u64,
@@ -90,11 +95,45 @@ pub struct Summary {
     pub simulated_time: f64,
     /// Wall-clock seconds of the step loop including outputs.
     pub wall_seconds: f64,
-    /// particles × steps / wall_seconds.
+    /// Σ (particles held × steps) / wall_seconds.
     pub particle_steps_per_second: f64,
     /// Active contacts (ball–ball and ball–wall) after the last step.
     pub contacts: u64,
     pub energies: EnergySummary,
+    /// Runs with insertions or outlets: what entered and left (`outflow.csv` has the history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowSummary>,
+}
+
+/// Per insertion and per outlet: particles and kilograms, cumulative at the end.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub inserted: Vec<FlowEntry>,
+    pub outlets: Vec<FlowEntry>,
+    pub held_count: u64,
+    pub held_mass: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowEntry {
+    pub name: String,
+    pub count: u64,
+    pub mass: f64,
+    /// Insertions only: particles that were due but found no free place (region full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<u64>,
+}
+
+impl FlowSummary {
+    pub fn of(setup: &Setup, t: &crate::flow::FlowTotals) -> FlowSummary {
+        let inserted = (setup.inserts.iter().enumerate())
+            .map(|(k, s)| FlowEntry { name: s.name.clone(), count: t.inserted_count[k], mass: t.inserted_mass[k], deferred: Some(t.deferred[k]) })
+            .collect();
+        let outlets = (setup.outlets.iter().enumerate())
+            .map(|(k, o)| FlowEntry { name: o.name.clone(), count: t.outlet_count[k], mass: t.outlet_mass[k], deferred: None })
+            .collect();
+        FlowSummary { inserted, outlets, held_count: t.held_count, held_mass: t.held_mass }
+    }
 }
 
 impl Summary {

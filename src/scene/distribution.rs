@@ -4,7 +4,7 @@ use rand::Rng;
 use rand_distr::{Distribution, LogNormal};
 use serde_json::Value;
 
-use super::parse::{fmt_num, join, Cx};
+use super::parse::{fmt_num, Cx};
 use crate::error::Result;
 
 /// Resampling budget of the truncated lognormal.
@@ -94,52 +94,45 @@ impl RadiusDist {
         }
     }
 
-    /// Draw `n` radii. `path` is the distribution's key path (for the error when a
-    /// truncated lognormal cannot be sampled).
-    pub(crate) fn sample_n<R: Rng>(&self, n: usize, rng: &mut R, cx: &Cx, path: &str) -> Result<Vec<f64>> {
-        let mut out = Vec::with_capacity(n);
+    /// Draw one radius; `None` when a truncated lognormal gave no value in [min, max] after
+    /// `MAX_RESAMPLES` draws.
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<f64> {
         match *self {
-            RadiusDist::Monodisperse(r) => out.resize(n, r),
+            RadiusDist::Monodisperse(r) => Some(r),
             RadiusDist::Uniform { min, max } => {
-                for _ in 0..n {
-                    let u: f64 = rng.random();
-                    out.push((min + (max - min) * u).clamp(min, max));
-                }
+                let u: f64 = rng.random();
+                Some((min + (max - min) * u).clamp(min, max))
             }
             RadiusDist::LogNormal { median, sigma, min, max } => {
                 if sigma == 0.0 {
-                    out.resize(n, median);
-                    return Ok(out);
+                    return Some(median);
                 }
-                let d = LogNormal::new(median.ln(), sigma)
-                    .map_err(|e| cx.err(&join(path, "sigma"), format!("invalid lognormal: {e}")))?;
-                for _ in 0..n {
-                    let mut got = None;
-                    for _ in 0..MAX_RESAMPLES {
-                        let r = d.sample(rng);
-                        if r >= min && r <= max {
-                            got = Some(r);
-                            break;
-                        }
-                    }
-                    match got {
-                        Some(r) => out.push(r),
-                        None => {
-                            return Err(cx.err(
-                                path,
-                                format!(
-                                    "lognormal (median {}, sigma {}) truncated to [{}, {}] gave no value in range after {MAX_RESAMPLES} draws; widen [min, max] or reduce sigma",
-                                    fmt_num(median),
-                                    fmt_num(sigma),
-                                    fmt_num(min),
-                                    fmt_num(max)
-                                ),
-                            ))
-                        }
-                    }
-                }
+                let d = LogNormal::new(median.ln(), sigma).ok()?;
+                (0..MAX_RESAMPLES).map(|_| d.sample(rng)).find(|r| (min..=max).contains(r))
             }
         }
-        Ok(out)
+    }
+
+    /// Draw `n` radii. `path` is the distribution's key path (for the error when a
+    /// truncated lognormal cannot be sampled).
+    pub(crate) fn sample_n<R: Rng>(&self, n: usize, rng: &mut R, cx: &Cx, path: &str) -> Result<Vec<f64>> {
+        (0..n).map(|_| self.sample(rng).ok_or_else(|| self.unsampleable(cx, path))).collect()
+    }
+
+    /// The error of a truncated lognormal that yields no value in range.
+    pub(crate) fn unsampleable(&self, cx: &Cx, path: &str) -> crate::error::TalusError {
+        match *self {
+            RadiusDist::LogNormal { median, sigma, min, max } => cx.err(
+                path,
+                format!(
+                    "lognormal (median {}, sigma {}) truncated to [{}, {}] gave no value in range after {MAX_RESAMPLES} draws; widen [min, max] or reduce sigma",
+                    fmt_num(median),
+                    fmt_num(sigma),
+                    fmt_num(min),
+                    fmt_num(max)
+                ),
+            ),
+            _ => cx.err(path, "no radius could be drawn"),
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 mod contacts;
 mod distribution;
+mod flow;
 mod generate;
 mod mesh;
 mod motion;
@@ -16,6 +17,7 @@ use std::path::Path;
 use serde_json::Value;
 
 pub use distribution::RadiusDist;
+pub(crate) use generate::Grid as OverlapGrid;
 pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
 
 use crate::contact::params::{inherit, ContactModel, PairParams};
@@ -46,6 +48,8 @@ const TOP_KEYS: &[&str] = &[
     "particles",
     "generators",
     "walls",
+    "insert",
+    "outlets",
 ];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
 /// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
@@ -355,8 +359,9 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         }
     }
     drop(grid);
-    if particles.is_empty() {
-        return Err(cx.err("particles", "the scene has no particles (no explicit particles and no generators)"));
+    let (inserts, outlets) = flow::parse(&top, &mat_ref)?;
+    if particles.is_empty() && inserts.is_empty() {
+        return Err(cx.err("particles", "the scene has no particles (no explicit particles, no generators and no insert)"));
     }
 
     // ---- walls ----
@@ -445,7 +450,11 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     }
 
     // ---- domain ----
-    let r_max = particles.radius.iter().cloned().fold(0.0, f64::max);
+    let r_max = particles.radius.iter().cloned().chain(inserts.iter().map(|s| s.radius.max())).fold(0.0, f64::max);
+    for s in &inserts {
+        let (min, max) = s.region.bounds();
+        wall_boxes.push(Aabb { min: min.to_array(), max: max.to_array() });
+    }
     let mut periodic = [false; 3];
     let domain = match top.obj_opt("domain")? {
         Some(d) => {
@@ -487,10 +496,10 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         Some(dt) => (dt, TimeStepChoice::Explicit),
         None => {
             let mut used = vec![false; materials.len()];
-            for &m in &particles.material {
+            for &m in particles.material.iter().chain(inserts.iter().map(|s| &s.material)) {
                 used[m as usize] = true;
             }
-            let r_min = particles.radius.iter().cloned().fold(f64::INFINITY, f64::min);
+            let r_min = particles.radius.iter().cloned().chain(inserts.iter().map(|s| s.radius.min())).fold(f64::INFINITY, f64::min);
             let rayleigh =
                 rayleigh_time_step(materials.iter().zip(&used).filter(|(_, &u)| u).map(|(m, _)| m), r_min);
             (fraction * rayleigh, TimeStepChoice::Auto { fraction, rayleigh })
@@ -534,6 +543,8 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         meshes,
         domain,
         periodic,
+        inserts,
+        outlets,
     })
 }
 

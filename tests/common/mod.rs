@@ -32,6 +32,8 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         meshes: Vec::new(),
         domain,
         periodic: [false; 3],
+        inserts: Vec::new(),
+        outlets: Vec::new(),
     }
 }
 

@@ -1,0 +1,140 @@
+//! The exchange at a batch boundary: outlets take particles, insertions add them, the backend
+//! takes the new state back, and the energy the particles carried in and out is booked.
+
+use glam::DVec3;
+
+use super::insert::{Inserter, Obstacles};
+use super::outlet;
+use crate::backend::{Backend, Energies};
+use crate::cpu::forces::MeshView;
+use crate::error::Result;
+use crate::mesh::TriangleGrid;
+use crate::setup::{mesh_group_bases, Setup};
+
+/// Cumulative particle counts and masses of a run with insertions and outlets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowTotals {
+    /// Particles and kilograms inserted, per insertion (scene order).
+    pub inserted_count: Vec<u64>,
+    pub inserted_mass: Vec<f64>,
+    /// Particles and kilograms taken, per outlet (scene order).
+    pub outlet_count: Vec<u64>,
+    pub outlet_mass: Vec<f64>,
+    /// Particles held and their mass after the last exchange.
+    pub held_count: u64,
+    pub held_mass: f64,
+    /// Particles that could not be placed when due, per insertion (the region was full).
+    pub deferred: Vec<u64>,
+}
+
+impl FlowTotals {
+    pub fn inserted_total(&self) -> f64 {
+        self.inserted_mass.iter().sum()
+    }
+    pub fn outlet_total(&self) -> f64 {
+        self.outlet_mass.iter().sum()
+    }
+}
+
+/// Runs the insertions and outlets of a set-up at batch boundaries.
+pub struct FlowDriver {
+    inserters: Vec<Inserter>,
+    mesh_grids: Vec<TriangleGrid>,
+    mesh_group_bases: Vec<u32>,
+    clearance: f64,
+    totals: FlowTotals,
+}
+
+/// Mass of the particles of `p`, summed in id order.
+pub fn held_mass(setup: &Setup, p: &crate::setup::Particles) -> f64 {
+    (0..p.len()).map(|i| setup.mass_of(p.material[i], p.radius[i])).fold(0.0, |a, m| a + m)
+}
+
+impl FlowDriver {
+    /// A driver for `setup`, or `None` when it has no insertions and no outlets.
+    pub fn new(setup: &Setup) -> Result<Option<FlowDriver>> {
+        if setup.inserts.is_empty() && setup.outlets.is_empty() {
+            return Ok(None);
+        }
+        let clearance = crate::cpu::max_positive_rgap(setup);
+        let totals = FlowTotals {
+            inserted_count: vec![0; setup.inserts.len()],
+            inserted_mass: vec![0.0; setup.inserts.len()],
+            outlet_count: vec![0; setup.outlets.len()],
+            outlet_mass: vec![0.0; setup.outlets.len()],
+            held_count: setup.particles.len() as u64,
+            held_mass: held_mass(setup, &setup.particles),
+            deferred: vec![0; setup.inserts.len()],
+        };
+        Ok(Some(FlowDriver {
+            inserters: setup.inserts.iter().map(Inserter::new).collect(),
+            mesh_grids: crate::cpu::mesh_grids(setup, clearance)?,
+            mesh_group_bases: mesh_group_bases(&setup.meshes)?,
+            clearance,
+            totals,
+        }))
+    }
+
+    pub fn totals(&self) -> &FlowTotals {
+        &self.totals
+    }
+
+    /// Apply the outlets and insertions at the backend's current step.
+    pub fn exchange(&mut self, setup: &Setup, backend: &mut dyn Backend) -> Result<()> {
+        let time = backend.steps_done() as f64 * setup.dt;
+        let before = backend.energies()?;
+        let mut state = backend.export_state()?;
+        let removal = outlet::select(&setup.outlets, &state, setup);
+        if removal.any() {
+            state.retain(&removal.keep);
+        }
+        for k in 0..setup.outlets.len() {
+            self.totals.outlet_count[k] += removal.count[k];
+            self.totals.outlet_mass[k] += removal.mass[k];
+        }
+
+        let first_new = state.len();
+        let meshes: Vec<MeshView> = (setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
+            .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(time) })
+            .collect();
+        let obstacles = Obstacles { setup, time, meshes: &meshes, clearance: self.clearance };
+        for (k, (spec, ins)) in setup.inserts.iter().zip(&mut self.inserters).enumerate() {
+            ins.insert(spec, &mut state, &obstacles);
+            self.totals.inserted_count[k] = ins.count;
+            self.totals.inserted_mass[k] = ins.mass;
+            self.totals.deferred[k] = ins.deferred;
+        }
+        self.totals.held_count = state.len() as u64;
+        self.totals.held_mass = held_mass(setup, &state.particles);
+        if !removal.any() && state.len() == first_new {
+            return Ok(());
+        }
+
+        // energy the new particles bring: kinetic + gravitational (they touch nothing)
+        let g = DVec3::from(setup.gravity);
+        let p = &state.particles;
+        let brought: f64 = (first_new..state.len())
+            .map(|i| {
+                let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
+                let (v, w, x) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]), DVec3::from(p.position[i]));
+                0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x)
+            })
+            .sum();
+        backend.import_state(&state)?;
+        let after = backend.energies()?;
+        // what left: the mechanical energy that vanished with the removed particles and the
+        // contacts they broke
+        let left = before.mechanical() - (after.mechanical() - brought);
+        let carried = Energies {
+            slip: before.slip,
+            dashpot: before.dashpot,
+            stiffness_work: before.stiffness_work,
+            wall_work: before.wall_work,
+            inserted: before.inserted + brought,
+            removed: before.removed + left,
+            ..Energies::default()
+        };
+        backend.set_carried(carried);
+        Ok(())
+    }
+}

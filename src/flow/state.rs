@@ -1,0 +1,129 @@
+//! The whole state a backend hands out and takes back when particles enter or leave: particle
+//! arrays, periodic images and the contact history, keyed as the backends key it.
+
+use crate::contact::History;
+use crate::layout::consts::WALL_KEY_BIT;
+use crate::setup::Particles;
+
+/// The history of one active contact: owner (the lower particle id, or the ball of a
+/// ball–wall contact) and partner key (particle id, or `WALL_KEY_BIT | …` for walls and mesh
+/// facet groups).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactRecord {
+    pub owner: u32,
+    pub partner: u32,
+    pub history: History,
+}
+
+impl ContactRecord {
+    /// Whether the partner is a particle (not a wall or mesh).
+    pub fn between_particles(&self) -> bool {
+        self.partner < WALL_KEY_BIT
+    }
+}
+
+/// Particle state at a step boundary. Positions are wrapped into the domain on periodic axes
+/// (`image` counts the periods removed); velocities are full-step values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParticleState {
+    pub step: u64,
+    pub particles: Particles,
+    pub image: Vec<[i32; 3]>,
+    /// Sorted by (owner, partner).
+    pub history: Vec<ContactRecord>,
+}
+
+impl ParticleState {
+    pub fn len(&self) -> usize {
+        self.particles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.particles.is_empty()
+    }
+
+    /// Sort the history by (owner, partner), the canonical order both backends import.
+    pub fn sort_history(&mut self) {
+        self.history.sort_by_key(|c| (c.owner, c.partner));
+    }
+
+    /// Keep the particles with `keep[i]`, in their order, and the contacts between kept
+    /// particles (and of kept particles with walls), with ids renumbered.
+    pub fn retain(&mut self, keep: &[bool]) {
+        assert_eq!(keep.len(), self.len());
+        let mut new_id = vec![u32::MAX; keep.len()];
+        let mut next = 0u32;
+        for (i, &k) in keep.iter().enumerate() {
+            if k {
+                new_id[i] = next;
+                next += 1;
+            }
+        }
+        let p = &mut self.particles;
+        let mut k = keep.iter();
+        p.position.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        p.velocity.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        p.angular_velocity.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        p.radius.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        p.material.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        self.image.retain(|_| *k.next().unwrap());
+        self.history.retain_mut(|c| {
+            let owner = new_id[c.owner as usize];
+            if owner == u32::MAX {
+                return false;
+            }
+            c.owner = owner;
+            if c.between_particles() {
+                let partner = new_id[c.partner as usize];
+                if partner == u32::MAX {
+                    return false;
+                }
+                c.partner = partner;
+            }
+            true
+        });
+    }
+
+    /// Append particles (no contacts, image 0).
+    pub fn append(&mut self, more: &Particles) {
+        let p = &mut self.particles;
+        p.position.extend_from_slice(&more.position);
+        p.velocity.extend_from_slice(&more.velocity);
+        p.angular_velocity.extend_from_slice(&more.angular_velocity);
+        p.radius.extend_from_slice(&more.radius);
+        p.material.extend_from_slice(&more.material);
+        self.image.resize(p.len(), [0; 3]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retain_renumbers_and_drops_contacts_of_removed_particles() {
+        let mut s = ParticleState::default();
+        for i in 0..4 {
+            s.particles.push([i as f64, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.1, 0);
+        }
+        s.image = vec![[0; 3], [1, 0, 0], [0; 3], [0, 0, 2]];
+        let h = |x: f64| History { normal_force: x, ..History::NEW };
+        s.history = vec![
+            ContactRecord { owner: 0, partner: 1, history: h(1.0) },
+            ContactRecord { owner: 0, partner: 3, history: h(2.0) },
+            ContactRecord { owner: 1, partner: 2, history: h(3.0) },
+            ContactRecord { owner: 1, partner: WALL_KEY_BIT | 2, history: h(4.0) },
+            ContactRecord { owner: 3, partner: WALL_KEY_BIT, history: h(5.0) },
+        ];
+        s.retain(&[true, false, true, true]);
+        assert_eq!(s.particles.position, vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]);
+        assert_eq!(s.image, vec![[0; 3], [0; 3], [0, 0, 2]]);
+        let kept: Vec<(u32, u32, f64)> = s.history.iter().map(|c| (c.owner, c.partner, c.history.normal_force)).collect();
+        assert_eq!(kept, vec![(0, 2, 2.0), (2, WALL_KEY_BIT, 5.0)]);
+    }
+}

@@ -1,0 +1,164 @@
+//! Handing the whole state out and taking it back (`Backend::export_state` / `import_state`,
+//! used when particles enter or leave; `crate::flow`).
+//!
+//! Export reads the particle buffers and the history table the next step reads (entries whose
+//! tag is that step's epoch). Import re-creates the buffers for the new particle count, uploads
+//! the particles, moves the history records into the table through the `rehash` pass (as after
+//! a capacity growth: lookups are by key, so the slot order does not matter), and evaluates the
+//! forces with Δt = 0 and no history writes (`forces_init`), as at the start.
+
+use super::buffers::Buffers;
+use super::capacity::{initial_hash_capacity, max_load, round_capacity};
+use super::energy::reduce_dispatch;
+use super::grid;
+use super::layout::{HashSlotRead, StepState, StepStateRead, STEP_STATE_BYTES};
+use super::readback::read_buffers;
+use super::step::{bind_group, dispatch_threads, BindGroups};
+use super::GpuBackend;
+use crate::contact::history::HistoryGpu;
+use crate::contact::History;
+use crate::error::{Result, TalusError};
+use crate::flow::{ContactRecord, ParticleState};
+use crate::layout::consts::{OVERFLOW_MESH_GROUPS, WALL_KEY_BIT};
+use crate::setup::{Particles, Setup};
+
+/// Particle arrays in the GPU layout.
+pub struct ParticleRows {
+    pub pos_block: Vec<[i32; 4]>,
+    pub pos_offset: Vec<[f32; 4]>,
+    pub velocity: Vec<[f32; 4]>,
+    pub omega: Vec<[f32; 4]>,
+    pub image: Vec<[i32; 4]>,
+}
+
+impl ParticleRows {
+    /// `p` with periodic images `image` (empty = all zero); masses from `densities` by material.
+    pub fn of(p: &Particles, image: &[[i32; 3]], densities: &[f64], block: f64) -> ParticleRows {
+        let n = p.len();
+        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), velocity: Vec::with_capacity(n), omega: Vec::with_capacity(n), image: Vec::with_capacity(n) };
+        for i in 0..n {
+            let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(p.position[i][a], block));
+            let (r, m) = (p.radius[i], p.material[i]);
+            let mass = Setup::sphere_mass(densities[m as usize], r);
+            rows.pos_block.push([s[0].0, s[1].0, s[2].0, m as i32]);
+            rows.pos_offset.push([s[0].1, s[1].1, s[2].1, r as f32]);
+            let (v, w) = (p.velocity[i], p.angular_velocity[i]);
+            rows.velocity.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / mass) as f32]);
+            rows.omega.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / (0.4 * mass * r * r)) as f32]);
+            let k = image.get(i).copied().unwrap_or([0; 3]);
+            rows.image.push([k[0], k[1], k[2], 0]);
+        }
+        rows
+    }
+}
+
+impl GpuBackend {
+    /// Upload particle rows into the current buffers.
+    pub(crate) fn write_particles(&self, rows: &ParticleRows) {
+        if rows.pos_block.is_empty() {
+            return;
+        }
+        let (q, b) = (&self.ctx.queue, &self.buffers);
+        q.write_buffer(&b.pos_block, 0, bytemuck::cast_slice(&rows.pos_block));
+        q.write_buffer(&b.pos_offset, 0, bytemuck::cast_slice(&rows.pos_offset));
+        q.write_buffer(&b.velocity, 0, bytemuck::cast_slice(&rows.velocity));
+        q.write_buffer(&b.omega, 0, bytemuck::cast_slice(&rows.omega));
+        q.write_buffer(&b.image, 0, bytemuck::cast_slice(&rows.image));
+    }
+
+    /// The state at the current step (one readback).
+    pub(crate) fn export(&mut self) -> Result<ParticleState> {
+        let n = self.buffers.n_particles as usize;
+        let v4 = 16 * n as u64;
+        let b = &self.buffers;
+        let s = self.steps_done;
+        let table = &b.hash[(s % 2) as usize];
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size())])?;
+        // copies: the readback bytes carry no alignment guarantee (and may be empty)
+        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
+        let off: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
+        let vel: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[2]);
+        let om: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[3]);
+        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
+        let st: StepStateRead = bytemuck::pod_read_unaligned(&data[5]);
+        let slots: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[6]);
+        let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
+        let blk = self.grid.block;
+        let mut particles = Particles::default();
+        for i in 0..n {
+            // radius and material from the host copy: the f64 radius the particle was made with
+            let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
+            particles.push(x, v3(vel[i]), v3(om[i]), self.radius[i], blocks[i][3] as u32);
+        }
+        let epoch = st.step.wrapping_add(1);
+        let history = (slots.iter().filter(|h| h.tag == epoch))
+            .map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) })
+            .collect();
+        let mut out = ParticleState { step: s, particles, image: image.iter().map(|k| [k[0], k[1], k[2]]).collect(), history };
+        out.sort_history();
+        Ok(out)
+    }
+
+    /// Continue from `state` at the current step (see the module doc).
+    pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
+        let n = state.len();
+        if n >= WALL_KEY_BIT as usize {
+            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
+        }
+        let n = n as u32;
+        let step = self.read_step_state()?.step;
+        let s = self.steps_done;
+        let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
+        let records = state.history.len() as u32;
+        let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(records.saturating_mul(4)));
+        let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
+        let n_pairs = self.pairs.len() as u32;
+        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, rx * ry, self.meshes.data.clone())?;
+        self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        let q = &self.ctx.queue;
+        if !self.pairs.is_empty() {
+            q.write_buffer(&self.buffers.pairs, 0, bytemuck::cast_slice(&self.pairs));
+        }
+        self.radius = state.particles.radius.clone();
+        self.write_particles(&ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block));
+        q.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&StepState { step, ..Default::default() }));
+        self.sim.n_particles = n;
+        self.sim.hash_capacity = cap;
+        self.sim.hash_max_load = max_load(cap);
+        // the refresh evaluates forces at Δt = 0: no tangential increment, no dashpot work
+        let dt = self.sim.dt;
+        self.sim.dt = 0.0;
+        q.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
+        self.upload_poses(s, 1);
+        let q = &self.ctx.queue;
+
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("import") });
+        let epoch = step.wrapping_add(1);
+        let slots: Vec<HashSlotRead> = (state.history.iter())
+            .map(|c| HashSlotRead { key_a: c.owner, key_b: c.partner, tag: epoch, _pad: 0, history: HistoryGpu::from(&c.history) })
+            .collect();
+        let upload = self.ctx.create_buffer("imported_history", (slots.len().max(1) * std::mem::size_of::<HashSlotRead>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
+        if !slots.is_empty() {
+            q.write_buffer(&upload, 0, bytemuck::cast_slice(&slots));
+            let b = &self.buffers;
+            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "import_history", &[&b.sim, &upload, &b.hash[(s % 2) as usize], &b.step_state]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("import_history"), timestamp_writes: None });
+            pass.set_pipeline(&self.pipelines.rehash);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, slots.len() as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
+        }
+        self.step_encoder().initial_forces(&mut enc, s);
+        q.submit([enc.finish()]);
+        drop(upload);
+        self.sim.dt = dt;
+        q.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
+        let st = self.read_step_state()?;
+        if st.flags & OVERFLOW_MESH_GROUPS != 0 {
+            return Err(self.meshes.overflow_error(&st, s));
+        }
+        if st.flags != 0 {
+            return Err(TalusError::Device(format!("importing {} contact records into a table of {cap} slots raised flags {:#x}", slots.len(), st.flags)));
+        }
+        Ok(())
+    }
+}
