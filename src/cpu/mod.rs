@@ -187,7 +187,7 @@ impl Backend for CpuBackend {
         let history = (self.history.iter().enumerate())
             .flat_map(|(i, owned)| owned.iter().map(move |&(partner, history)| ContactRecord { owner: i as u32, partner, history }))
             .collect();
-        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), history };
+        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), force: a(&s.force), torque: a(&s.torque), refresh: vec![false; s.position.len()], history };
         out.sort_history();
         Ok(out)
     }
@@ -206,6 +206,10 @@ impl Backend for CpuBackend {
         self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
         self.history = history;
         self.state.clear_work();
+        for i in (0..n).filter(|&i| !state.refresh[i]) {
+            self.state.force[i] = DVec3::from(state.force[i]);
+            self.state.torque[i] = DVec3::from(state.torque[i]);
+        }
         Ok(())
     }
     fn set_carried(&mut self, carried: Energies) {

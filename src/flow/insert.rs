@@ -105,8 +105,7 @@ impl Inserter {
                 self.deferred += 1;
                 break;
             };
-            state.particles.push(x.to_array(), spec.velocity.to_array(), spec.angular_velocity.to_array(), r, spec.material);
-            state.image.push([0; 3]);
+            state.push(x.to_array(), spec.velocity.to_array(), spec.angular_velocity.to_array(), r, spec.material);
             grid.sync(&state.particles);
             self.next_radius = None;
             self.count += 1;

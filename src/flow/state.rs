@@ -29,6 +29,13 @@ pub struct ParticleState {
     pub step: u64,
     pub particles: Particles,
     pub image: Vec<[i32; 3]>,
+    /// Contact force and torque of the last force pass (the next half kick uses them).
+    pub force: Vec<[f64; 3]>,
+    pub torque: Vec<[f64; 3]>,
+    /// Particles whose force must be evaluated again on import: new ones and those that lost
+    /// a contact partner. The others keep `force` and `torque`, so an exchange leaves them
+    /// exactly as they were.
+    pub refresh: Vec<bool>,
     /// Sorted by (owner, partner).
     pub history: Vec<ContactRecord>,
 }
@@ -72,15 +79,26 @@ impl ParticleState {
         p.material.retain(|_| *k.next().unwrap());
         let mut k = keep.iter();
         self.image.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        self.force.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        self.torque.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        self.refresh.retain(|_| *k.next().unwrap());
+        let refresh = &mut self.refresh;
         self.history.retain_mut(|c| {
             let owner = new_id[c.owner as usize];
             if owner == u32::MAX {
+                if c.between_particles() && new_id[c.partner as usize] != u32::MAX {
+                    refresh[new_id[c.partner as usize] as usize] = true;
+                }
                 return false;
             }
             c.owner = owner;
             if c.between_particles() {
                 let partner = new_id[c.partner as usize];
                 if partner == u32::MAX {
+                    refresh[owner as usize] = true;
                     return false;
                 }
                 c.partner = partner;
@@ -89,15 +107,13 @@ impl ParticleState {
         });
     }
 
-    /// Append particles (no contacts, image 0).
-    pub fn append(&mut self, more: &Particles) {
-        let p = &mut self.particles;
-        p.position.extend_from_slice(&more.position);
-        p.velocity.extend_from_slice(&more.velocity);
-        p.angular_velocity.extend_from_slice(&more.angular_velocity);
-        p.radius.extend_from_slice(&more.radius);
-        p.material.extend_from_slice(&more.material);
-        self.image.resize(p.len(), [0; 3]);
+    /// Append a particle (no contacts, image 0, force evaluated on import).
+    pub fn push(&mut self, position: [f64; 3], velocity: [f64; 3], angular_velocity: [f64; 3], radius: f64, material: u32) {
+        self.particles.push(position, velocity, angular_velocity, radius, material);
+        self.image.push([0; 3]);
+        self.force.push([0.0; 3]);
+        self.torque.push([0.0; 3]);
+        self.refresh.push(true);
     }
 }
 
@@ -109,8 +125,9 @@ mod tests {
     fn retain_renumbers_and_drops_contacts_of_removed_particles() {
         let mut s = ParticleState::default();
         for i in 0..4 {
-            s.particles.push([i as f64, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.1, 0);
+            s.push([i as f64, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.1, 0);
         }
+        s.refresh = vec![false; 4];
         s.image = vec![[0; 3], [1, 0, 0], [0; 3], [0, 0, 2]];
         let h = |x: f64| History { normal_force: x, ..History::NEW };
         s.history = vec![
@@ -125,5 +142,7 @@ mod tests {
         assert_eq!(s.image, vec![[0; 3], [0; 3], [0, 0, 2]]);
         let kept: Vec<(u32, u32, f64)> = s.history.iter().map(|c| (c.owner, c.partner, c.history.normal_force)).collect();
         assert_eq!(kept, vec![(0, 2, 2.0), (2, WALL_KEY_BIT, 5.0)]);
+        // 0 lost partner 1; old 2 (new 1) lost partner 1; old 3 (new 2) lost nothing
+        assert_eq!(s.refresh, vec![true, true, false]);
     }
 }

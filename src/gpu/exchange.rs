@@ -5,7 +5,9 @@
 //! tag is that step's epoch). Import re-creates the buffers for the new particle count, uploads
 //! the particles, moves the history records into the table through the `rehash` pass (as after
 //! a capacity growth: lookups are by key, so the slot order does not matter), and evaluates the
-//! forces with Δt = 0 and no history writes (`forces_init`), as at the start.
+//! forces with Δt = 0 and no history writes (`forces_init`), as at the start; particles that
+//! neither arrived nor lost a contact get their exported force and torque back, so an
+//! exchange leaves them as they were.
 
 use super::buffers::Buffers;
 use super::capacity::{initial_hash_capacity, max_load, round_capacity};
@@ -73,7 +75,7 @@ impl GpuBackend {
         let b = &self.buffers;
         let s = self.steps_done;
         let table = &b.hash[(s % 2) as usize];
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size())])?;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size()), (&b.force, v4), (&b.torque, v4)])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         let off: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
@@ -82,6 +84,8 @@ impl GpuBackend {
         let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
         let st: StepStateRead = bytemuck::pod_read_unaligned(&data[5]);
         let slots: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[6]);
+        let force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[7]);
+        let torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[8]);
         let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
         let blk = self.grid.block;
         let mut particles = Particles::default();
@@ -94,7 +98,9 @@ impl GpuBackend {
         let history = (slots.iter().filter(|h| h.tag == epoch))
             .map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) })
             .collect();
-        let mut out = ParticleState { step: s, particles, image: image.iter().map(|k| [k[0], k[1], k[2]]).collect(), history };
+        let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
+        let (force, torque) = (force.into_iter().map(v3).collect(), torque.into_iter().map(v3).collect());
+        let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history };
         out.sort_history();
         Ok(out)
     }
@@ -159,6 +165,27 @@ impl GpuBackend {
         if st.flags != 0 {
             return Err(TalusError::Device(format!("importing {} contact records into a table of {cap} slots raised flags {:#x}", slots.len(), st.flags)));
         }
+        self.keep_forces(state)
+    }
+
+    /// Put back the exported force and torque of every particle not marked `refresh` (the
+    /// refreshed strain, in force.w, stays).
+    fn keep_forces(&self, state: &ParticleState) -> Result<()> {
+        if state.refresh.iter().all(|&r| r) {
+            return Ok(());
+        }
+        let v4 = 16 * state.len() as u64;
+        let b = &self.buffers;
+        let data = read_buffers(&self.ctx, &[(&b.force, v4), (&b.torque, v4)])?;
+        let mut force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
+        let mut torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
+        for i in (0..state.len()).filter(|&i| !state.refresh[i]) {
+            let (f, t) = (state.force[i], state.torque[i]);
+            force[i] = [f[0] as f32, f[1] as f32, f[2] as f32, force[i][3]];
+            torque[i] = [t[0] as f32, t[1] as f32, t[2] as f32, torque[i][3]];
+        }
+        self.ctx.queue.write_buffer(&b.force, 0, bytemuck::cast_slice(&force));
+        self.ctx.queue.write_buffer(&b.torque, 0, bytemuck::cast_slice(&torque));
         Ok(())
     }
 }
