@@ -114,6 +114,15 @@ pub fn drum(radius: f64, length: f64, segments: usize, rings: usize, caps: bool)
     out
 }
 
+/// Silo with a conical bottom about the z axis: a cone from the orifice (radius `r_outlet` at
+/// `z_outlet`) up to the shoulder (radius `r` at `z_shoulder`), then a cylinder of radius `r`
+/// up to `z_top`; orifice and top open, normals inwards. `rings` per section.
+pub fn silo(r_outlet: f64, z_outlet: f64, r: f64, z_shoulder: f64, z_top: f64, segments: usize, rings: usize) -> Vec<[DVec3; 3]> {
+    let mut out = hopper(r_outlet, z_outlet, r, z_shoulder, segments, rings);
+    out.extend(revolved(r, z_shoulder, r, z_top, segments, rings.max(1)));
+    out
+}
+
 /// Conical hopper: frustum about the z axis from the outlet (radius `r_outlet` at
 /// `z_outlet`) up to the top (radius `r_top` > `r_outlet` at `z_top` > `z_outlet`), both ends
 /// open, normals inwards and up.
