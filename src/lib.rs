@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod layout;
+pub mod measure;
 pub mod mesh;
 pub mod motion;
 pub mod output;

@@ -197,6 +197,8 @@ pub struct Setup {
     /// Periodic axes: a particle leaving [min, max) re-enters on the other side and
     /// particles interact with the nearest image across the boundary.
     pub periodic: [bool; 3],
+    /// The scene's `"measure"` list (`src/measure/`).
+    pub measures: Vec<crate::measure::Measure>,
 }
 
 /// Symmetric table of `PairParams` indexed by material pair.

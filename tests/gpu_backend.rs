@@ -28,6 +28,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         meshes: vec![],
         domain,
         periodic: [false; 3],
+        measures: Vec::new(),
     }
 }
 

@@ -26,6 +26,7 @@ fn tiny_setup() -> Setup {
         meshes: vec![],
         domain: Aabb { min: [-0.1; 3], max: [0.1; 3] },
         periodic: [false; 3],
+        measures: Vec::new(),
     }
 }
 

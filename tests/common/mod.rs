@@ -32,6 +32,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         meshes: Vec::new(),
         domain,
         periodic: [false; 3],
+        measures: Vec::new(),
     }
 }
 
