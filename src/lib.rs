@@ -11,6 +11,7 @@ pub mod error;
 pub mod flow;
 pub mod gpu;
 pub mod layout;
+pub mod measure;
 pub mod mesh;
 pub mod motion;
 pub mod output;

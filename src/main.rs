@@ -125,6 +125,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 "{} steps ({:e} s simulated) in {:.3} s: {:.4e} particle-steps/s, {} contacts, total energy {:e} J",
                 s.steps, s.simulated_time, s.wall_seconds, s.particle_steps_per_second, s.contacts, s.energies.total
             );
+            for m in &s.measurements {
+                println!("{}", m.line());
+            }
             println!("output: {}", out.display());
             Ok(ExitCode::SUCCESS)
         }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
+use crate::measure::Measurements;
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::output::atomic::create_dir_all;
 use crate::output::summary::TimeStepSummary;
@@ -110,7 +111,9 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 /// per-step host work). After step 0 and every batch it appends a row to `energy.csv` (and,
 /// after every batch, one row per plane and mesh wall to `walls.csv` when the scene has walls); at step 0,
 /// every `snapshot_every`-th output and the last step it writes a VTU snapshot and rewrites
-/// `particles.pvd`. At the end it writes `summary.json` and returns the summary.
+/// `particles.pvd`; after every batch the scene's measurements observe the state
+/// (`Measurements::observe`). At the end it writes `summary.json` (with the measurement
+/// results) and returns the summary.
 pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
     let every = setup.output_every.max(1);
@@ -125,6 +128,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let load_points = setup.load_points();
     let mut walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
     let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
+    let mut measurements = Measurements::new(setup);
     let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
         let mut s = backend.snapshot()?;
         // snapshots hold unwrapped positions; files show the particles inside the periodic box
@@ -175,6 +179,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         if let Some(w) = &mut walls_csv {
             w.push(step, time, &load_points, &loads)?;
         }
+        measurements.observe(step, step as f64 * setup.dt, backend)?;
         if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
             snapshot(backend, &mut pvd)?;
             last_snapshot = step;
@@ -209,6 +214,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         contacts,
         energies: EnergySummary::from(&energies),
         flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
+        measurements: measurements.finish(),
     };
     summary.write(&out_dir.join("summary.json"))?;
     Ok(summary)

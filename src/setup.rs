@@ -202,6 +202,8 @@ pub struct Setup {
     pub inserts: Vec<Insertion>,
     /// Outlets (`"outlets"`), applied at batch boundaries.
     pub outlets: Vec<Outlet>,
+    /// The scene's `"measure"` list (`src/measure/`).
+    pub measures: Vec<crate::measure::Measure>,
 }
 
 /// Symmetric table of `PairParams` indexed by material pair.

@@ -30,6 +30,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         periodic: [false; 3],
         inserts: Vec::new(),
         outlets: Vec::new(),
+        measures: Vec::new(),
     }
 }
 

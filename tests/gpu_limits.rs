@@ -28,6 +28,7 @@ fn tiny_setup() -> Setup {
         periodic: [false; 3],
         inserts: Vec::new(),
         outlets: Vec::new(),
+        measures: Vec::new(),
     }
 }
 

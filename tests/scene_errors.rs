@@ -118,8 +118,13 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
 
 #[test]
 fn bad_inputs_name_key_and_value() {
+    check_cases(CASES);
+}
+
+/// Every case must fail with a message starting with the file and holding its substrings.
+fn check_cases(cases: &[(&str, &str, &str, &[&str])]) {
     let mut failures = Vec::new();
-    for (name, from, to, expect) in CASES {
+    for (name, from, to, expect) in cases {
         assert!(BASE.contains(from), "case {name:?}: pattern {from:?} not in BASE");
         let text = BASE.replacen(from, to, 1);
         match parse(&text) {
@@ -136,7 +141,51 @@ fn bad_inputs_name_key_and_value() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// `"measure"` entries spliced into BASE (gravity [0, 0, -9.81]): (name, entries, substrings).
+const MEASURE_CASES: &[(&str, &str, &[&str])] = &[
+    ("measure not an array", "{}", &["measure", "an array", "{}"]),
+    ("measure without type", "[{\"axis\": [1, 0, 0]}]", &["measure[0].type", "missing"]),
+    ("unknown measure type", "[{\"type\": \"angle\"}]", &["measure[0].type", "\"angle\"", "repose_angle"]),
+    ("unknown measure key", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"widht\": 1}]", &["measure[0].widht", "allowed keys", "surface_fraction"]),
+    ("zero axis", "[{\"type\": \"repose_angle\", \"axis\": [0, 0, 0], \"center\": [0, 0, 0]}]", &["measure[0].axis", "[0, 0, 0]", "non-zero"]),
+    ("axis along gravity", "[{\"type\": \"repose_angle\", \"axis\": [0, 0, 2], \"center\": [0, 0, 0]}]", &["measure[0].axis", "[0, 0, 2]", "[0, 0, -9.81]", "perpendicular"]),
+    ("missing center", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0]}]", &["measure[0].center", "missing"]),
+    ("negative from_time", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"from_time\": -1}]", &["measure[0].from_time", "-1"]),
+    ("every 0", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"every\": 0}]", &["measure[0].every", "got 0"]),
+    ("every not an integer", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"every\": 1.5}]", &["measure[0].every", "1.5", "integer"]),
+    ("surface_fraction 1.5", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"surface_fraction\": 1.5}]", &["measure[0].surface_fraction", "1.5", "(0, 1]"]),
+    ("negative bin_width", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"bin_width\": -0.01}]", &["measure[0].bin_width", "-0.01"]),
+    ("min_bin_count 0", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0], \"min_bin_count\": 0}]", &["measure[0].min_bin_count", "got 0"]),
+    ("duplicate measure name", "[{\"type\": \"repose_angle\", \"axis\": [1, 0, 0], \"center\": [0, 0, 0]}, {\"type\": \"repose_angle\", \"axis\": [0, 1, 0], \"center\": [0, 0, 0]}]", &["measure[1].name", "\"repose_angle\"", "measure[0]"]),
+];
+
+#[test]
+fn bad_measure_inputs_name_key_and_value() {
+    let cases: Vec<(&str, String, &[&str])> =
+        MEASURE_CASES.iter().map(|(name, list, expect)| (*name, format!("\"steps\": 10, \"measure\": {list},"), *expect)).collect();
+    let cases: Vec<(&str, &str, &str, &[&str])> = cases.iter().map(|(n, to, e)| (*n, "\"steps\": 10,", to.as_str(), *e)).collect();
+    check_cases(&cases);
+}
+
+#[test]
+fn measure_defaults() {
+    let text = BASE.replacen("\"steps\": 10,", "\"steps\": 10, \"measure\": [{\"type\": \"repose_angle\", \"axis\": [0, 2, 0], \"center\": [1, 2, 3]}],", 1);
+    let s = parse(&text).unwrap();
+    assert_eq!(s.measures.len(), 1);
+    let m = &s.measures[0];
+    assert_eq!((m.name.as_str(), m.from_time, m.every), ("repose_angle", 0.0, 1));
+    let r = match &m.kind {
+        talus::measure::MeasureKind::ReposeAngle(r) => r,
+        #[allow(unreachable_patterns)] // until a second type exists
+        other => panic!("expected repose_angle, got {other:?}"),
+    };
+    assert_eq!(r.axis.to_array(), [0.0, 1.0, 0.0]);
+    assert_eq!(r.center.to_array(), [1.0, 2.0, 3.0]);
+    assert_eq!((r.surface_fraction, r.bin_width, r.min_bin_count), (0.6, None, 3));
+    assert!(parse(BASE).unwrap().measures.is_empty());
 }
 
 #[test]

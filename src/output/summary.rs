@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::atomic::write_atomic;
 use crate::backend::Energies;
 use crate::error::Result;
+use crate::measure::MeasurementResult;
 use crate::setup::{Setup, TimeStepChoice};
 
 /// Energy partitions plus the derived sums, as written to `summary.json`.
@@ -100,6 +101,8 @@ pub struct Summary {
     /// Active contacts (ball–ball and ball–wall) after the last step.
     pub contacts: u64,
     pub energies: EnergySummary,
+    /// One entry per scene measurement (`"measure"`), in scene order.
+    pub measurements: Vec<MeasurementResult>,
     /// Runs with insertions or outlets: what entered and left (`outflow.csv` has the history).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flow: Option<FlowSummary>,

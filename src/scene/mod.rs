@@ -7,6 +7,7 @@ mod contacts;
 mod distribution;
 mod flow;
 mod generate;
+mod measure;
 mod mesh;
 mod motion;
 mod parse;
@@ -50,6 +51,7 @@ const TOP_KEYS: &[&str] = &[
     "walls",
     "insert",
     "outlets",
+    "measure",
 ];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
 /// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
@@ -526,6 +528,11 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         Output::Interval(t) => ((t / dt).round().min(1e15) as u64).max(1),
     };
 
+    let measures = match top.array_opt("measure")? {
+        Some(list) => measure::measures(&cx, list, gravity)?,
+        None => Vec::new(),
+    };
+
     let name = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".to_string());
     Ok(Setup {
         name,
@@ -545,6 +552,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         periodic,
         inserts,
         outlets,
+        measures,
     })
 }
 

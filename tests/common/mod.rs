@@ -34,6 +34,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         periodic: [false; 3],
         inserts: Vec::new(),
         outlets: Vec::new(),
+        measures: Vec::new(),
     }
 }
 

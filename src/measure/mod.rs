@@ -1,0 +1,123 @@
+//! Measurements taken while a scene runs (the scene's `"measure"` list, docs/measurements.md).
+//!
+//! A `Measure` is one entry of that list: settings common to every type (name, start time,
+//! cadence) plus its `MeasureKind`. `Measurements` runs them: `run_scene` calls `observe` after
+//! every output batch, which reads one snapshot when some measurement is due and hands it to
+//! each due `Sampler`; `finish` returns a `MeasurementResult` per measurement for
+//! `summary.json`. A new type adds a `MeasureKind` variant, its parser in
+//! `src/scene/measure.rs` and a `Sampler`.
+
+pub mod repose;
+
+use glam::DVec3;
+use serde::Serialize;
+
+use crate::backend::{Backend, Snapshot};
+use crate::error::Result;
+use crate::setup::Setup;
+
+/// One entry of the scene's `"measure"` list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// Name in outputs (default: the type).
+    pub name: String,
+    /// Samples are taken from this simulated time on, s.
+    pub from_time: f64,
+    /// Outputs between samples (≥ 1).
+    pub every: u64,
+    pub kind: MeasureKind,
+}
+
+/// What is measured, with its type's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeasureKind {
+    /// `"repose_angle"`: dynamic angle of repose in a rotating drum.
+    ReposeAngle(repose::ReposeAngle),
+}
+
+impl MeasureKind {
+    /// The scene's `type` string.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            MeasureKind::ReposeAngle(_) => "repose_angle",
+        }
+    }
+
+    fn sampler(&self, setup: &Setup) -> Box<dyn Sampler> {
+        match self {
+            MeasureKind::ReposeAngle(cfg) => Box::new(repose::ReposeSampler::new(cfg.clone(), DVec3::from(setup.gravity))),
+        }
+    }
+}
+
+/// The result of one measurement, as written to `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeasurementResult {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The measured value (mean over samples); `null` when no sample succeeded.
+    pub value: Option<f64>,
+    pub unit: String,
+    /// Type-specific figures (sample count, spread, fit quality).
+    pub details: serde_json::Value,
+}
+
+impl MeasurementResult {
+    /// A result without value or details.
+    pub fn new(name: &str, kind: &str, unit: &str) -> MeasurementResult {
+        MeasurementResult { name: name.into(), kind: kind.into(), value: None, unit: unit.into(), details: serde_json::Value::Null }
+    }
+
+    /// One line for the terminal, e.g. `repose_angle (repose_angle): 31.2 deg, {…}`.
+    pub fn line(&self) -> String {
+        let value = self.value.map_or_else(|| "no value".to_string(), |v| format!("{v:.4} {}", self.unit));
+        format!("measurement {} ({}): {value}, {}", self.name, self.kind, self.details)
+    }
+}
+
+/// Accumulates the samples of one measurement.
+pub trait Sampler {
+    /// Take one sample from the particle state.
+    fn sample(&mut self, snapshot: &Snapshot) -> Result<()>;
+    /// The result over all samples so far.
+    fn finish(&self, name: &str) -> MeasurementResult;
+}
+
+/// The running measurements of a scene.
+pub struct Measurements {
+    items: Vec<(Measure, Box<dyn Sampler>)>,
+    /// Output batches observed so far.
+    outputs: u64,
+}
+
+impl Measurements {
+    pub fn new(setup: &Setup) -> Measurements {
+        let items = setup.measures.iter().map(|m| (m.clone(), m.kind.sampler(setup))).collect();
+        Measurements { items, outputs: 0 }
+    }
+
+    /// Called after every output batch, at `time` = `step` × dt; reads one snapshot when a
+    /// measurement is due (its `every`-th output at or after its `from_time`).
+    pub fn observe(&mut self, step: u64, time: f64, backend: &mut dyn Backend) -> Result<()> {
+        self.outputs += 1;
+        let outputs = self.outputs;
+        let due = |m: &Measure| time >= m.from_time && outputs % m.every == 0;
+        if !self.items.iter().any(|(m, _)| due(m)) {
+            return Ok(());
+        }
+        let snapshot = backend.snapshot()?;
+        debug_assert_eq!(snapshot.step, step);
+        for (m, s) in &mut self.items {
+            if due(m) {
+                s.sample(&snapshot)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One result per measurement, in scene order.
+    pub fn finish(&self) -> Vec<MeasurementResult> {
+        self.items.iter().map(|(m, s)| s.finish(&m.name)).collect()
+    }
+}
