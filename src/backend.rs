@@ -100,9 +100,11 @@ pub trait Backend {
     fn contact_count(&mut self) -> Result<u64>;
     /// The whole state at the current step (GPU: one readback), history sorted.
     fn export_state(&mut self) -> Result<ParticleState>;
-    /// Continue from `state` (same step; particle count may differ): per-particle work
-    /// accumulators restart at zero (set the running totals with `set_carried`) and forces,
-    /// strain and contact counts are re-evaluated with Δt = 0 from the imported history.
+    /// Continue from `state` at its step (particle count may differ; the state may come from
+    /// the other backend): per-particle work accumulators restart at zero (set the running
+    /// totals with `set_carried`); forces, strain and contact counts are re-evaluated with
+    /// Δt = 0 from the imported history, except that particles not marked `refresh` keep the
+    /// state's force and torque.
     fn import_state(&mut self, state: &ParticleState) -> Result<()>;
     /// Cumulative partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`, `inserted`,
     /// `removed`) to add to the per-particle sums in `energies`; the others are ignored.

@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod bench_scene;
 pub mod contact;
 pub mod cpu;
 pub mod error;

@@ -62,7 +62,7 @@ enum Command {
         #[arg(long)]
         steps: Option<u64>,
     },
-    /// Measure throughput on a settling box of polydisperse particles
+    /// Measure throughput on a settling box of polydisperse particles, a packed bed, or a scene
     Bench {
         #[arg(long, default_value_t = 10_000)]
         particles: usize,
@@ -85,6 +85,14 @@ enum Command {
         /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
+        /// Time a scene file instead (insertions and outlets included); --particles, --model,
+        /// --packing and --profile do not apply
+        #[arg(long)]
+        scene: Option<PathBuf>,
+        /// With --scene: the CPU reference runs the scene to this time (s) and the chosen
+        /// backend continues from its state
+        #[arg(long, default_value_t = 0.0)]
+        from: f64,
     },
     /// List GPU adapters with their limits, and the CPU thread count
     Info,
@@ -145,8 +153,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing } => {
-            let r = talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?;
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, scene, from } => {
+            let r = match scene {
+                Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup)?,
+                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?,
+            };
             println!("{r}");
             if let Some(path) = json {
                 talus::output::write_atomic(&path, r.to_json().as_bytes())?;

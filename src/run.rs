@@ -179,7 +179,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         if let Some(w) = &mut walls_csv {
             w.push(step, time, &load_points, &loads)?;
         }
-        measurements.observe(step, step as f64 * setup.dt, backend)?;
+        measurements.observe(step, time, backend, flow.as_ref().map(|f| f.totals()))?;
         if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
             snapshot(backend, &mut pvd)?;
             last_snapshot = step;

@@ -193,6 +193,7 @@ impl Backend for CpuBackend {
     }
     fn import_state(&mut self, state: &ParticleState) -> Result<()> {
         let n = state.len();
+        self.steps_done = state.step;
         self.state = State::of(&self.setup, &state.particles);
         self.state.image = state.image.clone();
         let mut history = vec![Vec::new(); n];

@@ -37,6 +37,7 @@ impl FlowTotals {
 }
 
 /// Runs the insertions and outlets of a set-up at batch boundaries.
+#[derive(Clone)]
 pub struct FlowDriver {
     inserters: Vec<Inserter>,
     mesh_grids: Vec<TriangleGrid>,

@@ -105,14 +105,16 @@ impl GpuBackend {
         Ok(out)
     }
 
-    /// Continue from `state` at the current step (see the module doc).
+    /// Continue from `state`, at its step (see the module doc).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
         let n = state.len();
         if n >= WALL_KEY_BIT as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
         }
         let n = n as u32;
-        let step = self.read_step_state()?.step;
+        // the state's step may differ from ours (a state handed over from another backend)
+        self.steps_done = state.step;
+        let step = state.step as u32;
         let s = self.steps_done;
         let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
         let records = state.history.len() as u32;

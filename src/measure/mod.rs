@@ -7,6 +7,7 @@
 //! `summary.json`. A new type adds a `MeasureKind` variant, its parser in
 //! `src/scene/measure.rs` and a `Sampler`.
 
+pub mod discharge;
 pub mod repose;
 
 use glam::DVec3;
@@ -14,6 +15,7 @@ use serde::Serialize;
 
 use crate::backend::{Backend, Snapshot};
 use crate::error::Result;
+use crate::flow::FlowTotals;
 use crate::setup::Setup;
 
 /// One entry of the scene's `"measure"` list.
@@ -33,6 +35,8 @@ pub struct Measure {
 pub enum MeasureKind {
     /// `"repose_angle"`: dynamic angle of repose in a rotating drum.
     ReposeAngle(repose::ReposeAngle),
+    /// `"discharge"`: mass-flow rate through an outlet, compared with Beverloo's correlation.
+    Discharge(discharge::Discharge),
 }
 
 impl MeasureKind {
@@ -40,12 +44,14 @@ impl MeasureKind {
     pub fn type_name(&self) -> &'static str {
         match self {
             MeasureKind::ReposeAngle(_) => "repose_angle",
+            MeasureKind::Discharge(_) => "discharge",
         }
     }
 
     fn sampler(&self, setup: &Setup) -> Box<dyn Sampler> {
         match self {
             MeasureKind::ReposeAngle(cfg) => Box::new(repose::ReposeSampler::new(cfg.clone(), DVec3::from(setup.gravity))),
+            MeasureKind::Discharge(cfg) => Box::new(discharge::DischargeSampler::new(cfg.clone(), DVec3::from(setup.gravity).length())),
         }
     }
 }
@@ -76,10 +82,22 @@ impl MeasurementResult {
     }
 }
 
+/// What a sampler sees at an output: the time, the particle state (read only when some due
+/// sampler needs it) and, in runs with insertions or outlets, the flow totals.
+pub struct Observation<'a> {
+    pub time: f64,
+    pub snapshot: Option<&'a Snapshot>,
+    pub flow: Option<&'a FlowTotals>,
+}
+
 /// Accumulates the samples of one measurement.
 pub trait Sampler {
-    /// Take one sample from the particle state.
-    fn sample(&mut self, snapshot: &Snapshot) -> Result<()>;
+    /// Whether `sample` needs the particle state (a readback on the GPU).
+    fn needs_snapshot(&self) -> bool {
+        true
+    }
+    /// Take one sample.
+    fn sample(&mut self, obs: &Observation) -> Result<()>;
     /// The result over all samples so far.
     fn finish(&self, name: &str) -> MeasurementResult;
 }
@@ -99,18 +117,22 @@ impl Measurements {
 
     /// Called after every output batch, at `time` = `step` × dt; reads one snapshot when a
     /// measurement is due (its `every`-th output at or after its `from_time`).
-    pub fn observe(&mut self, step: u64, time: f64, backend: &mut dyn Backend) -> Result<()> {
+    pub fn observe(&mut self, step: u64, time: f64, backend: &mut dyn Backend, flow: Option<&FlowTotals>) -> Result<()> {
         self.outputs += 1;
         let outputs = self.outputs;
         let due = |m: &Measure| time >= m.from_time && outputs % m.every == 0;
         if !self.items.iter().any(|(m, _)| due(m)) {
             return Ok(());
         }
-        let snapshot = backend.snapshot()?;
-        debug_assert_eq!(snapshot.step, step);
+        let snapshot = match self.items.iter().any(|(m, s)| due(m) && s.needs_snapshot()) {
+            true => Some(backend.snapshot()?),
+            false => None,
+        };
+        debug_assert!(snapshot.as_ref().is_none_or(|s| s.step == step));
+        let obs = Observation { time, snapshot: snapshot.as_ref(), flow };
         for (m, s) in &mut self.items {
             if due(m) {
-                s.sample(&snapshot)?;
+                s.sample(&obs)?;
             }
         }
         Ok(())

@@ -12,8 +12,7 @@
 use glam::DVec3;
 use serde_json::json;
 
-use super::{MeasurementResult, Sampler};
-use crate::backend::Snapshot;
+use super::{MeasurementResult, Observation, Sampler};
 use crate::error::Result;
 
 /// Default part of the occupied width whose surface points are fitted.
@@ -147,7 +146,8 @@ fn mean_std(x: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 }
 
 impl Sampler for ReposeSampler {
-    fn sample(&mut self, snapshot: &Snapshot) -> Result<()> {
+    fn sample(&mut self, obs: &Observation) -> Result<()> {
+        let Some(snapshot) = obs.snapshot else { return Ok(()) };
         match fit_surface(&self.cfg, self.gravity, &snapshot.position, &snapshot.radius) {
             Some(f) => self.fits.push(f),
             None => self.failed += 1,
@@ -183,6 +183,7 @@ impl Sampler for ReposeSampler {
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::Snapshot;
     use super::*;
 
     const R_DRUM: f64 = 0.1;
@@ -281,9 +282,10 @@ mod tests {
         for tilt in [26.0, 34.0, -30.0] {
             let (position, radius) = bed(tilt, DVec3::ZERO, DVec3::X, DVec3::Y, axis, false);
             fits.push(fit_surface(&cfg(axis, DVec3::ZERO), g, &position, &radius).unwrap().signed_angle);
-            s.sample(&Snapshot { position, radius, ..Snapshot::default() }).unwrap();
+            let snap = Snapshot { position, radius, ..Snapshot::default() };
+            s.sample(&Observation { time: 0.0, snapshot: Some(&snap), flow: None }).unwrap();
         }
-        s.sample(&Snapshot::default()).unwrap();
+        s.sample(&Observation { time: 0.0, snapshot: Some(&Snapshot::default()), flow: None }).unwrap();
         let r = s.finish("drum");
         let abs: Vec<f64> = fits.iter().map(|a| a.abs()).collect();
         let mean = abs.iter().sum::<f64>() / 3.0;

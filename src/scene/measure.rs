@@ -13,15 +13,19 @@ use serde_json::Value;
 use super::parse::{fmt_vec, index, show, Cx, Obj};
 use crate::error::Result;
 use crate::measure::repose::{self, ReposeAngle};
+use crate::flow::Outlet;
+use crate::measure::discharge::{self, Beverloo, Discharge};
 use crate::measure::{Measure, MeasureKind};
 
 /// Keys every measurement type accepts.
 const COMMON_KEYS: &[&str] = &["type", "name", "from_time", "every"];
 const REPOSE_KEYS: &[&str] = &["axis", "center", "surface_fraction", "bin_width", "min_bin_count"];
-const TYPES: &[&str] = &["repose_angle"];
+const DISCHARGE_KEYS: &[&str] = &["outlet", "to_time", "beverloo"];
+const BEVERLOO_KEYS: &[&str] = &["C", "k", "bulk_density", "orifice_diameter", "particle_diameter"];
+const TYPES: &[&str] = &["repose_angle", "discharge"];
 
-/// Parse the list; `gravity` is the scene's.
-pub(crate) fn measures(cx: &Cx, list: &[Value], gravity: [f64; 3]) -> Result<Vec<Measure>> {
+/// Parse the list; `gravity` and `outlets` are the scene's.
+pub(crate) fn measures(cx: &Cx, list: &[Value], gravity: [f64; 3], outlets: &[Outlet]) -> Result<Vec<Measure>> {
     let mut out: Vec<Measure> = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         let o = cx.object(v, &index("measure", i))?;
@@ -30,6 +34,10 @@ pub(crate) fn measures(cx: &Cx, list: &[Value], gravity: [f64; 3]) -> Result<Vec
             "repose_angle" => {
                 allow(&o, REPOSE_KEYS)?;
                 MeasureKind::ReposeAngle(repose_angle(cx, &o, gravity)?)
+            }
+            "discharge" => {
+                allow(&o, DISCHARGE_KEYS)?;
+                MeasureKind::Discharge(discharge(cx, &o, outlets)?)
             }
             other => {
                 return Err(cx.err(&o.key("type"), format!("unknown measurement type \"{other}\"; allowed: {}", TYPES.join(", "))))
@@ -82,4 +90,30 @@ fn repose_angle(cx: &Cx, o: &Obj, gravity: [f64; 3]) -> Result<ReposeAngle> {
         return Err(cx.err(&o.key("min_bin_count"), format!("must be >= 1, got {}", show(o.get("min_bin_count").unwrap()))));
     }
     Ok(ReposeAngle { axis, center, surface_fraction, bin_width, min_bin_count })
+}
+
+fn discharge(cx: &Cx, o: &Obj, outlets: &[Outlet]) -> Result<Discharge> {
+    let name = cx.string(o.req("outlet")?, &o.key("outlet"))?;
+    let Some(outlet) = outlets.iter().position(|x| x.name == name) else {
+        let names: Vec<&str> = outlets.iter().map(|x| x.name.as_str()).collect();
+        return Err(cx.err(&o.key("outlet"), format!("unknown outlet \"{name}\"; the scene's outlets: {}", if names.is_empty() { "none".to_string() } else { names.join(", ") })));
+    };
+    let to_time = o.f64_opt("to_time")?.map(|t| cx.positive(t, &o.key("to_time"))).transpose()?;
+    let b = o.obj_req("beverloo")?;
+    b.allow(BEVERLOO_KEYS)?;
+    let positive = |k: &str| -> Result<f64> { cx.positive(b.f64_req(k)?, &b.key(k)) };
+    let beverloo = Beverloo {
+        c: b.f64_opt("C")?.map(|c| cx.positive(c, &b.key("C"))).transpose()?.unwrap_or(discharge::DEFAULT_C),
+        k: b.f64_opt("k")?.map(|k| cx.non_negative(k, &b.key("k"))).transpose()?.unwrap_or(discharge::DEFAULT_K),
+        bulk_density: positive("bulk_density")?,
+        orifice_diameter: positive("orifice_diameter")?,
+        particle_diameter: positive("particle_diameter")?,
+    };
+    if beverloo.orifice_diameter <= beverloo.k * beverloo.particle_diameter {
+        return Err(cx.err(
+            &b.key("orifice_diameter"),
+            format!("{} is not wider than k · particle_diameter = {}: Beverloo predicts no flow", show(b.get("orifice_diameter").unwrap()), beverloo.k * beverloo.particle_diameter),
+        ));
+    }
+    Ok(Discharge { outlet, outlet_name: name.to_string(), to_time, beverloo })
 }

@@ -529,7 +529,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     };
 
     let measures = match top.array_opt("measure")? {
-        Some(list) => measure::measures(&cx, list, gravity)?,
+        Some(list) => measure::measures(&cx, list, gravity, &outlets)?,
         None => Vec::new(),
     };
 

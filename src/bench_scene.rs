@@ -1,0 +1,109 @@
+//! `talus bench --scene FILE --from SECONDS`: throughput of a real scene, insertions and outlets
+//! included. The CPU reference runs the scene to `from` (rounded up to an output boundary), the
+//! chosen backend takes over its state (`Backend::import_state`, so a slow device never has to
+//! fill a hopper first), and `steps` steps after `warmup` are timed in output batches with
+//! their exchanges, as `talus run` would run them. Particle-steps count the particles held in
+//! each batch.
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::backend::Backend;
+use crate::bench::{cpu_traffic_model, peak_host_memory, BenchResult, Traffic};
+use crate::cpu::CpuBackend;
+use crate::error::{Result, TalusError};
+use crate::flow::FlowDriver;
+use crate::gpu::{GpuBackend, GpuOptions};
+use crate::run::BackendChoice;
+use crate::setup::Setup;
+
+/// Run `steps` more steps of `backend` in output batches (exchanging particles at every output
+/// boundary); returns Σ particles held × steps.
+pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowDriver>, steps: u64) -> Result<f64> {
+    let every = setup.output_every.max(1);
+    let end = backend.steps_done() + steps;
+    let mut held = match flow {
+        Some(f) => f.totals().held_count,
+        None => setup.particles.len() as u64,
+    };
+    let mut particle_steps = 0.0;
+    while backend.steps_done() < end {
+        let batch = (every - backend.steps_done() % every).min(end - backend.steps_done());
+        backend.step(batch)?;
+        particle_steps += (held * batch) as f64;
+        if let Some(f) = flow {
+            if backend.steps_done() % every == 0 {
+                f.exchange(setup, backend)?;
+                held = f.totals().held_count;
+            }
+        }
+    }
+    Ok(particle_steps)
+}
+
+/// Benchmark the scene at `path` on `choice` (see the module doc). `Auto` falls back to the CPU
+/// with a notice on stderr when no GPU adapter is found.
+pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, warmup: u64) -> Result<BenchResult> {
+    let setup = crate::scene::load(path)?;
+    if !(from >= 0.0 && from.is_finite()) {
+        return Err(TalusError::Other(format!("--from must be a time ≥ 0 s, got {from}")));
+    }
+    let every = setup.output_every.max(1);
+    let from_step = ((from / setup.dt).ceil() as u64).div_ceil(every) * every;
+    let mut cpu = CpuBackend::new(&setup)?;
+    let mut flow = FlowDriver::new(&setup)?;
+    advance(&setup, &mut cpu, &mut flow, from_step)?;
+    let gpu = match choice {
+        BackendChoice::Cpu => None,
+        BackendChoice::Gpu => Some(GpuBackend::new(&setup, GpuOptions::default())?),
+        BackendChoice::Auto => match GpuBackend::new(&setup, GpuOptions::default()) {
+            Ok(g) => Some(g),
+            Err(TalusError::NoAdapter(why)) => {
+                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
+                None
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let (mut backend, traffic): (Box<dyn Backend>, Traffic) = match gpu {
+        Some(mut g) => {
+            if from_step > 0 {
+                g.import_state(&cpu.export_state()?)?;
+                g.set_carried(cpu.energies()?);
+            }
+            let m = g.traffic_model();
+            (Box::new(g), Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step })
+        }
+        None => (Box::new(cpu), cpu_traffic_model()),
+    };
+    advance(&setup, backend.as_mut(), &mut flow, warmup)?;
+    backend.energies()?;
+    let t0 = Instant::now();
+    let particle_steps = advance(&setup, backend.as_mut(), &mut flow, steps)?;
+    backend.energies()?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let contacts = backend.contact_count()? as f64;
+    let held = match &flow {
+        Some(f) => f.totals().held_count as usize,
+        None => setup.particles.len(),
+    };
+    let mean_held = if steps > 0 { particle_steps / steps as f64 } else { held as f64 };
+    let bytes = traffic.bytes_per_particle_step * particle_steps + traffic.bytes_per_contact_step * contacts * steps as f64;
+    let t_from = from_step as f64 * setup.dt;
+    Ok(BenchResult {
+        scene: format!("{} from t = {t_from:.4} s (step {from_step})", path.display()),
+        backend: backend.kind().to_string(),
+        adapter: backend.adapter(),
+        particles: mean_held.round() as usize,
+        steps,
+        warmup,
+        seconds,
+        particle_steps_per_second: if seconds > 0.0 { particle_steps / seconds } else { 0.0 },
+        contacts_per_particle: if held > 0 { contacts / held as f64 } else { 0.0 },
+        bytes_per_particle_step: traffic.bytes_per_particle_step,
+        bytes_per_contact_step: traffic.bytes_per_contact_step,
+        effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
+        peak_host_memory_bytes: peak_host_memory(),
+        pass_ms_per_step: Vec::new(),
+    })
+}

@@ -1,0 +1,151 @@
+//! scenes/hopper_discharge.json while it discharges, on both backends. The CPU reference runs
+//! the scene (filling by insertion, settling, gate opening) until the first grains reach the
+//! outlet; that state is handed to two GPU backends and a CPU backend
+//! (`Backend::import_state`), which each run to the next output boundary with the scene's
+//! insertion and outlet. The GPU runs are bit-identical to each other; GPU and CPU agree within the
+//! early-step tolerances of docs/verification.md over the first 100 steps and statistically
+//! (discharged mass, energies) at the end. GPU tests need an adapter (lavapipe counts).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use glam::DVec3;
+use talus::backend::Backend;
+use talus::bench_scene::advance;
+use talus::cpu::CpuBackend;
+use talus::flow::{FlowDriver, ParticleState};
+use talus::verify::Tolerances;
+use talus::{Energies, Setup, TalusError};
+
+/// Simulated time of the hand-over, s: the gate opened at 0.2 s and the first grains reached
+/// the outlet 20 mm below the orifice at about 0.264 s.
+const HANDOVER: f64 = 0.27;
+
+struct Handover {
+    setup: Setup,
+    state: ParticleState,
+    energies: Energies,
+    flow: FlowDriver,
+}
+
+fn handover() -> &'static Handover {
+    static H: OnceLock<Handover> = OnceLock::new();
+    H.get_or_init(|| {
+        let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
+        setup.snapshot_every = 0;
+        let every = setup.output_every;
+        let steps = ((HANDOVER / setup.dt).ceil() as u64).div_ceil(every) * every;
+        let mut cpu = CpuBackend::new(&setup).unwrap();
+        let mut flow = FlowDriver::new(&setup).unwrap();
+        advance(&setup, &mut cpu, &mut flow, steps).unwrap();
+        let state = cpu.export_state().unwrap();
+        let energies = cpu.energies().unwrap();
+        Handover { setup, state, energies, flow: flow.unwrap() }
+    })
+}
+
+fn continue_on(b: &mut dyn Backend) {
+    let h = handover();
+    b.import_state(&h.state).unwrap();
+    b.set_carried(h.energies);
+}
+
+fn gpu(setup: &Setup) -> talus::gpu::GpuBackend {
+    match talus::gpu::GpuBackend::new(setup, talus::gpu::GpuOptions::default()) {
+        Ok(g) => g,
+        Err(e @ TalusError::NoAdapter(_)) => panic!("this test needs a GPU adapter (run .ci/run to install lavapipe): {e}"),
+        Err(e) => panic!("GPU backend failed: {e}"),
+    }
+}
+
+fn max_dev(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (DVec3::from(*x) - DVec3::from(*y)).length()).fold(0.0, f64::max)
+}
+
+#[test]
+fn discharging_hopper_on_gpu_is_deterministic_and_agrees_with_the_cpu() {
+    let h = handover();
+    let setup = &h.setup;
+    let every = setup.output_every;
+    let held = h.state.len();
+    assert!(held > 3900 && h.flow.totals().outlet_count[0] > 0, "hand-over while the discharge reaches the outlet: {:?}", h.flow.totals());
+    let mut cpu = CpuBackend::new(setup).unwrap();
+    let (mut g1, mut g2) = (gpu(setup), gpu(setup));
+    let mut flows = [h.flow.clone(), h.flow.clone(), h.flow.clone()];
+    for b in [&mut cpu as &mut dyn Backend, &mut g1, &mut g2] {
+        continue_on(b);
+        assert_eq!(b.steps_done(), h.state.step);
+    }
+
+    // early steps: the same state on both backends, compared as `talus verify` does
+    let tol = Tolerances::default();
+    let early = tol.early_steps;
+    cpu.step(early).unwrap();
+    g1.step(early).unwrap();
+    let (a, b) = (cpu.snapshot().unwrap(), g1.snapshot().unwrap());
+    let r_min = 0.0009;
+    let scale = |x: &[[f64; 3]]| x.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
+    let pos = max_dev(&a.position, &b.position) / r_min;
+    let vel = max_dev(&a.velocity, &b.velocity) / scale(&a.velocity);
+    println!("after {early} steps from the hand-over ({held} grains): position {pos:.2e} of r_min, velocity {vel:.2e} of the largest speed");
+    assert!(pos <= tol.position, "position deviation {pos:e} > {:e}", tol.position);
+    assert!(vel <= tol.velocity, "velocity deviation {vel:e} > {:e}", tol.velocity);
+
+    // to the next output boundary, where the outlet takes the grains that fell below it
+    let rest = every - early;
+    let mut ends = Vec::new();
+    for ((b, flow), first) in [&mut cpu as &mut dyn Backend, &mut g1, &mut g2].into_iter().zip(&mut flows).zip([early, early, 0]) {
+        let mut f = Some(flow.clone());
+        if first == 0 {
+            advance(setup, b, &mut f, early).unwrap();
+        }
+        advance(setup, b, &mut f, rest).unwrap();
+        *flow = f.unwrap();
+        ends.push((b.snapshot().unwrap(), b.energies().unwrap(), flow.totals().clone()));
+    }
+    let (c, x, y) = (&ends[0], &ends[1], &ends[2]);
+    assert_eq!((x.0.position.clone(), x.0.velocity.clone()), (y.0.position.clone(), y.0.velocity.clone()), "two GPU runs differ");
+    assert_eq!(x.1, y.1, "two GPU runs differ in energies");
+    assert_eq!(x.2, y.2, "two GPU runs moved different grains");
+
+    let (tc, tg) = (&c.2, &x.2);
+    println!("outlet after one output: cpu {} grains {:.4e} kg, gpu {} grains {:.4e} kg", tc.outlet_count[0], tc.outlet_mass[0], tg.outlet_count[0], tg.outlet_mass[0]);
+    let taken = tc.outlet_count[0] - h.flow.totals().outlet_count[0];
+    assert!(taken >= 5, "the outlet must take grains in the window ({tc:?})");
+    let dm = (tc.outlet_mass[0] - tg.outlet_mass[0]).abs() / tc.outlet_mass[0];
+    assert!(dm <= 0.2, "discharged mass cpu {} gpu {} ({dm:.2e})", tc.outlet_mass[0], tg.outlet_mass[0]);
+    for (name, ec, eg) in [("kinetic", c.1.kinetic(), x.1.kinetic()), ("gravitational", c.1.gravitational, x.1.gravitational), ("dashpot", c.1.dashpot, x.1.dashpot), ("total", c.1.total(), x.1.total())] {
+        let rel = (ec - eg).abs() / ec.abs().max(1e-3 * c.1.dashpot);
+        println!("{name}: cpu {ec:.6e} gpu {eg:.6e} ({rel:.1e})");
+        assert!(rel <= 0.02, "{name}: cpu {ec} gpu {eg}");
+    }
+}
+
+/// The CPU continued from its own exported state goes on exactly as the uninterrupted run
+/// (the hand-over loses nothing).
+#[test]
+fn hand_over_loses_nothing_on_the_cpu() {
+    let h = handover();
+    let setup = &h.setup;
+    let mut a = CpuBackend::new(setup).unwrap();
+    continue_on(&mut a);
+    let mut b = CpuBackend::new(setup).unwrap();
+    continue_on(&mut b);
+    // b takes a second hand-over of its own state after 200 steps; a does not
+    a.step(200).unwrap();
+    b.step(200).unwrap();
+    let s = b.export_state().unwrap();
+    let e = b.energies().unwrap();
+    b.import_state(&s).unwrap();
+    b.set_carried(e);
+    a.step(300).unwrap();
+    b.step(300).unwrap();
+    let (sa, sb) = (a.snapshot().unwrap(), b.snapshot().unwrap());
+    assert_eq!(sa.position, sb.position);
+    assert_eq!(sa.velocity, sb.velocity);
+    assert_eq!(sa.angular_velocity, sb.angular_velocity);
+    let (ea, eb) = (a.energies().unwrap(), b.energies().unwrap());
+    assert!((ea.total() - eb.total()).abs() <= 1e-12 * ea.dashpot, "{ea:?} vs {eb:?}");
+    assert_eq!(ea.kinetic(), eb.kinetic());
+}
