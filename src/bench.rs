@@ -277,6 +277,23 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
     })
 }
 
+/// The GPU backend `choice` asks for, or `None` for the CPU: `Auto` without an adapter prints
+/// the one-line notice to stderr and gives `None`; other GPU errors are returned.
+pub fn gpu_for(choice: BackendChoice, setup: &Setup) -> Result<Option<GpuBackend>> {
+    match choice {
+        BackendChoice::Cpu => Ok(None),
+        BackendChoice::Gpu => Ok(Some(GpuBackend::new(setup, GpuOptions::default())?)),
+        BackendChoice::Auto => match GpuBackend::new(setup, GpuOptions::default()) {
+            Ok(g) => Ok(Some(g)),
+            Err(TalusError::NoAdapter(why)) => {
+                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        },
+    }
+}
+
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no GPU adapter is found.
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
@@ -291,18 +308,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     };
     let n = setup.particles.len();
     let scene = format!("{}, {}", match packing { Packing::Settling => "settling", Packing::Bed => "bed" }, model.name());
-    let gpu = match choice {
-        BackendChoice::Cpu => None,
-        BackendChoice::Gpu => Some(GpuBackend::new(&setup, GpuOptions::default())?),
-        BackendChoice::Auto => match GpuBackend::new(&setup, GpuOptions::default()) {
-            Ok(g) => Some(g),
-            Err(TalusError::NoAdapter(why)) => {
-                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
-                None
-            }
-            Err(e) => return Err(e),
-        },
-    };
+    let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {
             let m = g.traffic_model();

@@ -9,11 +9,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::backend::Backend;
-use crate::bench::{cpu_traffic_model, peak_host_memory, BenchResult, Traffic};
+use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, BenchResult, Traffic};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::flow::FlowDriver;
-use crate::gpu::{GpuBackend, GpuOptions};
 use crate::run::BackendChoice;
 use crate::setup::Setup;
 
@@ -53,18 +52,7 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     let mut cpu = CpuBackend::new(&setup)?;
     let mut flow = FlowDriver::new(&setup)?;
     advance(&setup, &mut cpu, &mut flow, from_step)?;
-    let gpu = match choice {
-        BackendChoice::Cpu => None,
-        BackendChoice::Gpu => Some(GpuBackend::new(&setup, GpuOptions::default())?),
-        BackendChoice::Auto => match GpuBackend::new(&setup, GpuOptions::default()) {
-            Ok(g) => Some(g),
-            Err(TalusError::NoAdapter(why)) => {
-                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
-                None
-            }
-            Err(e) => return Err(e),
-        },
-    };
+    let gpu = gpu_for(choice, &setup)?;
     let (mut backend, traffic): (Box<dyn Backend>, Traffic) = match gpu {
         Some(mut g) => {
             if from_step > 0 {

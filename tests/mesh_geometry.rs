@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use talus::contact::params::PairParamsGpu;
 use talus::mesh::closest::{closest_point_on_triangle, triangle_contact};
-use talus::mesh::generate::{box_mesh, drum, floor, hopper, patch, Facing};
+use talus::mesh::generate::{box_mesh, drum, floor, hopper, patch, silo, Facing};
 use talus::mesh::grid::{boxes_overlap, cell_budget, expanded_box};
 use talus::mesh::groups::NO_NEIGHBOUR;
 use talus::mesh::stl::{read_stl, write_stl_binary};
@@ -837,4 +837,29 @@ fn closest_twin_gpu_matches_cpu() {
     eprintln!("near-ties: {generic_ties} generic, {boundary_ties} on purpose on a boundary; {faces} face contacts");
     assert!(generic_ties <= TWIN_CASES / 100, "{generic_ties} near-ties among generic cases");
     assert!(faces > TWIN_CASES / 5, "only {faces} face contacts");
+}
+
+/// The shipped hopper (scenes/meshes/hopper.stl) is `generate::silo` with the sizes the scene
+/// documents (orifice 14 mm, radius 20 mm, 30° cone, top at 80 mm, 48 segments, 2 rings per
+/// section), stored as f32: it can be regenerated, and its facets face the grains.
+#[test]
+fn shipped_hopper_stl_is_the_generated_silo() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/meshes/hopper.stl");
+    let read = read_stl(&path).expect("hopper.stl");
+    let made = silo(0.007, 0.0, 0.02, 0.013 * 30f64.to_radians().tan(), 0.08, 48, 2);
+    assert_eq!(read.len(), made.len());
+    for (a, b) in read.iter().zip(&made) {
+        for k in 0..3 {
+            assert_close(a[k], b[k], 1e-8, "hopper vertex");
+        }
+    }
+    let mesh = TriangleMesh::new("hopper", read).unwrap();
+    // every facet faces the axis (inwards), the cone's also upwards
+    for (t, n) in mesh.triangles.iter().zip(&mesh.normals) {
+        let c = (t[0] + t[1] + t[2]) / 3.0;
+        assert!(n.dot(-DVec3::new(c.x, c.y, 0.0)) > 0.0, "normal {n} at {c} faces outwards");
+        if c.z < 0.0075 {
+            assert!(n.z > 0.4, "cone normal {n} at {c}");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! The process scenes (scenes/periodic_chute.json, scenes/rotating_drum.json) on the GPU:
-//! two runs through `run_scene` write byte-identical energy.csv and walls.csv, and on the
-//! chute the GPU agrees with the CPU reference within the tolerances of docs/verification.md.
-//! (The drum's pile-up, grains hitting the wall at 0.8 m/s with about 10 steps per soft
-//! contact, drives the backends' energy partitions apart beyond 1 % within 1000 steps: wall
-//! work 1.7 %, strain 0.99 % at step 1000; see docs/verification.md.) The runs are
+//! two runs through `run_scene` write byte-identical energy.csv and walls.csv; on the chute
+//! the GPU agrees with the CPU reference within the tolerances of docs/verification.md, on the
+//! drum within the early-step tolerances and statistically after that (its pile-up, grains
+//! hitting the wall at 0.8 m/s with about 10 steps per soft contact, drives the backends'
+//! energy partitions apart beyond 1 % within 1000 steps: wall work 1.7 %, strain 0.99 % at
+//! step 1000; see docs/verification.md). The hopper is in tests/hopper.rs. The runs are
 //! cut short (a few hundred to 1500 steps) so that each GPU run takes well under a minute on
 //! lavapipe. These tests need a GPU adapter (lavapipe counts; `.ci/run` installs it) and fail
 //! with a clear message without one.
@@ -20,6 +21,9 @@ const CHUTE_STEPS: u64 = 1000;
 /// Steps of the shortened drum in the determinism test: 1500 steps (0.16 s); the lowest grains
 /// reach the drum wall after about 800 steps and the pile forms in the rest.
 const DRUM_STEPS: u64 = 1500;
+/// Steps of the drum's CPU vs GPU comparison: the lowest grains have reached the wall and the
+/// pile starts to form.
+const DRUM_CPU_STEPS: u64 = 1000;
 
 fn scene(name: &str) -> Setup {
     let mut s = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).expect("load scene");
@@ -72,9 +76,10 @@ fn two_gpu_runs_agree(setup: &Setup, steps: u64) {
     }
 }
 
-/// CPU vs GPU over `steps`: state over the early window and every energy partition over the
-/// whole run within the default tolerances; contacts at the end within `contact_tol`.
-fn cpu_and_gpu_agree(setup: &Setup, steps: u64, contact_tol: f64) {
+/// CPU vs GPU over `steps`: state over the early window within the default tolerances, every
+/// energy partition over the whole run within `energy_tol` (relative to max(|E_part|, 1e-3 of
+/// the active energy), as `talus verify`), contacts at the end within `contact_tol`.
+fn cpu_and_gpu_agree(setup: &Setup, steps: u64, energy_tol: f64, contact_tol: f64) {
     let report = match verify(setup, steps, &Tolerances::default()) {
         Ok(r) => r,
         Err(e @ TalusError::NoAdapter(_)) => no_adapter(&e),
@@ -86,9 +91,9 @@ fn cpu_and_gpu_agree(setup: &Setup, steps: u64, contact_tol: f64) {
         assert!(r.ok(), "{}: {q}: {:.3e} > {:.1e}\n{report}", setup.name, r.max_rel, r.tolerance.unwrap());
     }
     let energy_rows: Vec<_> = report.rows.iter().filter(|r| r.scale.starts_with("max(|E_part|")).collect();
-    assert_eq!(energy_rows.len(), 11);
+    assert_eq!(energy_rows.len(), 13);
     for r in energy_rows {
-        assert!(r.ok(), "{}: {}: {:.3e} (at step {}) > 1 %\n{report}", setup.name, r.quantity, r.max_rel, r.at_step);
+        assert!(r.max_rel <= energy_tol, "{}: {}: {:.3e} (at step {}) > {energy_tol}\n{report}", setup.name, r.quantity, r.max_rel, r.at_step);
     }
     let (c, g) = report.final_contacts;
     assert!(c > 0, "{}: no contacts", setup.name);
@@ -110,5 +115,15 @@ fn drum_two_gpu_runs_are_identical() {
 fn chute_cpu_and_gpu_agree() {
     // Grains land on the base one by one; bounces amplify f32 rounding (docs/verification.md),
     // so the count of grains touching the base at the last step may differ by a few: 5 %.
-    cpu_and_gpu_agree(&chute_in_contact(), CHUTE_STEPS, 0.05);
+    cpu_and_gpu_agree(&chute_in_contact(), CHUTE_STEPS, 0.01, 0.05);
+}
+
+#[test]
+fn drum_cpu_and_gpu_agree_statistically() {
+    // The early window holds the default tolerances (the grains are still falling); the pile-up
+    // that follows amplifies f32 rounding at every soft impact on the wall (docs/verification.md:
+    // wall work 1.7 %, strain 0.99 % apart at step 1000), so the energies are compared as
+    // statistics of the same flow: every partition within 3 % over DRUM_CPU_STEPS, contacts
+    // within 10 %.
+    cpu_and_gpu_agree(&drum(), DRUM_CPU_STEPS, 0.03, 0.10);
 }

@@ -211,9 +211,9 @@ fn every_shipped_scene_loads() {
             continue;
         }
         let s = scene::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(!s.particles.is_empty());
+        assert!(!s.particles.is_empty() || !s.inserts.is_empty(), "{}: no particles and no insert", s.name);
         assert!(s.steps >= 1 && s.output_every >= 1 && s.dt > 0.0);
-        eprintln!("{}: {} particles, {} walls, dt {:e}, {} steps", s.name, s.particles.len(), s.walls.len(), s.dt, s.steps);
+        eprintln!("{}: {} particles (+{} insertions), {} walls, dt {:e}, {} steps", s.name, s.particles.len(), s.inserts.len(), s.walls.len(), s.dt, s.steps);
         n += 1;
     }
     assert!(n >= 4, "expected at least 4 scenes, found {n}");

@@ -67,24 +67,15 @@ impl ParticleState {
             }
         }
         let p = &mut self.particles;
-        let mut k = keep.iter();
-        p.position.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        p.velocity.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        p.angular_velocity.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        p.radius.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        p.material.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        self.image.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        self.force.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        self.torque.retain(|_| *k.next().unwrap());
-        let mut k = keep.iter();
-        self.refresh.retain(|_| *k.next().unwrap());
+        retain_by(&mut p.position, keep);
+        retain_by(&mut p.velocity, keep);
+        retain_by(&mut p.angular_velocity, keep);
+        retain_by(&mut p.radius, keep);
+        retain_by(&mut p.material, keep);
+        retain_by(&mut self.image, keep);
+        retain_by(&mut self.force, keep);
+        retain_by(&mut self.torque, keep);
+        retain_by(&mut self.refresh, keep);
         let refresh = &mut self.refresh;
         self.history.retain_mut(|c| {
             let owner = new_id[c.owner as usize];
@@ -115,6 +106,12 @@ impl ParticleState {
         self.torque.push([0.0; 3]);
         self.refresh.push(true);
     }
+}
+
+/// Keep the elements of `v` whose flag in `keep` is set, in order.
+fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| *k.next().expect("one flag per element"));
 }
 
 #[cfg(test)]
