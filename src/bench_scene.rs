@@ -31,7 +31,7 @@ pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowD
         backend.step(batch)?;
         particle_steps += (held * batch) as f64;
         if let Some(f) = flow {
-            if backend.steps_done() % every == 0 {
+            if backend.steps_done().is_multiple_of(every) {
                 f.exchange(setup, backend)?;
                 held = f.totals().held_count;
             }

@@ -108,8 +108,11 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 /// Run `setup` on `backend` from its current step, writing outputs into `out_dir` (created).
 ///
 /// The loop steps in batches of `setup.output_every` (one `Backend::step` call per batch, no
-/// per-step host work). After step 0 and every batch it appends a row to `energy.csv` (and,
-/// after every batch, one row per plane and mesh wall to `walls.csv` when the scene has walls); at step 0,
+/// per-step host work). After every batch it reads the wall loads, then lets particles leave
+/// through the outlets and enter through the insertions (`FlowDriver::exchange`, scenes with
+/// `insert` or `outlets`; a row of `outflow.csv`). After step 0 and every batch it appends a
+/// row to `energy.csv` (and, after every batch, one row per plane and mesh wall to `walls.csv`
+/// when the scene has walls); at step 0,
 /// every `snapshot_every`-th output and the last step it writes a VTU snapshot and rewrites
 /// `particles.pvd`; after every batch the scene's measurements observe the state
 /// (`Measurements::observe`). At the end it writes `summary.json` (with the measurement

@@ -176,18 +176,17 @@ impl Backend for CpuBackend {
     }
     fn export_state(&mut self) -> Result<ParticleState> {
         let s = &self.state;
-        let a = |v: &[DVec3]| v.iter().map(|x| x.to_array()).collect::<Vec<_>>();
         let particles = Particles {
-            position: a(&s.position),
-            velocity: a(&s.velocity),
-            angular_velocity: a(&s.angular_velocity),
+            position: to_arrays(&s.position),
+            velocity: to_arrays(&s.velocity),
+            angular_velocity: to_arrays(&s.angular_velocity),
             radius: s.radius.clone(),
             material: s.material.clone(),
         };
         let history = (self.history.iter().enumerate())
             .flat_map(|(i, owned)| owned.iter().map(move |&(partner, history)| ContactRecord { owner: i as u32, partner, history }))
             .collect();
-        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), force: a(&s.force), torque: a(&s.torque), refresh: vec![false; s.position.len()], history };
+        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), force: to_arrays(&s.force), torque: to_arrays(&s.torque), refresh: vec![false; s.position.len()], history };
         out.sort_history();
         Ok(out)
     }

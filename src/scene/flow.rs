@@ -88,7 +88,7 @@ pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>
     let start = o.f64_opt("start")?.map(|s| cx.non_negative(s, &o.key("start"))).transpose()?.unwrap_or(0.0);
     let stop = o.f64_opt("stop")?;
     if let Some(s) = stop {
-        if !(s > start) {
+        if s <= start {
             return Err(cx.err(&o.key("stop"), format!("must be > start ({}), got {}", fmt_num(start), fmt_num(s))));
         }
     }

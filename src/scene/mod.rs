@@ -361,7 +361,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         }
     }
     drop(grid);
-    let (inserts, outlets) = flow::parse(&top, &mat_ref)?;
+    let (inserts, outlets) = flow::parse(&top, mat_ref)?;
     if particles.is_empty() && inserts.is_empty() {
         return Err(cx.err("particles", "the scene has no particles (no explicit particles, no generators and no insert)"));
     }
