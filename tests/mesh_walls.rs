@@ -26,7 +26,7 @@ const G: f64 = 9.81;
 const DT: f64 = 1e-5;
 
 fn mass() -> f64 {
-    DENSITY * 4.0 / 3.0 * std::f64::consts::PI * R.powi(3)
+    Setup::sphere_mass(DENSITY, R)
 }
 
 /// A ball's initial state: position, velocity, angular velocity.

@@ -19,7 +19,7 @@ const G: f64 = 9.81;
 const DT: f64 = 5e-6;
 
 fn mass() -> f64 {
-    DENSITY * 4.0 / 3.0 * std::f64::consts::PI * R.powi(3)
+    Setup::sphere_mass(DENSITY, R)
 }
 
 /// One ball resting on (just touching) `floor`, gravity −z, Hertz with normal damping.
