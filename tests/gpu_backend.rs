@@ -31,6 +31,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         inserts: Vec::new(),
         outlets: Vec::new(),
         measures: Vec::new(),
+        skin: None,
     }
 }
 

@@ -29,6 +29,7 @@ fn tiny_setup() -> Setup {
         inserts: Vec::new(),
         outlets: Vec::new(),
         measures: Vec::new(),
+        skin: None,
     }
 }
 

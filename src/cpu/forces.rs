@@ -1,15 +1,16 @@
-//! The force pass, same structure as `shaders/forces.wgsl`: every particle gathers over its
-//! neighbour cells, all plane walls and all mesh walls. A ball pair is always evaluated in
-//! canonical order (a = lower id, b = higher id) so both particles see the identical contact;
-//! only the owner (a, or the ball for a ball–wall contact) stores the new history and the
-//! energies. Plane and mesh contacts share `surface_contact` once their geometry (distance,
-//! normal, surface velocity) is known.
+//! The force pass, pair-once: every contact is evaluated once, by its owner (the lower id of a
+//! ball pair, the ball of a ball–wall contact), in canonical order (i = lower id), over the
+//! owner's slots of the neighbour list (`neighbour.rs`), its listed plane walls and every
+//! mesh wall. The owner keeps its own share, the history and the energies; the partner's share
+//! goes to the pair's slot, and `gather` sums each particle's contacts in a fixed id order
+//! (no atomics, no dependence on the list). Plane and mesh contacts share `surface_contact`
+//! once their geometry (distance, normal, surface velocity) is known.
 
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::grid::Grid;
-use super::state::State;
+use super::neighbour::{NeighbourList, CHUNK};
+use super::state::{Owned, State};
 use crate::contact::params::PairParams;
 use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
 use crate::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
@@ -67,17 +68,11 @@ pub struct MeshScratch {
     found: Vec<MeshContact>,
 }
 
-/// What one particle's gather produces.
+/// What a slot's partner takes from the contact (zero when the pair is not in contact).
 #[derive(Clone, Copy, Debug, Default)]
-struct Gathered {
-    force: DVec3,
-    torque: DVec3,
-    strain: f64,
-    slip_work: f64,
-    dashpot_work: f64,
-    stiffness_work: f64,
-    wall_work: f64,
-    contacts: u32,
+pub struct SlotForce {
+    pub force_j: DVec3,
+    pub torque_j: DVec3,
 }
 
 /// Everything the force pass needs besides the particle state.
@@ -90,8 +85,7 @@ pub struct ForceContext<'a> {
     pub wall_states: &'a [WallState],
     /// The mesh walls at the time of this force pass.
     pub meshes: &'a [MeshView<'a>],
-    pub grid: &'a Grid,
-    /// Largest positive reference gap over all pairs (search radius margin).
+    /// Largest positive reference gap over all pairs (interaction distance margin).
     pub max_rgap: f64,
 }
 
@@ -99,83 +93,92 @@ fn lookup(history: &OwnedHistory, partner: u32) -> History {
     history.iter().find(|(k, _)| *k == partner).map(|(_, h)| *h).unwrap_or(History::NEW)
 }
 
-/// One force pass at the current positions. `dt` = 0 gives the initial forces without
-/// advancing shear history or dissipation. Reads `old_history`, fills `new_history`.
-pub fn forces(ctx: &ForceContext, s: &mut State, old_history: &[OwnedHistory], new_history: &mut [OwnedHistory], wall_contacts: &mut [WallContacts], dt: f64) {
-    let state: &State = s;
-    let gathered: Vec<Gathered> = new_history
-        .par_iter_mut()
-        .zip(wall_contacts.par_iter_mut())
+/// Per-particle outputs of the force pass that a chunk of owners writes.
+pub struct OwnerOutputs<'a> {
+    pub owned: &'a mut [Owned],
+    pub wall_history: &'a mut [OwnedHistory],
+    pub wall_contacts: &'a mut [WallContacts],
+}
+
+/// One force pass at the current positions, each contact evaluated once by its owner: pair
+/// slots of the list (history updated in place, the partner's share into `slot_force`), then
+/// the owner's plane and mesh walls. `dt` = 0 gives forces without advancing dissipation.
+/// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
+/// `gather`.
+pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, slot_force: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
+    let n = s.len();
+    slot_force.resize(list.slots(), SlotForce::default());
+    let bounds: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|c| list.start[(c * CHUNK).min(n)] as usize).collect();
+    let histories = split_at_bounds(&mut list.history, &bounds);
+    let slot_forces = split_at_bounds(slot_force, &bounds);
+    let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
+    (histories, slot_forces, out.owned.par_chunks_mut(CHUNK).collect::<Vec<_>>(), out.wall_history.par_chunks_mut(CHUNK).collect::<Vec<_>>(), out.wall_contacts.par_chunks_mut(CHUNK).collect::<Vec<_>>())
+        .into_par_iter()
         .enumerate()
-        .map_init(MeshScratch::default, |scratch, (i, (owned, on_walls))| gather(ctx, state, old_history, owned, on_walls, scratch, i as u32, dt))
-        .collect();
-    for (i, g) in gathered.into_iter().enumerate() {
-        s.force[i] = g.force;
-        s.torque[i] = g.torque;
-        s.strain[i] = g.strain;
-        s.slip_work[i] += g.slip_work;
-        s.dashpot_work[i] += g.dashpot_work;
-        s.stiffness_work[i] += g.stiffness_work;
-        s.wall_work[i] += g.wall_work;
-        s.contacts[i] = g.contacts;
+        .for_each_init(MeshScratch::default, |scratch, (c, (hist, sf, owned, wall_hist, on_walls))| {
+            let first = c * CHUNK;
+            let slot0 = start[first] as usize;
+            for (o, own) in owned.iter_mut().enumerate() {
+                let i = first + o;
+                *own = own.restart();
+                let slots = start[i] as usize..start[i + 1] as usize;
+                let range = slots.start - slot0..slots.end - slot0;
+                pair_contacts(ctx, s, i, &partner[slots], &mut hist[range.clone()], &mut sf[range], own, dt);
+                let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
+                wall_hist[o].clear();
+                on_walls[o].clear();
+                wall_contacts(ctx, s, i, walls, &old_wall_history[i], own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
+            }
+        });
+}
+
+/// The contacts of owner `i` with its listed partners, in list (partner-id) order.
+#[allow(clippy::too_many_arguments)]
+fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist: &mut [History], sf: &mut [SlotForce], own: &mut Owned, dt: f64) {
+    let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
+    for ((&j, h), f) in partners.iter().zip(hist).zip(sf) {
+        let j = j as usize;
+        let reach = r_i + s.radius[j] + ctx.max_rgap;
+        // canonical separation x_j − x_i (i has the lower id), nearest image across periodic boundaries
+        let d = ctx.setup.minimum_image(s.position[j] - x_i);
+        let c = if d.length_squared() > reach * reach {
+            None
+        } else {
+            let g = ball_ball_geometry(d, r_i, s.radius[j], m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+            let p = ctx.pairs.get(mat_i, s.material[j]);
+            contact_active(p, &g).then(|| contact_force(p, &g, h, dt))
+        };
+        match c {
+            Some(c) => {
+                own.force -= c.force_j;
+                own.torque += c.torque_i;
+                *f = SlotForce { force_j: c.force_j, torque_j: c.torque_j };
+                *h = c.history;
+                add_energies(own, &c);
+            }
+            None => {
+                *f = SlotForce::default();
+                *h = History::NEW;
+            }
+        }
     }
 }
 
+/// The contacts of ball `iu` with its listed plane walls and with every mesh wall.
 #[allow(clippy::too_many_arguments)]
-fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &mut OwnedHistory, on_walls: &mut WallContacts, scratch: &mut MeshScratch, i: u32, dt: f64) -> Gathered {
-    owned.clear();
-    on_walls.clear();
-    let mut out = Gathered::default();
-    let iu = i as usize;
+fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &OwnedHistory, own: &mut Owned, owned: &mut OwnedHistory, on_walls: &mut WallContacts, scratch: &mut MeshScratch, dt: f64) {
     let x_i = s.position[iu];
-    let r_i = s.radius[iu];
-    ctx.grid.for_each_neighbour(x_i, |j| {
-        if j == i {
-            return;
-        }
-        let ju = j as usize;
-        let reach = r_i + s.radius[ju] + ctx.max_rgap;
-        let (a, b) = if i < j { (iu, ju) } else { (ju, iu) };
-        // canonical separation x_b − x_a, nearest image across periodic boundaries
-        let d = ctx.setup.minimum_image(s.position[b] - s.position[a]);
-        if d.length_squared() > reach * reach {
-            return;
-        }
-        let g = ball_ball_geometry(
-            d,
-            s.radius[a],
-            s.radius[b],
-            s.mass[a],
-            s.mass[b],
-            s.velocity[a],
-            s.angular_velocity[a],
-            s.velocity[b],
-            s.angular_velocity[b],
-        );
-        let p = ctx.pairs.get(s.material[a], s.material[b]);
-        if !contact_active(p, &g) {
-            return;
-        }
-        let c = contact_force(p, &g, &lookup(&old_history[a], b as u32), dt);
-        if a == iu {
-            out.force -= c.force_j;
-            out.torque += c.torque_i;
-            add_owned(&mut out, owned, b as u32, &c);
-        } else {
-            out.force += c.force_j;
-            out.torque += c.torque_j;
-        }
-    });
-    for (w, (wall, now)) in ctx.walls.iter().zip(ctx.wall_states).enumerate() {
+    for &w in walls {
+        let (wall, now) = (&ctx.walls[w as usize], &ctx.wall_states[w as usize]);
         let n_w = now.normal;
         let s_dist = n_w.dot(x_i - now.point);
         let p = ctx.pairs.get(s.material[iu], wall.material);
         // the wall's surface point under the ball's centre, and its velocity
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
-        let key = WALL_KEY_BIT | w as u32;
-        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, &old_history[iu], dt) else { continue };
-        book_wall_contact(&mut out, owned, on_walls, w as u32, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
+        let key = WALL_KEY_BIT | w;
+        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, dt) else { continue };
+        book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
         mesh_contacts(ctx, s, iu, mesh, scratch);
@@ -187,11 +190,36 @@ fn gather(ctx: &ForceContext, s: &State, old_history: &[OwnedHistory], owned: &m
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, &old_history[iu], dt) else { continue };
-            book_wall_contact(&mut out, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
+            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, dt) else { continue };
+            book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
     }
-    out
+}
+
+/// `v` cut at `bounds` (ascending, first 0, last `v.len()`) into consecutive pieces.
+fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut pieces = Vec::with_capacity(bounds.len());
+    for w in bounds.windows(2) {
+        let (head, tail) = v.split_at_mut(w[1] - w[0]);
+        pieces.push(head);
+        v = tail;
+    }
+    pieces
+}
+
+/// The total contact force and torque on particle `i`: the contacts it is partner of, by
+/// owner id, then its own contacts (pairs by partner id, then walls). The order depends on
+/// ids only, never on when the list was built or how particles are stored.
+#[inline]
+pub fn gather(list: &NeighbourList, slot_force: &[SlotForce], own: &Owned, i: usize) -> (DVec3, DVec3) {
+    let mut force = DVec3::ZERO;
+    let mut torque = DVec3::ZERO;
+    for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+        let f = &slot_force[k as usize];
+        force += f.force_j;
+        torque += f.torque_j;
+    }
+    (force + own.force, torque + own.torque)
 }
 
 /// The contacts of ball `iu` with `mesh` into `scratch.found`: the ball centre in the mesh's
@@ -221,17 +249,17 @@ fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_
 /// it, and what it puts on wall `wall` (force, torque about the load point; `lever` = surface
 /// point − load point).
 #[allow(clippy::too_many_arguments)]
-fn book_wall_contact(out: &mut Gathered, owned: &mut OwnedHistory, on_walls: &mut WallContacts, wall: u32, key: u32, c: &ContactOutput, u: DVec3, lever: DVec3, dt: f64) {
+fn book_wall_contact(out: &mut Owned, owned: &mut OwnedHistory, on_walls: &mut WallContacts, wall: u32, key: u32, c: &ContactOutput, u: DVec3, lever: DVec3, dt: f64) {
     out.force -= c.force_j;
     out.torque += c.torque_i;
-    add_owned(out, owned, key, c);
+    owned.push((key, c.history));
+    add_energies(out, c);
     // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
     out.wall_work -= c.force_j.dot(u) * dt;
     on_walls.push((wall, c.force_j, lever.cross(c.force_j) + c.torque_j));
 }
 
-fn add_owned(out: &mut Gathered, owned: &mut OwnedHistory, key: u32, c: &ContactOutput) {
-    owned.push((key, c.history));
+fn add_energies(out: &mut Owned, c: &ContactOutput) {
     out.strain += c.strain;
     out.slip_work += c.slip_work;
     out.dashpot_work += c.dashpot_work;

@@ -1,9 +1,12 @@
 //! The CPU reference path: f64, the same stages and names as the GPU passes.
-//! Step = `drift` (half kick + drift) → `grid` (count, scan, scatter) → `forces` → `kick`.
+//! Step = `kick_drift` (half kick + drift) → neighbour list rebuilt when the skin is used up
+//! (`neighbour.rs`) → `forces` (each contact once, by its owner) → `gather_kick` (each
+//! particle's total force in id order, second half kick, fused with the next `kick_drift`).
 
 pub mod forces;
 pub mod grid;
 pub mod integrate;
+pub mod neighbour;
 pub mod state;
 
 use glam::DVec3;
@@ -12,18 +15,24 @@ use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::Result;
 use crate::flow::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
-use crate::setup::{mesh_group_bases, Particles, Setup};
-use forces::{ForceContext, MeshView, OwnedHistory, WallContacts};
-use grid::Grid;
-use state::State;
+use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
+use forces::{ForceContext, MeshView, OwnedHistory, OwnerOutputs, SlotForce, WallContacts};
+use integrate::Drift;
+use neighbour::{NeighbourList, SORT_EVERY};
+use state::{permute, Owned, State};
 
-/// The f64 CPU step loop (rayon over particles in the force pass).
+/// The f64 CPU step loop (rayon over chunks of particles).
 pub struct CpuBackend {
     setup: Setup,
     state: State,
-    grid: Grid,
-    history: Vec<OwnedHistory>,
-    next_history: Vec<OwnedHistory>,
+    list: NeighbourList,
+    /// The partner's share of every pair slot of the last force pass.
+    slot_force: Vec<SlotForce>,
+    /// Per particle (internal order): what its owned contacts produced, its cumulative work.
+    owned: Vec<Owned>,
+    /// Per particle: wall and mesh contact history of the last pass and the one being written.
+    wall_history: Vec<OwnedHistory>,
+    next_wall_history: Vec<OwnedHistory>,
     /// Per ball: what its wall contacts put on the walls in the last force pass.
     wall_contacts: Vec<WallContacts>,
     /// Triangle grid of every mesh wall in its t = 0 frame, built once.
@@ -50,64 +59,143 @@ pub fn mesh_grids(setup: &Setup, max_rgap: f64) -> Result<Vec<TriangleGrid>> {
 
 impl CpuBackend {
     pub fn new(setup: &Setup) -> Result<CpuBackend> {
-        let state = State::new(setup);
         let max_rgap = max_positive_rgap(setup);
-        let mesh_group_bases = mesh_group_bases(&setup.meshes)?;
-        let mesh_grids = mesh_grids(setup, max_rgap)?;
-        let min_cell = (2.0 * setup.max_radius() + max_rgap).max(f64::MIN_POSITIVE);
-        let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particle_capacity())?;
-        let n = state.position.len();
         let mut backend = CpuBackend {
             setup: setup.clone(),
-            state,
-            grid,
-            history: vec![Vec::new(); n],
-            next_history: vec![Vec::new(); n],
-            wall_contacts: vec![Vec::new(); n],
-            mesh_grids,
-            mesh_group_bases,
+            state: State::default(),
+            list: NeighbourList::new(setup, max_rgap)?,
+            slot_force: Vec::new(),
+            owned: Vec::new(),
+            wall_history: Vec::new(),
+            next_wall_history: Vec::new(),
+            wall_contacts: Vec::new(),
+            mesh_grids: mesh_grids(setup, max_rgap)?,
+            mesh_group_bases: mesh_group_bases(&setup.meshes)?,
             max_rgap,
             steps_done: 0,
             carried: Energies::default(),
         };
+        backend.load(State::of(setup, &setup.particles), &[]);
         // Initial forces for the first half kick. Like the GPU, this evaluation keeps nothing
         // but forces, torques, strain and counts: history starts empty at step 1 (dt = 0 also
         // leaves the dissipation at zero).
         backend.force_pass(0.0, 0.0);
-        backend.history.iter_mut().for_each(Vec::clear);
+        integrate::gather_only(&mut backend.state, &backend.list, &backend.slot_force, &backend.owned);
+        backend.restore_history(&[]);
         Ok(backend)
     }
 
-    /// Forces at time `t` (the walls' pose); `dt` = 0 for the initial evaluation.
+    /// Take `state` (in id order) with the wall and mesh history of `records`; the pair
+    /// history of `records` goes into the slots of a fresh list.
+    fn load(&mut self, state: State, records: &[ContactRecord]) {
+        let n = state.len();
+        self.state = state;
+        self.owned = vec![Owned::default(); n];
+        self.wall_history = vec![Vec::new(); n];
+        self.next_wall_history = vec![Vec::new(); n];
+        self.wall_contacts = vec![Vec::new(); n];
+        for c in records.iter().filter(|c| !c.between_particles()) {
+            self.wall_history[c.owner as usize].push((c.partner, c.history));
+        }
+        let pairs: Vec<ContactRecord> = records.iter().filter(|c| c.between_particles()).copied().collect();
+        let t = self.steps_done as f64 * self.setup.dt;
+        self.rebuild(&self.wall_states(t), Some(&pairs));
+    }
+
+    fn wall_states(&self, t: f64) -> Vec<WallState> {
+        self.setup.walls.iter().map(|w| w.state_at(t)).collect()
+    }
+
+    /// Replace every contact history by `records` (sorted by (owner, partner) ids).
+    fn restore_history(&mut self, records: &[ContactRecord]) {
+        self.list.history.iter_mut().for_each(|h| *h = crate::contact::History::NEW);
+        self.wall_history.iter_mut().for_each(Vec::clear);
+        let mut pairs = Vec::new();
+        for c in records {
+            if c.between_particles() {
+                pairs.push(*c);
+            } else {
+                self.wall_history[self.state.index_of[c.owner as usize] as usize].push((c.partner, c.history));
+            }
+        }
+        self.list.seed(&self.state, &pairs);
+    }
+
+    /// A new neighbour list, renumbering the particles in cell order first on every
+    /// `SORT_EVERY`-th build. The pair history moves to the new slots (`records`, when given,
+    /// replaces it).
+    fn rebuild(&mut self, walls_now: &[WallState], records: Option<&[ContactRecord]>) {
+        let kept;
+        let records = match records {
+            Some(r) => r,
+            None => {
+                kept = self.list.records(&self.state);
+                &kept
+            }
+        };
+        if self.list.builds.is_multiple_of(SORT_EVERY) {
+            let order = self.list.cell_order(&self.state.position);
+            self.state.permute(&order);
+            permute(&mut self.owned, &order);
+            permute(&mut self.wall_history, &order);
+            permute(&mut self.wall_contacts, &order);
+        }
+        self.list.build(&self.setup, &self.state, walls_now);
+        self.list.seed(&self.state, records);
+    }
+
+    /// Contacts at time `t` (the walls' pose); `dt` = 0 for a force evaluation outside a
+    /// step. Rebuilds the neighbour list first when its skin is used up.
     fn force_pass(&mut self, dt: f64, t: f64) {
-        self.grid.build(&self.state.position);
-        let wall_states: Vec<_> = self.setup.walls.iter().map(|w| w.state_at(t)).collect();
+        let wall_states = self.wall_states(t);
+        if self.list.needs_rebuild(&self.setup, &self.state, &wall_states) {
+            self.rebuild(&wall_states, None);
+        }
         let meshes: Vec<MeshView> = (self.setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
             .collect();
-        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, grid: &self.grid, max_rgap: self.max_rgap };
-        forces::forces(&ctx, &mut self.state, &self.history, &mut self.next_history, &mut self.wall_contacts, dt);
-        std::mem::swap(&mut self.history, &mut self.next_history);
+        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap };
+        let out = OwnerOutputs { owned: &mut self.owned, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
+        forces::forces(&ctx, &self.state, &mut self.list, &mut self.slot_force, &self.wall_history, out, dt);
+        std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
+    }
+
+    /// `n` velocity-Verlet steps.
+    fn steps(&mut self, n: u64) {
+        let drift = Drift::new(&self.setup, self.setup.dt);
+        for k in 0..n {
+            if k == 0 {
+                integrate::kick_drift(&mut self.state, &drift);
+            }
+            self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
+            integrate::gather_kick(&mut self.state, &self.list, &self.slot_force, &self.owned, &drift, k + 1 < n);
+            self.steps_done += 1;
+        }
     }
 
     /// One velocity-Verlet step.
     pub fn step_once(&mut self) {
-        let g = DVec3::from(self.setup.gravity);
-        let dt = self.setup.dt;
-        integrate::drift(&mut self.state, &self.setup, g, dt);
-        self.force_pass(dt, (self.steps_done + 1) as f64 * dt);
-        integrate::kick(&mut self.state, g, dt);
-        self.steps_done += 1;
+        self.steps(1);
     }
 
     pub fn state(&self) -> &State {
         &self.state
     }
 
-    /// Position of particle `i` without the periodic wrapping (continuous in time).
+    /// Neighbour-list builds so far.
+    pub fn list_builds(&self) -> u64 {
+        self.list.builds
+    }
+
+    /// Position of the particle stored at `i` without the periodic wrapping (continuous in time).
     fn unwrapped(&self, i: usize) -> DVec3 {
         let k = self.state.image[i];
         self.state.position[i] + DVec3::new(k[0] as f64, k[1] as f64, k[2] as f64) * self.setup.period()
+    }
+
+    /// `v` in user-id order.
+    fn by_id<T: Copy>(&self, v: &[T]) -> Vec<T> {
+        self.state.by_id().map(|i| v[i]).collect()
     }
 }
 
@@ -123,9 +211,7 @@ impl Backend for CpuBackend {
         format!("CPU reference, f64, {} rayon threads", rayon::current_num_threads())
     }
     fn step(&mut self, n: u64) -> Result<()> {
-        for _ in 0..n {
-            self.step_once();
-        }
+        self.steps(n);
         Ok(())
     }
     fn steps_done(&self) -> u64 {
@@ -136,34 +222,35 @@ impl Backend for CpuBackend {
         Ok(Snapshot {
             step: self.steps_done,
             time: self.steps_done as f64 * self.setup.dt,
-            position: (0..s.position.len()).map(|i| self.unwrapped(i).to_array()).collect(),
-            velocity: to_arrays(&s.velocity),
-            angular_velocity: to_arrays(&s.angular_velocity),
-            force: to_arrays(&s.force),
-            torque: to_arrays(&s.torque),
-            radius: s.radius.clone(),
+            position: s.by_id().map(|i| self.unwrapped(i).to_array()).collect(),
+            velocity: to_arrays(&self.by_id(&s.velocity)),
+            angular_velocity: to_arrays(&self.by_id(&s.angular_velocity)),
+            force: to_arrays(&self.by_id(&s.force)),
+            torque: to_arrays(&self.by_id(&s.torque)),
+            radius: self.by_id(&s.radius),
         })
     }
     fn energies(&mut self) -> Result<Energies> {
         let s = &self.state;
         let g = DVec3::from(self.setup.gravity);
         let mut e = Energies::default();
-        for i in 0..s.position.len() {
+        for i in s.by_id() {
+            let o = &self.owned[i];
             e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
             e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
             e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
-            e.strain += s.strain[i];
-            e.slip += s.slip_work[i];
-            e.dashpot += s.dashpot_work[i];
-            e.stiffness_work += s.stiffness_work[i];
-            e.wall_work += s.wall_work[i];
+            e.strain += o.strain;
+            e.slip += o.slip_work;
+            e.dashpot += o.dashpot_work;
+            e.stiffness_work += o.stiffness_work;
+            e.wall_work += o.wall_work;
         }
         Ok(e.plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
         let mut loads = vec![WallLoad::default(); self.setup.walls.len() + self.setup.meshes.len()];
-        for contacts in &self.wall_contacts {
-            for &(w, f, t) in contacts {
+        for i in self.state.by_id() {
+            for &(w, f, t) in &self.wall_contacts[i] {
                 let l = &mut loads[w as usize];
                 l.force = (DVec3::from(l.force) + f).to_array();
                 l.torque = (DVec3::from(l.torque) + t).to_array();
@@ -172,43 +259,41 @@ impl Backend for CpuBackend {
         Ok(loads)
     }
     fn contact_count(&mut self) -> Result<u64> {
-        Ok(self.state.contacts.iter().map(|&c| c as u64).sum())
+        Ok(self.owned.iter().map(|o| o.contacts as u64).sum())
     }
     fn export_state(&mut self) -> Result<ParticleState> {
         let s = &self.state;
         let particles = Particles {
-            position: to_arrays(&s.position),
-            velocity: to_arrays(&s.velocity),
-            angular_velocity: to_arrays(&s.angular_velocity),
-            radius: s.radius.clone(),
-            material: s.material.clone(),
+            position: to_arrays(&self.by_id(&s.position)),
+            velocity: to_arrays(&self.by_id(&s.velocity)),
+            angular_velocity: to_arrays(&self.by_id(&s.angular_velocity)),
+            radius: self.by_id(&s.radius),
+            material: self.by_id(&s.material),
         };
-        let history = (self.history.iter().enumerate())
-            .flat_map(|(i, owned)| owned.iter().map(move |&(partner, history)| ContactRecord { owner: i as u32, partner, history }))
-            .collect();
-        let mut out = ParticleState { step: self.steps_done, particles, image: s.image.clone(), force: to_arrays(&s.force), torque: to_arrays(&s.torque), refresh: vec![false; s.position.len()], history };
+        let mut history = self.list.records(s);
+        for i in s.by_id() {
+            history.extend(self.wall_history[i].iter().map(|&(partner, history)| ContactRecord { owner: s.id[i], partner, history }));
+        }
+        let n = s.len();
+        let mut out = ParticleState { step: self.steps_done, particles, image: self.by_id(&s.image), force: to_arrays(&self.by_id(&s.force)), torque: to_arrays(&self.by_id(&s.torque)), refresh: vec![false; n], history };
         out.sort_history();
         Ok(out)
     }
     fn import_state(&mut self, state: &ParticleState) -> Result<()> {
         let n = state.len();
         self.steps_done = state.step;
-        self.state = State::of(&self.setup, &state.particles);
-        self.state.image = state.image.clone();
-        let mut history = vec![Vec::new(); n];
-        for c in &state.history {
-            history[c.owner as usize].push((c.partner, c.history));
-        }
-        self.next_history = vec![Vec::new(); n];
-        self.wall_contacts = vec![Vec::new(); n];
+        let mut fresh = State::of(&self.setup, &state.particles);
+        fresh.image = state.image.clone();
+        self.load(fresh, &state.history);
         // forces of the new state from the kept history, which the pass must not advance
-        self.history = history.clone();
         self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
-        self.history = history;
-        self.state.clear_work();
-        for i in (0..n).filter(|&i| !state.refresh[i]) {
-            self.state.force[i] = DVec3::from(state.force[i]);
-            self.state.torque[i] = DVec3::from(state.torque[i]);
+        integrate::gather_only(&mut self.state, &self.list, &self.slot_force, &self.owned);
+        self.restore_history(&state.history);
+        self.owned.iter_mut().for_each(|o| *o = Owned { strain: o.strain, contacts: o.contacts, ..Owned::default() });
+        for u in (0..n).filter(|&u| !state.refresh[u]) {
+            let i = self.state.index_of[u] as usize;
+            self.state.force[i] = DVec3::from(state.force[u]);
+            self.state.torque[i] = DVec3::from(state.torque[u]);
         }
         Ok(())
     }

@@ -1,10 +1,13 @@
-//! CPU particle state, f64 structure of arrays.
+//! CPU particle state, f64 structure of arrays, stored in an internal order (cell order after
+//! `permute`) with each particle's user-visible id beside it.
 
 use glam::DVec3;
 
 use crate::setup::{Particles, Setup};
 
-/// Per-particle state and per-particle accumulators of the CPU reference path.
+/// Per-particle state of the CPU reference path, in internal order. `id[i]` is the
+/// user-visible id of the particle stored at `i` (its index in snapshots, exports and history
+/// keys); `index_of[id]` is where it is stored.
 #[derive(Clone, Debug, Default)]
 pub struct State {
     pub position: Vec<DVec3>,
@@ -19,26 +22,43 @@ pub struct State {
     pub inv_mass: Vec<f64>,
     pub inertia: Vec<f64>,
     pub inv_inertia: Vec<f64>,
-    /// Strain energy of the contacts this particle owns (last force pass).
-    pub strain: Vec<f64>,
-    /// Cumulative slip, dashpot, shear-stiffness and wall work of the contacts this particle owns.
-    pub slip_work: Vec<f64>,
-    pub dashpot_work: Vec<f64>,
-    pub stiffness_work: Vec<f64>,
-    pub wall_work: Vec<f64>,
-    /// Active contacts this particle owns (last force pass).
-    pub contacts: Vec<u32>,
     /// Periods the particle was moved back by on each periodic axis (unwrapped position =
     /// position + image·period).
     pub image: Vec<[i32; 3]>,
+    /// User-visible id of the particle stored here.
+    pub id: Vec<u32>,
+    /// Internal index of each user id (inverse of `id`).
+    pub index_of: Vec<u32>,
+}
+
+/// What the contacts a particle owns produced in the last force pass, and its cumulative work.
+/// A particle owns its contacts with particles of higher id and all its wall contacts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Owned {
+    /// Sum of the owned contacts' forces and torques on this particle (pairs by partner id,
+    /// then walls), the part of the force the particle computes itself.
+    pub force: DVec3,
+    pub torque: DVec3,
+    /// Strain energy of the owned contacts (last force pass).
+    pub strain: f64,
+    /// Cumulative slip, dashpot, shear-stiffness and wall work of the owned contacts.
+    pub slip_work: f64,
+    pub dashpot_work: f64,
+    pub stiffness_work: f64,
+    pub wall_work: f64,
+    /// Active owned contacts (last force pass).
+    pub contacts: u32,
+}
+
+impl Owned {
+    /// The same cumulative work, this pass's sums cleared.
+    pub fn restart(&self) -> Owned {
+        Owned { slip_work: self.slip_work, dashpot_work: self.dashpot_work, stiffness_work: self.stiffness_work, wall_work: self.wall_work, ..Owned::default() }
+    }
 }
 
 impl State {
-    pub fn new(setup: &Setup) -> State {
-        State::of(setup, &setup.particles)
-    }
-
-    /// The state of particles `p` (materials and densities from `setup`), accumulators zero.
+    /// The state of particles `p` (materials and densities from `setup`), ids in order.
     pub fn of(setup: &Setup, p: &Particles) -> State {
         let n = p.len();
         let v = |a: &Vec<[f64; 3]>| a.iter().map(|&x| DVec3::from(x)).collect::<Vec<_>>();
@@ -56,20 +76,48 @@ impl State {
             inv_inertia: inertia.iter().map(|m| 1.0 / m).collect(),
             mass,
             inertia,
-            strain: vec![0.0; n],
-            slip_work: vec![0.0; n],
-            dashpot_work: vec![0.0; n],
-            stiffness_work: vec![0.0; n],
-            wall_work: vec![0.0; n],
-            contacts: vec![0; n],
             image: vec![[0; 3]; n],
+            id: (0..n as u32).collect(),
+            index_of: (0..n as u32).collect(),
         }
     }
 
-    /// Set every cumulative work accumulator to zero.
-    pub fn clear_work(&mut self) {
-        for a in [&mut self.slip_work, &mut self.dashpot_work, &mut self.stiffness_work, &mut self.wall_work] {
-            a.iter_mut().for_each(|x| *x = 0.0);
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// Reorder: the particle at `order[k]` moves to `k`.
+    pub fn permute(&mut self, order: &[u32]) {
+        permute(&mut self.position, order);
+        permute(&mut self.velocity, order);
+        permute(&mut self.angular_velocity, order);
+        permute(&mut self.force, order);
+        permute(&mut self.torque, order);
+        permute(&mut self.radius, order);
+        permute(&mut self.material, order);
+        permute(&mut self.mass, order);
+        permute(&mut self.inv_mass, order);
+        permute(&mut self.inertia, order);
+        permute(&mut self.inv_inertia, order);
+        permute(&mut self.image, order);
+        permute(&mut self.id, order);
+        for (i, &u) in self.id.iter().enumerate() {
+            self.index_of[u as usize] = i as u32;
         }
     }
+
+    /// Internal indices in user-id order.
+    pub fn by_id(&self) -> impl Iterator<Item = usize> + '_ {
+        self.index_of.iter().map(|&i| i as usize)
+    }
+}
+
+/// `v[k] = old v[order[k]]`.
+pub fn permute<T: Default>(v: &mut Vec<T>, order: &[u32]) {
+    let mut old = std::mem::take(v);
+    *v = order.iter().map(|&i| std::mem::take(&mut old[i as usize])).collect();
 }

@@ -150,7 +150,8 @@ pub(crate) struct Common {
     pub seed: u64,
 }
 
-/// Regular lattice origin + (i, j, k) × spacing, x fastest.
+/// Regular lattice origin + (i, j, k) × spacing, x fastest, each coordinate moved by a
+/// uniform random amount in [−jitter, jitter] (drawn after the radii, from the same stream).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lattice(
     cx: &Cx,
@@ -158,6 +159,7 @@ pub(crate) fn lattice(
     origin: [f64; 3],
     count: [u64; 3],
     spacing: f64,
+    jitter: f64,
     c: &Common,
     particles: &mut Particles,
     grid: &mut Grid,
@@ -184,11 +186,16 @@ pub(crate) fn lattice(
     for k in 0..count[2] {
         for j in 0..count[1] {
             for i in 0..count[0] {
-                let x = [
+                let mut x = [
                     origin[0] + i as f64 * spacing,
                     origin[1] + j as f64 * spacing,
                     origin[2] + k as f64 * spacing,
                 ];
+                if jitter > 0.0 {
+                    for x in &mut x {
+                        *x += rng.random_range(-jitter..=jitter);
+                    }
+                }
                 let r = radii[idx];
                 idx += 1;
                 if let Some(o) = grid.overlap(particles, x, r) {

@@ -51,7 +51,7 @@ pub fn mesh_wall(o: &Obj, name: String, material: u32) -> Result<MeshWall> {
 }
 
 /// `file` relative to the directory of the scene file `scene` (absolute paths stay).
-fn resolve(scene: &Path, file: &str) -> PathBuf {
+pub(super) fn resolve(scene: &Path, file: &str) -> PathBuf {
     scene.parent().map(|d| d.join(file)).unwrap_or_else(|| PathBuf::from(file))
 }
 

@@ -7,6 +7,7 @@ mod contacts;
 mod distribution;
 mod flow;
 mod generate;
+mod lammps_data;
 mod measure;
 mod mesh;
 mod motion;
@@ -52,13 +53,16 @@ const TOP_KEYS: &[&str] = &[
     "insert",
     "outlets",
     "measure",
+    "skin",
+    "initial_state",
 ];
+const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
 /// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
 const INHERITED_KEYS: &[&str] = &["hz_shear", "hz_poiss", "fric"];
 const PARTICLE_KEYS: &[&str] = &["position", "radius", "velocity", "angular_velocity", "material"];
 const LATTICE_KEYS: &[&str] =
-    &["type", "origin", "count", "spacing", "radius", "material", "velocity", "angular_velocity", "seed"];
+    &["type", "origin", "count", "spacing", "jitter", "radius", "material", "velocity", "angular_velocity", "seed"];
 const RANDOM_FILL_KEYS: &[&str] =
     &["type", "box", "count", "radius", "material", "velocity", "angular_velocity", "seed"];
 const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material", "motion", "load_point"];
@@ -270,6 +274,17 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let mut grid = Grid::new();
     let mut sources = Sources::default();
     sources.begin(0, None);
+    if let Some(o) = top.obj_opt("initial_state")? {
+        o.allow(INITIAL_STATE_KEYS)?;
+        let format = cx.string(o.req("format")?, &o.key("format"))?;
+        if format != "lammps_data" {
+            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data")));
+        }
+        let file = cx.string(o.req("file")?, &o.key("file"))?;
+        let m = mat_ref(&o, "material")?;
+        let path = mesh::resolve(cx.file, file);
+        lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?;
+    }
     if let Some(list) = top.array_opt("particles")? {
         let mut parsed = Vec::with_capacity(list.len());
         for (i, v) in list.iter().enumerate() {
@@ -346,7 +361,11 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                     }
                 }
                 let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
-                generate::lattice(&cx, &path, origin, count, spacing, &common, &mut particles, &mut grid, &sources)?;
+                let jitter = match o.f64_opt("jitter")? {
+                    Some(j) => cx.non_negative(j, &o.key("jitter"))?,
+                    None => 0.0,
+                };
+                generate::lattice(&cx, &path, origin, count, spacing, jitter, &common, &mut particles, &mut grid, &sources)?;
             } else {
                 let b = o.obj_req("box")?;
                 b.allow(&["min", "max"])?;
@@ -533,6 +552,17 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         None => Vec::new(),
     };
 
+    let skin = match top.get("skin") {
+        Some(v) => {
+            let x = cx.number(v, "skin")?;
+            if !(x >= 0.0) || !x.is_finite() {
+                return Err(cx.err("skin", format!("must be a finite length >= 0 m, got {}", show(v))));
+            }
+            Some(x)
+        }
+        None => None,
+    };
+
     let name = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".to_string());
     Ok(Setup {
         name,
@@ -553,6 +583,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         inserts,
         outlets,
         measures,
+        skin,
     })
 }
 

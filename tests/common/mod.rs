@@ -35,6 +35,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         inserts: Vec::new(),
         outlets: Vec::new(),
         measures: Vec::new(),
+        skin: None,
     }
 }
 

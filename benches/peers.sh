@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Same-run throughput comparison of Talus with LIGGGHTS (and optionally LAMMPS) on the
+# "settle box" of ../shared/peers/README.md §4: 1 mm spheres on a jittered 2.2 mm lattice,
+# E = 1e7 Pa, ν = 0.3, e = 0.5, μ = 0.5, Hertz–Mindlin, dt = 5e-6 s, 5 walls, open top.
+#
+#   bash benches/peers.sh [WORKDIR]
+#
+# Cases (CASES, default "fall10k fall100k dense100k"):
+#   fall10k    10,000 particles (25 x 25 x 16), 4000 steps from the lattice
+#   fall100k   100,000 particles (50 x 50 x 40), 4000 steps from the lattice
+#   dense100k  100,000 particles, 2000 steps from one settled packing that every code reads:
+#              LIGGGHTS settles 10,000 particles for 30,000 steps and writes it (write_data),
+#              LAMMPS tiles it 2 x 5 (in.tile.lammps); Talus reads the same file through the
+#              scene key "initial_state" (format lammps_data).
+# Environment: NP (MPI ranks of the peers, default 2), BACKEND (talus backend, default cpu),
+# LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, best is reported, default 1),
+# PEERS (default ../shared/peers beside the repository).
+# Throughput = particles × steps / loop time (the peers' "Loop time", Talus's timed steps; set-up
+# and the first neighbour build are excluded in all codes). Peak RSS: /usr/bin/time -v for the
+# peers (summed over ranks), VmHWM for Talus. Install the peers with
+#   apt-get install -y liggghts lammps openmpi-bin time
+# Without them only the Talus columns are filled (and the dense case needs LIGGGHTS's packing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WORK=$(realpath -m "${1:-bench_runs/peers}")
+PEERS=$(realpath -m "${PEERS:-$ROOT/../shared/peers}")
+NP=${NP:-2}
+BACKEND=${BACKEND:-cpu}
+REPS=${REPS:-1}
+CASES=${CASES:-"fall10k fall100k dense100k"}
+mkdir -p "$WORK"
+[ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ] || { XDG_RUNTIME_DIR=$(mktemp -d); export XDG_RUNTIME_DIR; }
+
+cargo build --release --quiet
+TALUS=$ROOT/target/release/talus
+have() { command -v "$1" > /dev/null 2>&1; }
+HAVE_LIGGGHTS=0; have liggghts && have mpirun && [ -f "$PEERS/settle/bench_settle.py" ] && HAVE_LIGGGHTS=1
+HAVE_LAMMPS=0; [ "${LAMMPS:-0}" = 1 ] && have lmp && HAVE_LAMMPS=1
+
+# value of key `$2` in the "name: value" output file `$1`
+field() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
+
+# talus_scene NAME NX NY NZ STEPS [DATA]: the settle box as a Talus scene in $WORK/NAME.json
+talus_scene() {
+  python3 - "$WORK/$1.json" "$2" "$3" "$4" "$5" "${6:-}" <<'PY'
+import json, sys
+out, nx, ny, nz, steps, data = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+r, a = 1e-3, 2.2e-3
+scene = {
+    "description": f"peers settle box {nx}x{ny}x{nz}" + (" from a settled packing" if data else " from the lattice"),
+    "gravity": [0, 0, -9.81], "time_step": 5e-6, "steps": steps,
+    "output": {"every_steps": steps}, "snapshot_every": 0, "skin": 2e-4,
+    "materials": {"grain": {"density": 2500, "youngsModulus": 1e7, "poissonsRatio": 0.3, "fric": 0.5}},
+    "contacts": {"default": {"model": "hertz_mindlin", "coefficientRestitution": 0.5}},
+    "walls": [{"type": "box", "name": "bin", "min": [0, 0, 0], "max": [nx * a, ny * a, (nz + 6) * a], "material": "grain", "open": ["+z"]}],
+}
+if data:
+    scene["initial_state"] = {"file": data, "format": "lammps_data", "material": "grain"}
+else:
+    scene["generators"] = [{"type": "lattice", "origin": [a / 2] * 3, "count": [nx, ny, nz], "spacing": a, "jitter": 0.05 * r,
+                            "radius": r, "material": "grain", "seed": 15485863}]
+json.dump(scene, open(out, "w"), indent=1)
+PY
+}
+
+# run_talus NAME STEPS: best of REPS; prints "psps rss_mb contacts_per_particle"
+run_talus() {
+  local best=0 rss=0 cpp=0
+  for rep in $(seq 1 "$REPS"); do
+    "$TALUS" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.talus.$rep.json" > /dev/null
+    read -r psps mem c < <(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.talus.$rep.json")
+    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$psps" "$best"; then best=$psps; rss=$mem; cpp=$c; fi
+  done
+  echo "$best $rss $cpp"
+}
+
+# run_peer CODE NAME ARGS...: best of REPS of bench_settle.py; prints "psps rss_mb"
+run_peer() {
+  local code=$1 name=$2; shift 2
+  local best=0 rss=0
+  for rep in $(seq 1 "$REPS"); do
+    python3 "$PEERS/settle/bench_settle.py" --code "$code" --np "$NP" --outdir "$WORK/$code" "$@" > "$WORK/$name.$code.$rep.txt" 2>&1 || true
+    local p m
+    p=$(field "$WORK/$name.$code.$rep.txt" particle_steps_per_s); m=$(field "$WORK/$name.$code.$rep.txt" max_rss_total_MB)
+    [ -n "$p" ] || { echo "peers.sh: $code $name failed, see $WORK/$name.$code.$rep.txt" >&2; continue; }
+    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$p" "$best"; then best=$p; rss=$m; fi
+  done
+  echo "$best $rss"
+}
+
+ROWS=()
+for case in $CASES; do
+  case $case in
+    fall10k) dims=(25 25 16); steps=4000; phase=fall; n=10000 ;;
+    fall100k) dims=(50 50 40); steps=4000; phase=fall; n=100000 ;;
+    dense100k) dims=(50 125 16); steps=2000; phase=dense; n=100000 ;;
+    *) echo "peers.sh: unknown case $case" >&2; exit 2 ;;
+  esac
+  data=""
+  if [ "$phase" = dense ]; then
+    data=$WORK/settled_N100000.data
+    if [ ! -f "$data" ]; then
+      if [ "$HAVE_LIGGGHTS" = 0 ] || ! have lmp; then echo "peers.sh: $case needs liggghts and lmp to make the settled packing; skipped" >&2; continue; fi
+      echo "peers.sh: settling the 10k packing with LIGGGHTS (30,000 steps) and tiling it 2 x 5 with LAMMPS" >&2
+      python3 "$PEERS/settle/bench_settle.py" --code liggghts --n 10000 --np "$NP" --phase make-data --data "$WORK/settled_N10000.data" --outdir "$WORK/liggghts" > "$WORK/make-data.txt" 2>&1
+      (cd "$WORK" && lmp -in "$PEERS/settle/in.tile.lammps" -var in settled_N10000.data -var tx 2 -var ty 5 -var out settled_N100000.data -log none > tile.log)
+    fi
+  fi
+  talus_scene "$case" "${dims[@]}" "$steps" "$data"
+  echo "peers.sh: $case: Talus ($BACKEND)" >&2
+  read -r t_ps t_rss t_cpp < <(run_talus "$case" "$steps")
+  l_ps=""; l_rss=""; m_ps=""
+  peer_args=(--nx "${dims[0]}" --ny "${dims[1]}" --nz "${dims[2]}" --phase "$phase" --nrun "$steps")
+  [ -n "$data" ] && peer_args+=(--data "$data")
+  if [ "$HAVE_LIGGGHTS" = 1 ]; then echo "peers.sh: $case: LIGGGHTS, $NP ranks" >&2; read -r l_ps l_rss < <(run_peer liggghts "$case" "${peer_args[@]}"); fi
+  if [ "$HAVE_LAMMPS" = 1 ]; then echo "peers.sh: $case: LAMMPS, $NP ranks" >&2; read -r m_ps _ < <(run_peer lammps "$case" "${peer_args[@]}"); fi
+  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}")
+done
+
+python3 - "$BACKEND" "$NP" "${ROWS[@]}" <<'PY'
+import sys
+backend, np_, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+f = lambda x: float(x) if x not in ("", "0") else None
+print(f"| case | N | steps | Talus {backend} (particle-steps/s) | contacts/particle | LIGGGHTS {np_} ranks | Talus / LIGGGHTS | LAMMPS {np_} ranks | Talus / LAMMPS | peak RSS Talus / LIGGGHTS (MB) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for r in rows:
+    case, n, steps, t, cpp, trss, l, lrss, m = r.split("|")
+    t, l, m, trss, lrss = f(t), f(l), f(m), f(trss), f(lrss)
+    fmt = lambda x: f"{x:.3e}" if x else "-"
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
+    rss = f"{trss:.0f} / {lrss:.0f}" if trss and lrss else (f"{trss:.0f} / -" if trss else "-")
+    print(f"| {case} | {n} | {steps} | {fmt(t)} | {float(cpp):.2f} | {fmt(l)} | {ratio(t, l)} | {fmt(m)} | {ratio(t, m)} | {rss} |")
+PY

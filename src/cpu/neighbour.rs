@@ -1,0 +1,249 @@
+//! Neighbour lists with a skin (Verlet lists), pair-once, for the CPU force pass.
+//!
+//! A build bins the particles into the grid (`grid.rs`) and lists, for every owner i, the
+//! particles j of higher id whose centres are within rᵢ + rⱼ + max(rgap, 0) + skin, sorted by
+//! j's id (a half list in CSR form; each pair has one slot, which also holds its contact
+//! history), and the plane walls within the same reach. It is rebuilt only when a particle
+//! has moved more than skin/2 since the last build, or a moving wall has moved far enough to
+//! close the skin (`needs_rebuild`); skin = 0 rebuilds every step. Every `SORT_EVERY` builds
+//! the particles are first renumbered in cell order (`cell_order`) so that neighbours sit
+//! close in memory; their user-visible ids do not change.
+//!
+//! Results do not depend on the list: a slot out of reach contributes exact zeros, and each
+//! particle sums its contacts in partner-id order (`forces.rs`), so skin 0 and any other skin
+//! give bit-identical trajectories.
+
+use glam::DVec3;
+use rayon::prelude::*;
+
+use super::grid::Grid;
+use super::state::State;
+use crate::contact::History;
+use crate::error::Result;
+use crate::flow::ContactRecord;
+use crate::setup::{Setup, WallState};
+
+/// Particles per parallel work unit of the list build and the force pass.
+pub const CHUNK: usize = 512;
+
+/// Builds between two renumberings in cell order (the first build always renumbers).
+pub const SORT_EVERY: u64 = 16;
+
+/// The default skin as a fraction of the largest particle diameter (LIGGGHTS uses 0.1 d).
+pub const DEFAULT_SKIN_FRACTION: f64 = 0.1;
+
+/// One chunk's share of a build: pair counts and partners, wall counts and walls per owner.
+type ChunkLists = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// A half neighbour list with per-slot contact history, plus plane-wall candidates.
+#[derive(Clone, Debug)]
+pub struct NeighbourList {
+    /// Extra reach beyond the interaction distance, m.
+    pub skin: f64,
+    /// Largest positive reference gap of the pair table (interaction distance margin).
+    max_rgap: f64,
+    grid: Grid,
+    /// Slots of owner i (internal index): `start[i]..start[i + 1]`.
+    pub start: Vec<u32>,
+    /// Partner of each slot (internal index), higher id than the owner, by id within an owner.
+    pub partner: Vec<u32>,
+    /// Contact history of each slot (`History::NEW` when the pair is not in contact).
+    pub history: Vec<History>,
+    /// Slots in which particle i is the partner, by owner id: `in_start[i]..in_start[i + 1]`
+    /// of `in_slot`.
+    pub in_start: Vec<u32>,
+    pub in_slot: Vec<u32>,
+    /// Plane walls within reach of particle i: `wall_start[i]..wall_start[i + 1]` of `wall_ids`.
+    pub wall_start: Vec<u32>,
+    pub wall_ids: Vec<u32>,
+    /// Positions and plane-wall states at the last build.
+    x_build: Vec<DVec3>,
+    walls_build: Vec<WallState>,
+    /// Builds so far.
+    pub builds: u64,
+}
+
+impl NeighbourList {
+    /// An empty list for `setup` (grid cells of at least 2 r_max + max_rgap + skin).
+    pub fn new(setup: &Setup, max_rgap: f64) -> Result<NeighbourList> {
+        let skin = setup.skin();
+        let min_cell = (2.0 * setup.max_radius() + max_rgap + skin).max(f64::MIN_POSITIVE);
+        let grid = Grid::new(&setup.domain, setup.periodic, min_cell, setup.particle_capacity())?;
+        Ok(NeighbourList {
+            skin,
+            max_rgap,
+            grid,
+            start: vec![0],
+            partner: Vec::new(),
+            history: Vec::new(),
+            in_start: vec![0],
+            in_slot: Vec::new(),
+            wall_start: vec![0],
+            wall_ids: Vec::new(),
+            x_build: Vec::new(),
+            walls_build: Vec::new(),
+            builds: 0,
+        })
+    }
+
+    /// Number of pair slots.
+    pub fn slots(&self) -> usize {
+        self.partner.len()
+    }
+
+    /// Whether the next force pass needs a new list: skin 0, a particle moved more than
+    /// skin/2 since the build, or particle and wall motion together may have closed the skin
+    /// (a moving plane's displacement bound over the domain, see `wall_displacement`).
+    pub fn needs_rebuild(&self, setup: &Setup, s: &State, walls_now: &[WallState]) -> bool {
+        if self.skin <= 0.0 || self.x_build.len() != s.len() {
+            return true;
+        }
+        let max_d2 = (s.position.par_chunks(4 * CHUNK), self.x_build.par_chunks(4 * CHUNK))
+            .into_par_iter()
+            .map(|(x, x0)| x.iter().zip(x0).map(|(&a, &b)| setup.minimum_image(a - b).length_squared()).fold(0.0, f64::max))
+            .reduce(|| 0.0, f64::max);
+        let particle = max_d2.sqrt();
+        let wall = (self.walls_build.iter().zip(walls_now).zip(&setup.walls))
+            .filter(|(_, w)| !w.motion.is_static())
+            .map(|((a, b), _)| wall_displacement(setup, a, b))
+            .fold(0.0, f64::max);
+        particle + particle.max(wall) > self.skin
+    }
+
+    /// The order that sorts particles by grid cell (cells in z, y, x order, by internal index
+    /// within a cell): `order[k]` is the particle that goes to `k`.
+    pub fn cell_order(&mut self, position: &[DVec3]) -> Vec<u32> {
+        self.grid.build(position);
+        self.grid.cell_particles.clone()
+    }
+
+    /// Build the lists for the particles of `s` (in their current order) and the plane walls
+    /// at `walls_now`; every slot starts with `History::NEW` (see `seed`).
+    pub fn build(&mut self, setup: &Setup, s: &State, walls_now: &[WallState]) {
+        let n = s.len();
+        self.grid.build(&s.position);
+        let margin = self.max_rgap + self.skin;
+        let grid = &self.grid;
+        let parts: Vec<ChunkLists> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut counts, mut partners, mut wall_counts, mut walls) = (Vec::with_capacity(CHUNK), Vec::new(), Vec::with_capacity(CHUNK), Vec::new());
+                for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                    let (x_i, r_i, id_i) = (s.position[i], s.radius[i], s.id[i]);
+                    let first = partners.len();
+                    grid.for_each_neighbour(x_i, |j| {
+                        let ju = j as usize;
+                        if s.id[ju] <= id_i {
+                            return;
+                        }
+                        let cut = r_i + s.radius[ju] + margin;
+                        if setup.minimum_image(s.position[ju] - x_i).length_squared() <= cut * cut {
+                            partners.push(j);
+                        }
+                    });
+                    partners[first..].sort_unstable_by_key(|&j| s.id[j as usize]);
+                    counts.push((partners.len() - first) as u32);
+                    let first_wall = walls.len();
+                    for (w, now) in walls_now.iter().enumerate() {
+                        if now.normal.dot(x_i - now.point) - r_i - margin <= 0.0 {
+                            walls.push(w as u32);
+                        }
+                    }
+                    wall_counts.push((walls.len() - first_wall) as u32);
+                }
+                (counts, partners, wall_counts, walls)
+            })
+            .collect();
+        self.start.clear();
+        self.start.push(0);
+        self.partner.clear();
+        self.wall_start.clear();
+        self.wall_start.push(0);
+        self.wall_ids.clear();
+        for (counts, partners, wall_counts, walls) in parts {
+            for c in counts {
+                self.start.push(self.start.last().unwrap() + c);
+            }
+            self.partner.extend_from_slice(&partners);
+            for c in wall_counts {
+                self.wall_start.push(self.wall_start.last().unwrap() + c);
+            }
+            self.wall_ids.extend_from_slice(&walls);
+        }
+        self.history.clear();
+        self.history.resize(self.partner.len(), History::NEW);
+        self.build_incoming(s);
+        self.x_build.clone_from(&s.position);
+        self.walls_build = walls_now.to_vec();
+        self.builds += 1;
+    }
+
+    /// For every particle, the slots where it is the partner, in increasing owner id.
+    fn build_incoming(&mut self, s: &State) {
+        let n = s.len();
+        self.in_start.clear();
+        self.in_start.resize(n + 1, 0);
+        for &j in &self.partner {
+            self.in_start[j as usize + 1] += 1;
+        }
+        for i in 0..n {
+            self.in_start[i + 1] += self.in_start[i];
+        }
+        let mut cursor = self.in_start.clone();
+        self.in_slot.clear();
+        self.in_slot.resize(self.partner.len(), 0);
+        for i in s.by_id() {
+            for k in self.start[i]..self.start[i + 1] {
+                let j = self.partner[k as usize] as usize;
+                self.in_slot[cursor[j] as usize] = k;
+                cursor[j] += 1;
+            }
+        }
+    }
+
+    /// The established pair contacts as records (owner id, partner id, history), sorted by
+    /// (owner, partner).
+    pub fn records(&self, s: &State) -> Vec<ContactRecord> {
+        let mut out = Vec::new();
+        for i in s.by_id() {
+            for k in self.start[i] as usize..self.start[i + 1] as usize {
+                let h = self.history[k];
+                if h.established != 0.0 {
+                    out.push(ContactRecord { owner: s.id[i], partner: s.id[self.partner[k] as usize], history: h });
+                }
+            }
+        }
+        out
+    }
+
+    /// Put the histories of `records` (particle pairs, sorted by (owner, partner) ids) into
+    /// their slots; records of pairs the list does not hold are out of reach and dropped.
+    pub fn seed(&mut self, s: &State, records: &[ContactRecord]) {
+        let mut r = 0;
+        for i in s.by_id() {
+            let owner = s.id[i];
+            while r < records.len() && records[r].owner < owner {
+                r += 1;
+            }
+            for k in self.start[i] as usize..self.start[i + 1] as usize {
+                let partner = s.id[self.partner[k] as usize];
+                while r < records.len() && records[r].owner == owner && records[r].partner < partner {
+                    r += 1;
+                }
+                if r < records.len() && records[r].owner == owner && records[r].partner == partner {
+                    self.history[k] = records[r].history;
+                    r += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Upper bound on how far any point of a plane wall within reach of the domain moved between
+/// two states: the shift of its reference point plus the turn of its normal times the largest
+/// distance from that point to the domain.
+pub fn wall_displacement(setup: &Setup, a: &WallState, b: &WallState) -> f64 {
+    let (min, max) = (DVec3::from(setup.domain.min), DVec3::from(setup.domain.max));
+    let far = (min - a.point).abs().max((max - a.point).abs()).length();
+    (b.point - a.point).length() + (b.normal - a.normal).length() * far
+}
