@@ -54,31 +54,59 @@ impl Drift {
         }
         *x = y;
     }
+
+    /// |x − x0|², nearest image on the periodic axes (as `Setup::minimum_image`).
+    #[inline]
+    fn displacement2(&self, x: DVec3, x0: DVec3) -> f64 {
+        let mut d = x - x0;
+        for a in 0..3 {
+            if self.periodic[a] {
+                d[a] -= self.period[a] * (d[a] / self.period[a]).round();
+            }
+        }
+        d.length_squared()
+    }
+}
+
+/// The largest squared displacement since the list build (`x_build`, in the same order; ∞
+/// when there is no build of this particle count yet) of one chunk.
+#[inline]
+fn chunk_displacement2(d: &Drift, x: &[DVec3], x_build: &[DVec3], first: usize, n: usize) -> f64 {
+    if x_build.len() != n {
+        return f64::INFINITY;
+    }
+    x.iter().zip(&x_build[first..first + x.len()]).map(|(&a, &b)| d.displacement2(a, b)).fold(0.0, f64::max)
 }
 
 /// First half of a step for every particle: half kick with the stored force, then drift.
-pub fn kick_drift(s: &mut State, d: &Drift) {
+/// Returns the largest squared displacement since the list build at `x_build`.
+pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> f64 {
+    let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks(CHUNK), s.torque.par_chunks(CHUNK))
         .into_par_iter()
         .enumerate()
-        .for_each(|(c, (x, v, w, image, f, t))| {
+        .map(|(c, (x, v, w, image, f, t))| {
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
             }
-        });
+            chunk_displacement2(d, x, x_build, c * CHUNK, n)
+        })
+        .reduce(|| 0.0, f64::max)
 }
 
 /// After a force pass: total force of every particle, second half kick, and with `next` the
-/// next step's half kick and drift.
-pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) {
+/// next step's half kick and drift. Returns the largest squared displacement since the list
+/// build (0 without `next`).
+pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> f64 {
+    let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .for_each(|(c, (x, v, w, image, f, t))| {
+        .map(|(c, (x, v, w, image, f, t))| {
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 (f[k], t[k]) = gather(list, slot_force, &owned[i], i);
@@ -88,7 +116,9 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce]
                     d.drift(&mut x[k], &mut image[k], v[k]);
                 }
             }
-        });
+            if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 }
+        })
+        .reduce(|| 0.0, f64::max)
 }
 
 /// Total force of every particle without moving anything (after a force evaluation that is

@@ -40,6 +40,9 @@ pub struct CpuBackend {
     /// First global facet group of every mesh wall (history keys).
     mesh_group_bases: Vec<u32>,
     max_rgap: f64,
+    /// Largest squared particle displacement since the list build (from the last drift; ∞
+    /// when unknown, which forces a rebuild).
+    displacement2: f64,
     steps_done: u64,
     /// Work partitions of particles no longer held (see `Backend::set_carried`).
     carried: Energies,
@@ -72,6 +75,7 @@ impl CpuBackend {
             mesh_grids: mesh_grids(setup, max_rgap)?,
             mesh_group_bases: mesh_group_bases(&setup.meshes)?,
             max_rgap,
+            displacement2: f64::INFINITY,
             steps_done: 0,
             carried: Energies::default(),
         };
@@ -142,13 +146,14 @@ impl CpuBackend {
         }
         self.list.build(&self.setup, &self.state, walls_now);
         self.list.seed(&self.state, records);
+        self.displacement2 = 0.0;
     }
 
     /// Contacts at time `t` (the walls' pose); `dt` = 0 for a force evaluation outside a
     /// step. Rebuilds the neighbour list first when its skin is used up.
     fn force_pass(&mut self, dt: f64, t: f64) {
         let wall_states = self.wall_states(t);
-        if self.list.needs_rebuild(&self.setup, &self.state, &wall_states) {
+        if self.list.needs_rebuild(&self.setup, self.displacement2, &wall_states) {
             self.rebuild(&wall_states, None);
         }
         let meshes: Vec<MeshView> = (self.setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
@@ -165,10 +170,11 @@ impl CpuBackend {
         let drift = Drift::new(&self.setup, self.setup.dt);
         for k in 0..n {
             if k == 0 {
-                integrate::kick_drift(&mut self.state, &drift);
+                self.displacement2 = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
             }
             self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
-            integrate::gather_kick(&mut self.state, &self.list, &self.slot_force, &self.owned, &drift, k + 1 < n);
+            let moved = integrate::gather_kick(&mut self.state, &self.list, &self.slot_force, &self.owned, &drift, k + 1 < n);
+            self.displacement2 = moved;
             self.steps_done += 1;
         }
     }

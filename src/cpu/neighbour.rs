@@ -91,18 +91,20 @@ impl NeighbourList {
         self.partner.len()
     }
 
-    /// Whether the next force pass needs a new list: skin 0, a particle moved more than
-    /// skin/2 since the build, or particle and wall motion together may have closed the skin
+    /// Positions at the last build (in the current particle order).
+    pub fn x_build(&self) -> &[DVec3] {
+        &self.x_build
+    }
+
+    /// Whether the next force pass needs a new list, given the largest squared particle
+    /// displacement since the build (`displacement2`, from the drift): skin 0, a particle
+    /// moved more than skin/2, or particle and wall motion together may have closed the skin
     /// (a moving plane's displacement bound over the domain, see `wall_displacement`).
-    pub fn needs_rebuild(&self, setup: &Setup, s: &State, walls_now: &[WallState]) -> bool {
-        if self.skin <= 0.0 || self.x_build.len() != s.len() {
+    pub fn needs_rebuild(&self, setup: &Setup, displacement2: f64, walls_now: &[WallState]) -> bool {
+        if self.skin <= 0.0 || self.builds == 0 {
             return true;
         }
-        let max_d2 = (s.position.par_chunks(4 * CHUNK), self.x_build.par_chunks(4 * CHUNK))
-            .into_par_iter()
-            .map(|(x, x0)| x.iter().zip(x0).map(|(&a, &b)| setup.minimum_image(a - b).length_squared()).fold(0.0, f64::max))
-            .reduce(|| 0.0, f64::max);
-        let particle = max_d2.sqrt();
+        let particle = displacement2.sqrt();
         let wall = (self.walls_build.iter().zip(walls_now).zip(&setup.walls))
             .filter(|(_, w)| !w.motion.is_static())
             .map(|((a, b), _)| wall_displacement(setup, a, b))

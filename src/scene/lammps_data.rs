@@ -37,8 +37,8 @@ pub fn read(cx: &Cx, key: &str, path: &Path, material: u32, density: f64, partic
     let mut atoms: BTreeMap<u64, Atom> = BTreeMap::new();
     let mut section = "";
     let mut velocities = 0usize;
-    // the header ends at the first section name
-    for (ln, raw) in text.lines().enumerate() {
+    // the first line is a title; the header ends at the first section name
+    for (ln, raw) in text.lines().enumerate().skip(1) {
         let line = lines[ln];
         if line.is_empty() {
             continue;
