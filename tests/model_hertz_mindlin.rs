@@ -82,7 +82,7 @@ fn push_output(out: &mut Vec<f64>, c: &ContactOutput) {
 /// CPU twin of one kernel block (same layout as `block` in the WGSL kernel).
 fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f64> {
     let mut out = Vec::with_capacity(BLOCK);
-    let mn = mindlin_normal(p, g);
+    let mn = mindlin_normal(p, g, tsuji_alpha(p.restitution));
     out.extend([mn.fn_e, mn.fn_d, mn.k_n, mn.overlap, mn.strain]);
     let vn = viscous_normal(p, g);
     out.extend([vn.fn_e, vn.fn_d, vn.k_n0, vn.overlap, vn.strain]);

@@ -4,11 +4,12 @@
 
 // One step of an active hertz_mindlin contact; |F_n| is the total normal force (≥ 0).
 fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
-    let normal = mindlin_normal(p, g);
+    let alpha = tsuji_alpha(p.restitution);
+    let normal = mindlin_normal(p, g, alpha);
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = max(-fn_total, 0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
-    let eta_t = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * sqrt(k_t * g.m_c);
+    let eta_t = -TSUJI_FACTOR * alpha * sqrt(k_t * g.m_c);
     let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, dt);
     let force_j = g.normal * -fn_total + shear.fs;

@@ -19,12 +19,13 @@ fn tsuji_alpha(e: f32) -> f32 {
     return select(l / sqrt(9.869604401 + l * l), 0.0, e >= 1.0);
 }
 
-fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry) -> MindlinNormal {
+// alpha = tsuji_alpha(p.restitution), computed once per contact by the preset.
+fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry, alpha: f32) -> MindlinNormal {
     let r_star = 0.5 * g.r_bar;
     let overlap = max(-g.gap, 0.0);
     let k_n = select(0.0, 2.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(overlap * r_star), overlap > 0.0);
     let fn_e = -2.0 / 3.0 * overlap * k_n;
-    let eta_n = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * sqrt(k_n * g.m_c);
+    let eta_n = -TSUJI_FACTOR * alpha * sqrt(k_n * g.m_c);
     let fn_d = eta_n * g.vel_normal;
     let strain = 0.4 * overlap * -fn_e;
     return MindlinNormal(fn_e, fn_d, k_n, overlap, strain);

@@ -19,7 +19,11 @@ fn rolling_torque(mu_r: f32, fn_mag: f32, r: f32, w: vec3<f32>) -> vec3<f32> {
 }
 
 // Both torques with μ_r = rolling_fric; fn_mag = |F_n|; lever = |branch| (zero for a wall).
+// Without rolling friction (μ_r = 0, the default) nothing is computed.
 fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, dt: f32) -> RollingTorque {
+    if (p.rolling_fric == 0.0) {
+        return RollingTorque(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
+    }
     let torque_i = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_i), g.spin_i);
     let torque_j = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_j), g.spin_j);
     let work = -(dot(torque_i, g.spin_i) + dot(torque_j, g.spin_j)) * dt;

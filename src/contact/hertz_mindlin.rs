@@ -15,11 +15,12 @@ use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
 /// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
 /// the total normal force, damping included, as in the spec; never negative.
 pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
-    let normal = mindlin_normal(p, g);
+    let alpha = tsuji_alpha(p.restitution);
+    let normal = mindlin_normal(p, g, alpha);
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = (-fn_total).max(0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
-    let eta_t = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_t * g.m_c).sqrt();
+    let eta_t = -TSUJI_FACTOR * alpha * (k_t * g.m_c).sqrt();
     let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, dt);
     let force_j = g.normal * -fn_total + shear.fs;

@@ -33,12 +33,13 @@ pub fn tsuji_alpha(e: f64) -> f64 {
     if e >= 1.0 { 0.0 } else { l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt() }
 }
 
-pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry) -> MindlinNormal {
+/// `alpha` = `tsuji_alpha(p.restitution)`, computed once per contact by the preset.
+pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry, alpha: f64) -> MindlinNormal {
     let r_star = 0.5 * g.r_bar;
     let overlap = (-g.gap).max(0.0);
     let k_n = if overlap > 0.0 { 2.0 * p.e_star() * (overlap * r_star).sqrt() } else { 0.0 };
     let fn_e = -2.0 / 3.0 * overlap * k_n;
-    let eta_n = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_n * g.m_c).sqrt();
+    let eta_n = -TSUJI_FACTOR * alpha * (k_n * g.m_c).sqrt();
     let fn_d = eta_n * g.vel_normal;
     let strain = 0.4 * overlap * -fn_e;
     MindlinNormal { fn_e, fn_d, k_n, overlap, strain }

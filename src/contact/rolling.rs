@@ -29,8 +29,12 @@ pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
 }
 
 /// Both torques with μ_r = `rolling_fric`; `fn_mag` = |F_n|. The lever r of each body is the
-/// length of its branch vector (centre → contact point, R − δ/2; zero for a wall).
+/// length of its branch vector (centre → contact point, R − δ/2; zero for a wall). Without
+/// rolling friction (μ_r = 0, the default) nothing is computed.
 pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, dt: f64) -> RollingTorque {
+    if p.rolling_fric == 0.0 {
+        return RollingTorque::default();
+    }
     let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.branch_i.length(), g.spin_i);
     let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.branch_j.length(), g.spin_j);
     let work = -(torque_i.dot(g.spin_i) + torque_j.dot(g.spin_j)) * dt;

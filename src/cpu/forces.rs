@@ -68,7 +68,8 @@ pub struct MeshScratch {
     found: Vec<MeshContact>,
 }
 
-/// What a slot's partner takes from the contact (zero when the pair is not in contact).
+/// What a slot's partner takes from the contact (zero when the pair is not in contact),
+/// stored in the partner's incoming order.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SlotForce {
     pub force_j: DVec3,
@@ -87,6 +88,8 @@ pub struct ForceContext<'a> {
     pub meshes: &'a [MeshView<'a>],
     /// Largest positive reference gap over all pairs (interaction distance margin).
     pub max_rgap: f64,
+    /// Whether any axis is periodic (pair separations then take the nearest image).
+    pub periodic: bool,
 }
 
 fn lookup(history: &OwnedHistory, partner: u32) -> History {
@@ -108,22 +111,22 @@ pub struct OwnerOutputs<'a> {
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, slot_force: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
     let n = s.len();
     slot_force.resize(list.slots(), SlotForce::default());
+    let incoming = DisjointWrites::new(slot_force);
     let bounds: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|c| list.start[(c * CHUNK).min(n)] as usize).collect();
     let histories = split_at_bounds(&mut list.history, &bounds);
-    let slot_forces = split_at_bounds(slot_force, &bounds);
-    let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
-    (histories, slot_forces, out.owned.par_chunks_mut(CHUNK).collect::<Vec<_>>(), out.wall_history.par_chunks_mut(CHUNK).collect::<Vec<_>>(), out.wall_contacts.par_chunks_mut(CHUNK).collect::<Vec<_>>())
+    let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
+    (histories, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .for_each_init(MeshScratch::default, |scratch, (c, (hist, sf, owned, wall_hist, on_walls))| {
+        .for_each_init(MeshScratch::default, |scratch, (c, (hist, owned, wall_hist, on_walls))| {
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
             for (o, own) in owned.iter_mut().enumerate() {
                 let i = first + o;
                 *own = own.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
-                let range = slots.start - slot0..slots.end - slot0;
-                pair_contacts(ctx, s, i, &partner[slots], &mut hist[range.clone()], &mut sf[range], own, dt);
+                let local = slots.start - slot0..slots.end - slot0;
+                pair_contacts(ctx, s, i, &partner[slots.clone()], &mut hist[local], &in_pos[slots], &incoming, own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 wall_hist[o].clear();
                 on_walls[o].clear();
@@ -132,35 +135,67 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, slot_forc
         });
 }
 
-/// The contacts of owner `i` with its listed partners, in list (partner-id) order.
+/// A slice that parallel tasks write at disjoint indices (the partner shares of the force
+/// pass: slot k writes `in_pos[k]`, a permutation of the slots, and each slot has one owner,
+/// evaluated by one task).
+struct DisjointWrites<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: tasks only write through `write`, whose callers guarantee disjoint indices.
+unsafe impl<T: Send> Sync for DisjointWrites<'_, T> {}
+
+impl<'a, T> DisjointWrites<'a, T> {
+    fn new(v: &'a mut [T]) -> Self {
+        DisjointWrites { ptr: v.as_mut_ptr(), len: v.len(), _slice: std::marker::PhantomData }
+    }
+
+    /// # Safety
+    /// No other write or read of index `i` may happen while the writer lives.
+    unsafe fn write(&self, i: usize, value: T) {
+        assert!(i < self.len, "disjoint write {i} beyond {}", self.len);
+        // SAFETY: in bounds (checked above), and the caller guarantees exclusive access to i.
+        unsafe { self.ptr.add(i).write(value) }
+    }
+}
+
+/// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
+/// partner's share of slot k goes to `incoming[in_pos[k]]`.
 #[allow(clippy::too_many_arguments)]
-fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist: &mut [History], sf: &mut [SlotForce], own: &mut Owned, dt: f64) {
-    let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
-    for ((&j, h), f) in partners.iter().zip(hist).zip(sf) {
+fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist: &mut [History], in_pos: &[u32], incoming: &DisjointWrites<SlotForce>, own: &mut Owned, dt: f64) {
+    let (x_i, r_i) = (s.position[i], s.radius[i]);
+    for ((&j, h), &pos) in partners.iter().zip(hist).zip(in_pos) {
         let j = j as usize;
         let reach = r_i + s.radius[j] + ctx.max_rgap;
         // canonical separation x_j − x_i (i has the lower id), nearest image across periodic boundaries
-        let d = ctx.setup.minimum_image(s.position[j] - x_i);
+        let mut d = s.position[j] - x_i;
+        if ctx.periodic {
+            d = ctx.setup.minimum_image(d);
+        }
         let c = if d.length_squared() > reach * reach {
             None
         } else {
-            let g = ball_ball_geometry(d, r_i, s.radius[j], m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
-            let p = ctx.pairs.get(mat_i, s.material[j]);
+            let g = ball_ball_geometry(d, r_i, s.radius[j], s.mass[i], s.mass[j], s.velocity[i], s.angular_velocity[i], s.velocity[j], s.angular_velocity[j]);
+            let p = ctx.pairs.get(s.material[i], s.material[j]);
             contact_active(p, &g).then(|| contact_force(p, &g, h, dt))
         };
-        match c {
+        let share = match c {
             Some(c) => {
                 own.force -= c.force_j;
                 own.torque += c.torque_i;
-                *f = SlotForce { force_j: c.force_j, torque_j: c.torque_j };
                 *h = c.history;
                 add_energies(own, &c);
+                SlotForce { force_j: c.force_j, torque_j: c.torque_j }
             }
             None => {
-                *f = SlotForce::default();
                 *h = History::NEW;
+                SlotForce::default()
             }
-        }
+        };
+        // SAFETY: `in_pos` is a permutation of the slots and this slot belongs to owner i alone.
+        unsafe { incoming.write(pos as usize, share) };
     }
 }
 
@@ -208,14 +243,14 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 }
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
-/// owner id, then its own contacts (pairs by partner id, then walls). The order depends on
-/// ids only, never on when the list was built or how particles are stored.
+/// owner id (contiguous in `slot_force`, see `NeighbourList::in_pos`), then its own contacts
+/// (pairs by partner id, then walls). The order depends on ids only, never on when the list
+/// was built or how particles are stored.
 #[inline]
 pub fn gather(list: &NeighbourList, slot_force: &[SlotForce], own: &Owned, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
-    for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
-        let f = &slot_force[k as usize];
+    for f in &slot_force[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
         force += f.force_j;
         torque += f.torque_j;
     }

@@ -159,7 +159,7 @@ impl CpuBackend {
         let meshes: Vec<MeshView> = (self.setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
             .collect();
-        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap };
+        let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap, periodic: self.setup.periodic.iter().any(|&p| p) };
         let out = OwnerOutputs { owned: &mut self.owned, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
         forces::forces(&ctx, &self.state, &mut self.list, &mut self.slot_force, &self.wall_history, out, dt);
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);

@@ -49,10 +49,11 @@ pub struct NeighbourList {
     pub partner: Vec<u32>,
     /// Contact history of each slot (`History::NEW` when the pair is not in contact).
     pub history: Vec<History>,
-    /// Slots in which particle i is the partner, by owner id: `in_start[i]..in_start[i + 1]`
-    /// of `in_slot`.
+    /// Incoming contacts: particle i is the partner of the slots whose `in_pos` lies in
+    /// `in_start[i]..in_start[i + 1]`, in increasing owner id. The force pass writes each
+    /// slot's partner share at `in_pos[slot]`, so a particle's gather reads one contiguous run.
     pub in_start: Vec<u32>,
-    pub in_slot: Vec<u32>,
+    pub in_pos: Vec<u32>,
     /// Plane walls within reach of particle i: `wall_start[i]..wall_start[i + 1]` of `wall_ids`.
     pub wall_start: Vec<u32>,
     pub wall_ids: Vec<u32>,
@@ -77,7 +78,7 @@ impl NeighbourList {
             partner: Vec::new(),
             history: Vec::new(),
             in_start: vec![0],
-            in_slot: Vec::new(),
+            in_pos: Vec::new(),
             wall_start: vec![0],
             wall_ids: Vec::new(),
             x_build: Vec::new(),
@@ -192,12 +193,12 @@ impl NeighbourList {
             self.in_start[i + 1] += self.in_start[i];
         }
         let mut cursor = self.in_start.clone();
-        self.in_slot.clear();
-        self.in_slot.resize(self.partner.len(), 0);
+        self.in_pos.clear();
+        self.in_pos.resize(self.partner.len(), 0);
         for i in s.by_id() {
-            for k in self.start[i]..self.start[i + 1] {
-                let j = self.partner[k as usize] as usize;
-                self.in_slot[cursor[j] as usize] = k;
+            for k in self.start[i] as usize..self.start[i + 1] as usize {
+                let j = self.partner[k] as usize;
+                self.in_pos[k] = cursor[j];
                 cursor[j] += 1;
             }
         }

@@ -20,7 +20,7 @@ fn put_output(o: u32, c: ContactOutput) {
 }
 
 fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
-    let mn = mindlin_normal(p, g);
+    let mn = mindlin_normal(p, g, tsuji_alpha(p.restitution));
     put(o, mn.fn_e);
     put(o + 1u, mn.fn_d);
     put(o + 2u, mn.k_n);
