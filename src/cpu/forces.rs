@@ -69,7 +69,7 @@ pub struct MeshScratch {
 }
 
 /// What a slot's partner takes from the contact (zero when the pair is not in contact),
-/// stored in the partner's incoming order.
+/// stored in the partner's incoming order (`NeighbourList::in_pos`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SlotForce {
     pub force_j: DVec3,
@@ -104,14 +104,14 @@ pub struct OwnerOutputs<'a> {
 }
 
 /// One force pass at the current positions, each contact evaluated once by its owner: pair
-/// slots of the list (history updated in place, the partner's share into `slot_force`), then
+/// slots of the list (history updated in place, the partner's share into `incoming`), then
 /// the owner's plane and mesh walls. `dt` = 0 gives forces without advancing dissipation.
 /// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
 /// `gather`.
-pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, slot_force: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
+pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
     let n = s.len();
-    slot_force.resize(list.slots(), SlotForce::default());
-    let incoming = DisjointWrites::new(slot_force);
+    incoming.resize(list.slots(), SlotForce::default());
+    let incoming = DisjointWrites::new(incoming);
     let bounds: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|c| list.start[(c * CHUNK).min(n)] as usize).collect();
     let histories = split_at_bounds(&mut list.history, &bounds);
     let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
@@ -162,7 +162,7 @@ impl<'a, T> DisjointWrites<'a, T> {
 }
 
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
-/// partner's share of slot k goes to `incoming[in_pos[k]]`.
+/// partner's share of slot k (zero out of contact) goes to position `in_pos[k]` of `incoming`.
 #[allow(clippy::too_many_arguments)]
 fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist: &mut [History], in_pos: &[u32], incoming: &DisjointWrites<SlotForce>, own: &mut Owned, dt: f64) {
     let (x_i, r_i) = (s.position[i], s.radius[i]);
@@ -190,7 +190,10 @@ fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist
                 SlotForce { force_j: c.force_j, torque_j: c.torque_j }
             }
             None => {
-                *h = History::NEW;
+                // a slot that was out of contact already holds NEW: leave its line clean
+                if h.established != 0.0 {
+                    *h = History::NEW;
+                }
                 SlotForce::default()
             }
         };
@@ -243,14 +246,15 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 }
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
-/// owner id (contiguous in `slot_force`, see `NeighbourList::in_pos`), then its own contacts
+/// owner id (contiguous in `incoming`, see `NeighbourList::in_pos`), then its own contacts
 /// (pairs by partner id, then walls). The order depends on ids only, never on when the list
-/// was built or how particles are stored.
+/// was built or how particles are stored (a slot out of contact adds +0 to a sum that is
+/// never −0, which changes no bit).
 #[inline]
-pub fn gather(list: &NeighbourList, slot_force: &[SlotForce], own: &Owned, i: usize) -> (DVec3, DVec3) {
+pub fn gather(list: &NeighbourList, incoming: &[SlotForce], own: &Owned, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
-    for f in &slot_force[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+    for f in &incoming[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
         force += f.force_j;
         torque += f.torque_j;
     }

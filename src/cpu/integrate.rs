@@ -100,7 +100,7 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> f64 {
 /// After a force pass: total force of every particle, second half kick, and with `next` the
 /// next step's half kick and drift. Returns the largest squared displacement since the list
 /// build (0 without `next`).
-pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> f64 {
+pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> f64 {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
@@ -109,7 +109,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce]
         .map(|(c, (x, v, w, image, f, t))| {
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                (f[k], t[k]) = gather(list, slot_force, &owned[i], i);
+                (f[k], t[k]) = gather(list, incoming, &owned[i], i);
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 if next {
                     d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
@@ -123,11 +123,11 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce]
 
 /// Total force of every particle without moving anything (after a force evaluation that is
 /// not part of a step).
-pub fn gather_only(s: &mut State, list: &NeighbourList, slot_force: &[SlotForce], owned: &[Owned]) {
+pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned]) {
     (s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK)).into_par_iter().enumerate().for_each(|(c, (f, t))| {
         for k in 0..f.len() {
             let i = c * CHUNK + k;
-            (f[k], t[k]) = gather(list, slot_force, &owned[i], i);
+            (f[k], t[k]) = gather(list, incoming, &owned[i], i);
         }
     });
 }

@@ -27,7 +27,7 @@ pub struct CpuBackend {
     state: State,
     list: NeighbourList,
     /// The partner's share of every pair slot of the last force pass.
-    slot_force: Vec<SlotForce>,
+    incoming: Vec<SlotForce>,
     /// Per particle (internal order): what its owned contacts produced, its cumulative work.
     owned: Vec<Owned>,
     /// Per particle: wall and mesh contact history of the last pass and the one being written.
@@ -67,7 +67,7 @@ impl CpuBackend {
             setup: setup.clone(),
             state: State::default(),
             list: NeighbourList::new(setup, max_rgap)?,
-            slot_force: Vec::new(),
+            incoming: Vec::new(),
             owned: Vec::new(),
             wall_history: Vec::new(),
             next_wall_history: Vec::new(),
@@ -84,7 +84,7 @@ impl CpuBackend {
         // but forces, torques, strain and counts: history starts empty at step 1 (dt = 0 also
         // leaves the dissipation at zero).
         backend.force_pass(0.0, 0.0);
-        integrate::gather_only(&mut backend.state, &backend.list, &backend.slot_force, &backend.owned);
+        integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, &backend.owned);
         backend.restore_history(&[]);
         Ok(backend)
     }
@@ -161,7 +161,7 @@ impl CpuBackend {
             .collect();
         let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap, periodic: self.setup.periodic.iter().any(|&p| p) };
         let out = OwnerOutputs { owned: &mut self.owned, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
-        forces::forces(&ctx, &self.state, &mut self.list, &mut self.slot_force, &self.wall_history, out, dt);
+        forces::forces(&ctx, &self.state, &mut self.list, &mut self.incoming, &self.wall_history, out, dt);
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
     }
 
@@ -173,7 +173,7 @@ impl CpuBackend {
                 self.displacement2 = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
             }
             self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
-            let moved = integrate::gather_kick(&mut self.state, &self.list, &self.slot_force, &self.owned, &drift, k + 1 < n);
+            let moved = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
             self.displacement2 = moved;
             self.steps_done += 1;
         }
@@ -293,7 +293,7 @@ impl Backend for CpuBackend {
         self.load(fresh, &state.history);
         // forces of the new state from the kept history, which the pass must not advance
         self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
-        integrate::gather_only(&mut self.state, &self.list, &self.slot_force, &self.owned);
+        integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owned);
         self.restore_history(&state.history);
         self.owned.iter_mut().for_each(|o| *o = Owned { strain: o.strain, contacts: o.contacts, ..Owned::default() });
         for u in (0..n).filter(|&u| !state.refresh[u]) {
