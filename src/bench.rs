@@ -163,19 +163,23 @@ pub struct Traffic {
     pub bytes_per_contact_step: f64,
 }
 
-/// Traffic model of the f64 CPU backend.
+/// Traffic model of the f64 CPU backend (neighbour lists with a skin, pair-once forces,
+/// `src/cpu/`), counting what a step between list builds touches.
 ///
-/// Per particle and step: read position, velocity, angular velocity, force, torque (5 × 24 B),
-/// radius, mass, inertia (3 × 8 B) and material (4 B); write position, velocity, angular velocity
-/// (3 × 24 B) and clear force and torque (2 × 24 B); bin into the neighbour grid (cell index and
-/// sorted id, 2 × 4 B read + write = 16 B). Total 120 + 24 + 4 + 72 + 48 + 16 = 284 B.
+/// Per particle and step: the force pass reads position and radius (32 B), the list offsets
+/// (8 B) and writes the particle's own sums and work (`Owned`, 96 B); the fused gather, kick
+/// and drift read and write position, velocity, angular velocity, force and torque (2 × 120 B),
+/// read 1/m and 1/I (16 B), the own sums (48 B), the incoming offset (4 B) and the position at
+/// the last build (24 B). Total 32 + 8 + 96 + 240 + 16 + 48 + 4 + 24 = 468 B.
 ///
-/// Per contact and step: read both bodies' position, velocity, angular velocity (2 × 72 B) and
-/// radius, mass (2 × 16 B); read and write the shear history (2 × 24 B) and the contact key
-/// (2 × 8 B); read the pair parameters (≈ 80 B); read-modify-write force and torque of both
-/// bodies (2 × 2 × 48 B). Total 144 + 32 + 48 + 16 + 80 + 192 = 512 B.
+/// Per contact and step: the owner reads the partner's position, velocity, angular velocity,
+/// radius, mass and material (92 B) and its own velocity, angular velocity and mass (56 B),
+/// the slot's partner and incoming position (8 B); reads and writes the slot's history
+/// (2 × 56 B); writes the partner's share, which the gather reads (2 × 48 B); the pair
+/// parameters stay in cache. Total 92 + 56 + 8 + 112 + 96 = 364 B. List builds (every
+/// skin/2 of motion) are not counted.
 pub fn cpu_traffic_model() -> Traffic {
-    Traffic { bytes_per_particle_step: 284.0, bytes_per_contact_step: 512.0 }
+    Traffic { bytes_per_particle_step: 468.0, bytes_per_contact_step: 364.0 }
 }
 
 /// Result of one benchmark.
