@@ -9,27 +9,14 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::error::{Result, TalusError};
-use crate::flow::{Insertion, Outlet, Rate};
 use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
+use crate::model::flow::{Insertion, Outlet, Rate};
+use crate::model::material::Material;
+use crate::model::measure::Measure;
 use crate::motion::{Pose, WallMotion};
 
 use crate::contact::params::PairParams;
-
-/// One material: density plus the surface properties of the Hertz model
-/// (`hz_shear`, `hz_poiss`, `fric`, spec `hertz-pfc.txt` table 2) that contacts inherit.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Material {
-    pub name: String,
-    /// kg/m^3
-    pub density: f64,
-    /// Shear modulus G, Pa
-    pub hz_shear: f64,
-    /// Poisson's ratio ν
-    pub hz_poiss: f64,
-    /// Friction coefficient μ
-    pub fric: f64,
-}
 
 /// Particle state in structure-of-arrays form. Index = particle id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -203,7 +190,7 @@ pub struct Setup {
     /// Outlets (`"outlets"`), applied at batch boundaries.
     pub outlets: Vec<Outlet>,
     /// The scene's `"measure"` list (`src/measure/`).
-    pub measures: Vec<crate::measure::Measure>,
+    pub measures: Vec<Measure>,
 }
 
 /// Symmetric table of `PairParams` indexed by material pair.

@@ -232,8 +232,6 @@ struct FileImports {
     paths: Vec<RawPath>,
     /// name → path (relative to the file's module) for file-level `pub use` items.
     reexports: BTreeMap<String, RawPath>,
-    /// child modules declared by `mod x;` / `pub mod x;` (used to resolve `x::…`).
-    children: BTreeSet<String>,
     /// `#[macro_export] macro_rules! name`: reached as `crate::name`.
     macros: BTreeSet<String>,
 }
@@ -242,7 +240,6 @@ fn read_imports(module: &[String], src: &str) -> FileImports {
     let toks = lex(src);
     let mut paths = Vec::new();
     let mut reexports = BTreeMap::new();
-    let mut children = BTreeSet::new();
     let mut macros = BTreeSet::new();
     // inline module stack: (name, brace depth inside it)
     let mut stack: Vec<(String, usize)> = Vec::new();
@@ -283,9 +280,6 @@ fn read_imports(module: &[String], src: &str) -> FileImports {
                             stack.push((name.clone(), depth));
                             i += 3;
                             continue;
-                        }
-                        Some(Tok::Punct(';')) if stack.is_empty() => {
-                            children.insert(name.clone());
                         }
                         _ => {}
                     }
@@ -329,7 +323,7 @@ fn read_imports(module: &[String], src: &str) -> FileImports {
             _ => i += 1,
         }
     }
-    FileImports { paths, reexports, children, macros }
+    FileImports { paths, reexports, macros }
 }
 
 // ---------------------------------------------------------------------------------------------

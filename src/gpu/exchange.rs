@@ -21,7 +21,7 @@ use super::GpuBackend;
 use crate::contact::history::HistoryGpu;
 use crate::contact::History;
 use crate::error::{Result, TalusError};
-use crate::flow::{ContactRecord, ParticleState};
+use crate::model::state::{ContactRecord, ParticleState};
 use crate::layout::consts::{OVERFLOW_MESH_GROUPS, WALL_KEY_BIT};
 use crate::setup::{Particles, Setup};
 

@@ -302,11 +302,11 @@ impl Backend for GpuBackend {
         Ok(self.reduce_energies()?.1)
     }
 
-    fn export_state(&mut self) -> Result<crate::flow::ParticleState> {
+    fn export_state(&mut self) -> Result<crate::model::state::ParticleState> {
         self.export()
     }
 
-    fn import_state(&mut self, state: &crate::flow::ParticleState) -> Result<()> {
+    fn import_state(&mut self, state: &crate::model::state::ParticleState) -> Result<()> {
         self.import(state)
     }
 
