@@ -1,7 +1,7 @@
 //! The interface both step loops implement, and the quantities they report.
 
 use crate::error::Result;
-use crate::flow::ParticleState;
+use crate::model::state::ParticleState;
 
 /// Energy partitions, J. Work partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`) are
 /// cumulative since step 0.

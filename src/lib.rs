@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod layout;
 pub mod measure;
 pub mod mesh;
+pub mod model;
 pub mod motion;
 pub mod output;
 pub mod run;

@@ -9,27 +9,14 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::error::{Result, TalusError};
-use crate::flow::{Insertion, Outlet, Rate};
 use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
+use crate::model::flow::{Insertion, Outlet, Rate};
+use crate::model::material::Material;
+use crate::model::measure::Measure;
 use crate::motion::{Pose, WallMotion};
 
 use crate::contact::params::PairParams;
-
-/// One material: density plus the surface properties of the Hertz model
-/// (`hz_shear`, `hz_poiss`, `fric`, spec `hertz-pfc.txt` table 2) that contacts inherit.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Material {
-    pub name: String,
-    /// kg/m^3
-    pub density: f64,
-    /// Shear modulus G, Pa
-    pub hz_shear: f64,
-    /// Poisson's ratio ν
-    pub hz_poiss: f64,
-    /// Friction coefficient μ
-    pub fric: f64,
-}
 
 /// Particle state in structure-of-arrays form. Index = particle id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -203,10 +190,14 @@ pub struct Setup {
     /// Outlets (`"outlets"`), applied at batch boundaries.
     pub outlets: Vec<Outlet>,
     /// The scene's `"measure"` list (`src/measure/`).
-    pub measures: Vec<crate::measure::Measure>,
+    pub measures: Vec<Measure>,
     /// Neighbour-list skin (`"skin"`, m); `None` for the default (`Setup::skin`).
     pub skin: Option<f64>,
 }
+
+/// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS
+/// uses 0.1 d).
+pub const DEFAULT_SKIN_FRACTION: f64 = 0.1;
 
 /// Symmetric table of `PairParams` indexed by material pair.
 #[derive(Clone, Debug, PartialEq)]
@@ -277,7 +268,7 @@ impl Setup {
     /// Neighbour-list skin, m: the scene's `"skin"`, else `DEFAULT_SKIN_FRACTION` of the
     /// largest particle diameter (LIGGGHTS's 0.1 d). Costs speed when small, never correctness.
     pub fn skin(&self) -> f64 {
-        self.skin.unwrap_or(crate::cpu::neighbour::DEFAULT_SKIN_FRACTION * 2.0 * self.max_radius())
+        self.skin.unwrap_or(DEFAULT_SKIN_FRACTION * 2.0 * self.max_radius())
     }
 
     pub fn max_radius(&self) -> f64 {

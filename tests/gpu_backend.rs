@@ -2,7 +2,8 @@
 
 use talus::contact::params::{inherit, PairParams};
 use talus::gpu::{open_context, GpuBackend, GpuOptions};
-use talus::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use talus::model::material::Material;
+use talus::setup::{Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
 use talus::{Backend, Snapshot};
 
 fn material() -> Material {

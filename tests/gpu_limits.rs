@@ -3,7 +3,8 @@
 
 use talus::contact::params::{inherit, PairParams};
 use talus::gpu::{GpuBackend, GpuOptions};
-use talus::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice};
+use talus::model::material::Material;
+use talus::setup::{Aabb, PairTable, Particles, Setup, TimeStepChoice};
 use talus::TalusError;
 
 fn tiny_setup() -> Setup {

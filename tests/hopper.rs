@@ -13,7 +13,8 @@ use glam::DVec3;
 use talus::backend::Backend;
 use talus::bench_scene::advance;
 use talus::cpu::CpuBackend;
-use talus::flow::{FlowDriver, ParticleState};
+use talus::flow::FlowDriver;
+use talus::model::state::ParticleState;
 use talus::verify::Tolerances;
 use talus::{Energies, Setup, TalusError};
 

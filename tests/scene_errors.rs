@@ -178,7 +178,7 @@ fn measure_defaults() {
     let m = &s.measures[0];
     assert_eq!((m.name.as_str(), m.from_time, m.every), ("repose_angle", 0.0, 1));
     let r = match &m.kind {
-        talus::measure::MeasureKind::ReposeAngle(r) => r,
+        talus::model::measure::MeasureKind::ReposeAngle(r) => r,
         #[allow(unreachable_patterns)] // until a second type exists
         other => panic!("expected repose_angle, got {other:?}"),
     };

@@ -6,7 +6,7 @@ use super::damping::DashpotForce;
 use super::energy::dashpot_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
-use super::model::ContactOutput;
+use super::output::ContactOutput;
 use super::normal_mindlin::{mindlin_normal, tsuji_alpha, TSUJI_FACTOR};
 use super::params::PairParams;
 use super::rolling::rolling_resistance;

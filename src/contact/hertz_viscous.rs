@@ -8,7 +8,7 @@ use super::damping::DashpotForce;
 use super::energy::dashpot_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
-use super::model::ContactOutput;
+use super::output::ContactOutput;
 use super::normal_viscous::viscous_normal;
 use super::params::PairParams;
 use super::rolling::rolling_resistance;

@@ -9,7 +9,7 @@ use super::damping_hysteretic::impact_speed;
 use super::energy::dashpot_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
-use super::model::ContactOutput;
+use super::output::ContactOutput;
 use super::normal_hooke::hooke_normal;
 use super::params::PairParams;
 use super::tangential_linear::{linear_shear, linear_shear_stiffness};

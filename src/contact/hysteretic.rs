@@ -6,7 +6,7 @@ use super::damping_hysteretic::{hysteretic_dashpot, impact_speed};
 use super::energy::{dashpot_work, strain_energy};
 use super::geometry::ContactGeometry;
 use super::history::History;
-use super::model::ContactOutput;
+use super::output::ContactOutput;
 use super::normal::hertz_normal;
 use super::params::PairParams;
 use super::tangential::hertz_shear;

@@ -24,11 +24,13 @@ pub mod tangential_mindlin;
 pub mod normal_viscous;
 pub mod hertz_mindlin;
 pub mod hertz_viscous;
+pub mod output;
 pub mod model;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
 pub use hertz::hertz_contact;
-pub use model::{contact_force, ContactOutput};
+pub use model::contact_force;
+pub use output::ContactOutput;
 pub use normal::contact_active;
 pub use history::History;
 pub use params::{ContactModel, PairParams};

@@ -3,7 +3,7 @@
 
 use crate::gpu_struct;
 use crate::layout::consts;
-use crate::setup::Material;
+use crate::model::material::Material;
 
 /// The named contact models of the specs, each a preset of the contact parts
 /// (`docs/contact-models.md` has a card per model).

@@ -13,7 +13,7 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::Result;
-use crate::flow::{ContactRecord, ParticleState};
+use crate::model::state::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
 use forces::{ForceContext, MeshView, OwnedHistory, OwnerOutputs, SlotForce, WallContacts};

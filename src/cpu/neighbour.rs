@@ -20,7 +20,7 @@ use super::grid::Grid;
 use super::state::State;
 use crate::contact::History;
 use crate::error::Result;
-use crate::flow::ContactRecord;
+use crate::model::state::ContactRecord;
 use crate::setup::{Setup, WallState};
 
 /// Particles per parallel work unit of the list build and the force pass.
@@ -28,9 +28,6 @@ pub const CHUNK: usize = 512;
 
 /// Builds between two renumberings in cell order (the first build always renumbers).
 pub const SORT_EVERY: u64 = 16;
-
-/// The default skin as a fraction of the largest particle diameter (LIGGGHTS uses 0.1 d).
-pub const DEFAULT_SKIN_FRACTION: f64 = 0.1;
 
 /// One chunk's share of a build: pair counts and partners, wall counts and walls per owner.
 type ChunkLists = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);

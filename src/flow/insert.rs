@@ -6,10 +6,11 @@ use glam::DVec3;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
-use super::{Insertion, ParticleState, Rate};
+use crate::model::flow::{Insertion, Rate};
+use crate::model::state::ParticleState;
 use crate::cpu::forces::MeshView;
 use crate::mesh::closest::closest_point_on_triangle;
-use crate::scene::OverlapGrid;
+use crate::model::overlap::Grid as OverlapGrid;
 use crate::setup::Setup;
 
 /// Placement attempts per particle in one batch before the rest waits for the next batch.

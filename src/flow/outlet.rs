@@ -3,7 +3,8 @@
 
 use glam::DVec3;
 
-use super::{Outlet, ParticleState};
+use crate::model::flow::Outlet;
+use crate::model::state::ParticleState;
 use crate::setup::Setup;
 
 /// What the outlets take at one batch boundary.

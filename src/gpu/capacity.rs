@@ -12,7 +12,8 @@
 
 use super::layout::{HashSlot, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
-use super::step::{bind_group, dispatch_threads, BindGroups, StepEncoder};
+use super::encode::{bind_group, dispatch_threads};
+use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{OVERFLOW_HASH, OVERFLOW_MESH_GROUPS};

@@ -5,7 +5,7 @@
 
 use super::layout::EnergyPartial;
 use super::readback::read_buffers;
-use super::step::split_dispatch;
+use super::encode::split_dispatch;
 use super::GpuBackend;
 use crate::backend::Energies;
 use crate::error::Result;

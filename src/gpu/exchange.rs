@@ -15,12 +15,13 @@ use super::energy::reduce_dispatch;
 use super::grid;
 use super::layout::{HashSlotRead, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::read_buffers;
-use super::step::{bind_group, dispatch_threads, BindGroups};
+use super::encode::{bind_group, dispatch_threads};
+use super::step::BindGroups;
 use super::GpuBackend;
 use crate::contact::history::HistoryGpu;
 use crate::contact::History;
 use crate::error::{Result, TalusError};
-use crate::flow::{ContactRecord, ParticleState};
+use crate::model::state::{ContactRecord, ParticleState};
 use crate::layout::consts::{OVERFLOW_MESH_GROUPS, WALL_KEY_BIT};
 use crate::setup::{Particles, Setup};
 

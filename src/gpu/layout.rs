@@ -282,3 +282,11 @@ fn upper_snake(name: &str) -> String {
     }
     out
 }
+
+/// Per-ball floor of the GPU tolerance, relative to the ball's reach (see the module doc).
+pub const MESH_TOLERANCE_PER_REACH: f32 = 1e-3;
+
+/// Largest block count per axis between a ball and a moving mesh's rotation centre that
+/// `rotate_blocks` takes (2²⁴: 256 m at the usual block of 2⁻¹⁶ m). Farther balls cannot
+/// touch the mesh (`moving_extent_blocks` is checked below it at start).
+pub const ROTATE_MAX_BLOCKS: i64 = 1 << 24;

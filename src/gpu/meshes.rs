@@ -50,10 +50,10 @@ use wgpu::BufferUsages as U;
 use super::buffers::{scan_levels, ScanLevel};
 use super::context::GpuContext;
 use super::grid::{split, GridSpec};
-use super::layout::{MeshBinParams, MeshGpu, MeshPoseGpu, MeshTriangleGpu, StepStateRead};
+use super::layout::{MeshBinParams, MeshGpu, MeshPoseGpu, MeshTriangleGpu, StepStateRead, ROTATE_MAX_BLOCKS};
 use super::pipelines::Pipelines;
 use super::readback::read_buffers;
-use super::step::{bind_group, dispatch_threads, encode_scan, scan_bind_groups};
+use super::encode::{bind_group, dispatch_threads, encode_scan, scan_bind_groups};
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{MESH_FLAG_MOVING, MESH_FLAG_TWO_SIDED, MESH_GROUPS_MAX};
 use crate::mesh::TriangleMesh;
@@ -61,20 +61,8 @@ use crate::setup::{mesh_group_bases, MeshWall, Setup};
 
 /// GPU length tolerance relative to the mesh's coordinate scale (~16 f32 ulps).
 pub const GPU_RELATIVE_TOLERANCE: f64 = 2e-6;
-/// Per-ball floor of the GPU tolerance, relative to the ball's reach (see the module doc).
-pub const MESH_TOLERANCE_PER_REACH: f32 = 1e-3;
 /// The grid margin over the largest reach.
 pub const MARGIN_SLACK: f64 = 1.01;
-
-/// WGSL constants of the mesh passes: packed struct sizes, the tolerance factor and the range
-/// of `rotate_blocks`.
-pub fn wgsl_constants() -> String {
-    format!(
-        "{}const MESH_TOLERANCE_PER_REACH: f32 = {:e};\nconst ROTATE_MAX_BLOCKS: i32 = {ROTATE_MAX_BLOCKS};\n",
-        super::layout::packed_word_constants(),
-        MESH_TOLERANCE_PER_REACH
-    )
-}
 
 /// Most grid cells for a mesh of `n` triangles: 8 n, at least 4096, at most 2²⁴ (as the CPU
 /// `TriangleGrid`).
@@ -218,11 +206,6 @@ fn split_row(row: DVec3) -> ([i32; 4], [i32; 4], [f32; 4]) {
     let s = row.to_array().map(split_entry);
     ([s[0].0, s[1].0, s[2].0, 0], [s[0].1, s[1].1, s[2].1, 0], [s[0].2, s[1].2, s[2].2, 0.0])
 }
-
-/// Largest block count per axis between a ball and a moving mesh's rotation centre that
-/// `rotate_blocks` takes (2²⁴: 256 m at the usual block of 2⁻¹⁶ m). Farther balls cannot
-/// touch the mesh (`moving_extent_blocks` is checked below it at start).
-pub const ROTATE_MAX_BLOCKS: i64 = 1 << 24;
 
 /// The largest distance, in blocks, from a moving mesh's rotation centre c0 to a point within
 /// `margin` of the mesh.

@@ -1,7 +1,8 @@
 //! The GPU step loop (wgpu + WGSL compute).
 //!
 //! Files: `context` (adapter/device), `shader` (composition), `layout` (GPU structs),
-//! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `step` (pass encoding),
+//! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `encode` (bind groups,
+//! dispatch, prefix sum), `step` (pass encoding),
 //! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction), `walls` (wall
 //! tables, loads), `meshes` (mesh walls: packed data, binning on the device, pose rows).
 //!
@@ -11,6 +12,7 @@
 pub mod buffers;
 pub mod capacity;
 pub mod context;
+pub mod encode;
 pub mod energy;
 pub mod exchange;
 pub mod grid;
@@ -300,11 +302,11 @@ impl Backend for GpuBackend {
         Ok(self.reduce_energies()?.1)
     }
 
-    fn export_state(&mut self) -> Result<crate::flow::ParticleState> {
+    fn export_state(&mut self) -> Result<crate::model::state::ParticleState> {
         self.export()
     }
 
-    fn import_state(&mut self, state: &crate::flow::ParticleState) -> Result<()> {
+    fn import_state(&mut self, state: &crate::model::state::ParticleState) -> Result<()> {
         self.import(state)
     }
 

@@ -1,7 +1,7 @@
 //! Shader composition: shared constants + every `gpu_struct` + the contact model files +
 //! the pass shader. One composed module per pass.
 
-use super::layout::struct_layouts;
+use super::layout::{packed_word_constants, struct_layouts, MESH_TOLERANCE_PER_REACH, ROTATE_MAX_BLOCKS};
 
 /// The contact model files (written as twins of `src/contact`), in composition order.
 pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
@@ -77,7 +77,7 @@ pub fn pass_module(name: &str) -> String {
 pub fn compose(pass_source: &str) -> String {
     let mut s = String::new();
     s.push_str(&crate::layout::wgsl_constants());
-    s.push_str(&super::meshes::wgsl_constants());
+    s.push_str(&mesh_constants());
     for l in struct_layouts() {
         s.push_str(l.wgsl);
     }
@@ -90,4 +90,14 @@ pub fn compose(pass_source: &str) -> String {
     s.push_str("\n// ---- pass ----\n");
     s.push_str(pass_source);
     s
+}
+
+/// WGSL constants of the mesh passes: packed struct sizes, the tolerance factor and the range
+/// of `rotate_blocks` (the values live in `layout.rs`, next to the packed structs).
+pub fn mesh_constants() -> String {
+    format!(
+        "{}const MESH_TOLERANCE_PER_REACH: f32 = {:e};\nconst ROTATE_MAX_BLOCKS: i32 = {ROTATE_MAX_BLOCKS};\n",
+        packed_word_constants(),
+        MESH_TOLERANCE_PER_REACH
+    )
 }

@@ -11,44 +11,8 @@
 use serde_json::json;
 
 use super::{MeasurementResult, Observation, Sampler};
+use crate::model::measure::Discharge;
 use crate::error::{Result, TalusError};
-
-/// Beverloo's C (Beverloo, Leniger & van de Velde 1961: 0.55–0.65).
-pub const DEFAULT_C: f64 = 0.58;
-/// Beverloo's k for spheres (1.3–2.9 in the literature; 1.5 is the usual choice).
-pub const DEFAULT_K: f64 = 1.5;
-
-/// Settings of a discharge measurement.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Discharge {
-    /// Index of the outlet in `Setup::outlets`, and its name.
-    pub outlet: usize,
-    pub outlet_name: String,
-    /// Samples after this time are not used, s (`None` = to the end).
-    pub to_time: Option<f64>,
-    pub beverloo: Beverloo,
-}
-
-/// The inputs of Beverloo's correlation.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Beverloo {
-    pub c: f64,
-    pub k: f64,
-    /// kg/m³
-    pub bulk_density: f64,
-    /// m
-    pub orifice_diameter: f64,
-    /// m
-    pub particle_diameter: f64,
-}
-
-impl Beverloo {
-    /// W_B in kg/s for gravity `g` (m/s²); zero when the orifice is narrower than k d.
-    pub fn rate(&self, g: f64) -> f64 {
-        let free = (self.orifice_diameter - self.k * self.particle_diameter).max(0.0);
-        self.c * self.bulk_density * g.sqrt() * free.powf(2.5)
-    }
-}
 
 /// Least-squares line through (t, m): (slope, intercept, rms residual).
 pub fn fit_line(points: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
@@ -121,6 +85,7 @@ impl Sampler for DischargeSampler {
 mod tests {
     use super::*;
     use crate::flow::FlowTotals;
+    use crate::model::measure::Beverloo;
 
     #[test]
     fn beverloo_rate_by_hand() {

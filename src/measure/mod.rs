@@ -16,38 +16,10 @@ use serde::Serialize;
 use crate::backend::{Backend, Snapshot};
 use crate::error::Result;
 use crate::flow::FlowTotals;
+use crate::model::measure::{Measure, MeasureKind};
 use crate::setup::Setup;
 
-/// One entry of the scene's `"measure"` list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Measure {
-    /// Name in outputs (default: the type).
-    pub name: String,
-    /// Samples are taken from this simulated time on, s.
-    pub from_time: f64,
-    /// Outputs between samples (≥ 1).
-    pub every: u64,
-    pub kind: MeasureKind,
-}
-
-/// What is measured, with its type's settings.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MeasureKind {
-    /// `"repose_angle"`: dynamic angle of repose in a rotating drum.
-    ReposeAngle(repose::ReposeAngle),
-    /// `"discharge"`: mass-flow rate through an outlet, compared with Beverloo's correlation.
-    Discharge(discharge::Discharge),
-}
-
 impl MeasureKind {
-    /// The scene's `type` string.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            MeasureKind::ReposeAngle(_) => "repose_angle",
-            MeasureKind::Discharge(_) => "discharge",
-        }
-    }
-
     fn sampler(&self, setup: &Setup) -> Box<dyn Sampler> {
         match self {
             MeasureKind::ReposeAngle(cfg) => Box::new(repose::ReposeSampler::new(cfg.clone(), DVec3::from(setup.gravity))),

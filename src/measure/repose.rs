@@ -13,27 +13,8 @@ use glam::DVec3;
 use serde_json::json;
 
 use super::{MeasurementResult, Observation, Sampler};
+use crate::model::measure::ReposeAngle;
 use crate::error::Result;
-
-/// Default part of the occupied width whose surface points are fitted.
-pub const DEFAULT_SURFACE_FRACTION: f64 = 0.6;
-/// Default least number of particles in a bin for it to give a surface point.
-pub const DEFAULT_MIN_BIN_COUNT: u64 = 3;
-
-/// Settings of a `"repose_angle"` measurement.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReposeAngle {
-    /// Unit vector along the drum axis.
-    pub axis: DVec3,
-    /// A point on the axis, m.
-    pub center: DVec3,
-    /// Part (0, 1] of the occupied width, centred, whose surface points are fitted.
-    pub surface_fraction: f64,
-    /// Bin width along `across`, m; `None` = the largest particle diameter.
-    pub bin_width: Option<f64>,
-    /// Least number of particles in a bin for it to give a surface point.
-    pub min_bin_count: u64,
-}
 
 /// The in-plane frame: `across` (= axis × down) and `up` (= −down), both unit vectors
 /// perpendicular to `axis`. `None` when gravity is (nearly) parallel to the axis.
@@ -185,6 +166,7 @@ impl Sampler for ReposeSampler {
 mod tests {
     use crate::backend::Snapshot;
     use super::*;
+    use crate::model::measure::{DEFAULT_MIN_BIN_COUNT, DEFAULT_SURFACE_FRACTION};
 
     const R_DRUM: f64 = 0.1;
     const R: f64 = 0.002;

@@ -16,10 +16,11 @@
 use glam::DVec3;
 use rand::SeedableRng;
 
-use super::distribution::RadiusDist;
 use super::parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 use crate::error::Result;
-use crate::flow::{Insertion, Outlet, OutletShape, Rate, Region};
+use crate::model::flow::{Insertion, Outlet, OutletShape, Rate};
+use crate::model::region::Region;
+use crate::model::distribution::RadiusDist;
 
 pub const INSERT_KEYS: &[&str] = &["name", "region", "rate", "mass_rate", "count", "mass", "start", "stop", "radius", "material", "velocity", "angular_velocity", "seed"];
 pub const OUTLET_KEYS: &[&str] = &["name", "region", "plane"];

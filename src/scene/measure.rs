@@ -12,10 +12,9 @@ use serde_json::Value;
 
 use super::parse::{fmt_vec, index, show, Cx, Obj};
 use crate::error::Result;
-use crate::measure::repose::{self, ReposeAngle};
-use crate::flow::Outlet;
-use crate::measure::discharge::{self, Beverloo, Discharge};
-use crate::measure::{Measure, MeasureKind};
+use crate::measure::repose;
+use crate::model::flow::Outlet;
+use crate::model::measure::{self as spec, Beverloo, Discharge, Measure, MeasureKind, ReposeAngle};
 
 /// Keys every measurement type accepts.
 const COMMON_KEYS: &[&str] = &["type", "name", "from_time", "every"];
@@ -82,10 +81,10 @@ fn repose_angle(cx: &Cx, o: &Obj, gravity: [f64; 3]) -> Result<ReposeAngle> {
     let center = DVec3::from(o.vec3_req("center")?);
     let surface_fraction = match o.f64_opt("surface_fraction")? {
         Some(f) => cx.in_half_open(f, 0.0, 1.0, &o.key("surface_fraction"))?,
-        None => repose::DEFAULT_SURFACE_FRACTION,
+        None => spec::DEFAULT_SURFACE_FRACTION,
     };
     let bin_width = o.f64_opt("bin_width")?.map(|w| cx.positive(w, &o.key("bin_width"))).transpose()?;
-    let min_bin_count = o.u64_opt("min_bin_count")?.unwrap_or(repose::DEFAULT_MIN_BIN_COUNT);
+    let min_bin_count = o.u64_opt("min_bin_count")?.unwrap_or(spec::DEFAULT_MIN_BIN_COUNT);
     if min_bin_count == 0 {
         return Err(cx.err(&o.key("min_bin_count"), format!("must be >= 1, got {}", show(o.get("min_bin_count").unwrap()))));
     }
@@ -103,8 +102,8 @@ fn discharge(cx: &Cx, o: &Obj, outlets: &[Outlet]) -> Result<Discharge> {
     b.allow(BEVERLOO_KEYS)?;
     let positive = |k: &str| -> Result<f64> { cx.positive(b.f64_req(k)?, &b.key(k)) };
     let beverloo = Beverloo {
-        c: b.f64_opt("C")?.map(|c| cx.positive(c, &b.key("C"))).transpose()?.unwrap_or(discharge::DEFAULT_C),
-        k: b.f64_opt("k")?.map(|k| cx.non_negative(k, &b.key("k"))).transpose()?.unwrap_or(discharge::DEFAULT_K),
+        c: b.f64_opt("C")?.map(|c| cx.positive(c, &b.key("C"))).transpose()?.unwrap_or(spec::DEFAULT_C),
+        k: b.f64_opt("k")?.map(|k| cx.non_negative(k, &b.key("k"))).transpose()?.unwrap_or(spec::DEFAULT_K),
         bulk_density: positive("bulk_density")?,
         orifice_diameter: positive("orifice_diameter")?,
         particle_diameter: positive("particle_diameter")?,

@@ -18,14 +18,15 @@ use std::path::Path;
 
 use serde_json::Value;
 
-pub use distribution::RadiusDist;
-pub(crate) use generate::Grid as OverlapGrid;
 pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
 
 use crate::contact::params::{inherit, ContactModel, PairParams};
 use crate::error::{Result, TalusError};
-use crate::setup::{mesh_group_bases, Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
-use generate::{Common, Grid, Sources};
+use crate::model::distribution::RadiusDist;
+use crate::model::material::Material;
+use crate::model::overlap::Grid;
+use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use generate::{Common, Sources};
 use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 
 /// Default fraction of the Rayleigh step for `"time_step": "auto"`.

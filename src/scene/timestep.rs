@@ -1,6 +1,7 @@
 //! Rayleigh critical time step, used for `"time_step": "auto"`.
 
-use crate::setup::{Material, Setup};
+use crate::model::material::Material;
+use crate::setup::Setup;
 
 /// Rayleigh critical step of one material for spheres of radius `radius`:
 /// Δt_R = π R √(ρ/G) / (0.1631 ν + 0.8766).

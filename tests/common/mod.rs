@@ -6,7 +6,8 @@ pub mod random;
 pub mod twin;
 
 use talus::contact::params::{inherit, PairParams};
-use talus::setup::{Aabb, Material, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use talus::model::material::Material;
+use talus::setup::{Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
 use talus::Backend;
 
 pub fn material(name: &str, density: f64, hz_shear: f64, hz_poiss: f64, fric: f64) -> Material {
