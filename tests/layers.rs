@@ -652,9 +652,9 @@ fn layers_of_architecture_md_hold() {
     assert!(found.is_empty(), "{} layer problem(s):\n{}", found.len(), found.join("\n"));
 }
 
-/// Prints every arrow and circle of the tree (`cargo test --test layers -- --ignored --nocapture`).
+/// Prints every arrow and circle of the tree and the files per layer
+/// (`cargo test --release --test layers -- --nocapture`); every file belongs to one layer.
 #[test]
-#[ignore]
 fn print_arrows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let sources = sources_under(root);
@@ -668,10 +668,13 @@ fn print_arrows() {
         let idiom = if front_idiom(&c, &arrows) { " (front idiom, accepted)" } else { "" };
         println!("CIRCLE ({} files){idiom}: {}", c.len(), c.join(" "));
     }
+    let mut placed = 0;
     for (k, (name, _)) in rows.iter().enumerate() {
         let n = sources.iter().filter(|(f, _)| layer_of(&rows, f) == Some(k)).count();
         println!("LAYER {name}: {n} files");
+        placed += n;
     }
+    assert_eq!(placed, sources.len(), "every source file belongs to exactly one layer");
     for p in problems(&sources, &doc) {
         println!("PROBLEM {p}");
     }
