@@ -25,7 +25,7 @@ fn contact_kinematics(normal: vec3<f32>, branch_i: vec3<f32>, branch_j: vec3<f32
 // Ball–ball contact; d = x_j − x_i. The contact point is the middle of the overlap.
 fn ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>) -> ContactGeometry {
     let distance = length(d);
-    let normal = d / distance;
+    let normal = d * (1.0 / distance);
     let gap = distance - r_i - r_j;
     let half_overlap = 0.5 * max(-gap, 0.0);
     let r_bar = 2.0 * r_i * r_j / (r_i + r_j);

@@ -32,7 +32,8 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let fs = select(total, total * (strength / total_len), slip);
     let spring = select(spring_trial, fs, slip);
     let fs_d = select(damp, vec3<f32>(0.0), slip);
-    let elastic = select(vec3<f32>(0.0), (fs_old - spring) / k_t, k_t > 0.0);
+    // the spring's own stretch this step: the whole increment while sticking
+    let elastic = select(vec3<f32>(0.0), select(increment, (fs_old - spring) / k_t, slip), k_t > 0.0);
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
     let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);

@@ -39,7 +39,7 @@ pub fn contact_kinematics(normal: DVec3, branch_i: DVec3, branch_j: DVec3, v_i: 
 #[allow(clippy::too_many_arguments)]
 pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i: DVec3, w_i: DVec3, v_j: DVec3, w_j: DVec3) -> ContactGeometry {
     let distance = d.length();
-    let normal = d / distance;
+    let normal = d * (1.0 / distance);
     let gap = distance - r_i - r_j;
     let half_overlap = 0.5 * (-gap).max(0.0);
     let r_bar = 2.0 * r_i * r_j / (r_i + r_j);

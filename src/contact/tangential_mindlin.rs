@@ -52,7 +52,14 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let fs = if slip { total * (strength / total_len) } else { total };
     let spring = if slip { fs } else { spring_trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
-    let elastic = if k_t > 0.0 { (fs_old - spring) / k_t } else { DVec3::ZERO };
+    // the spring's own stretch this step: the whole increment while sticking
+    let elastic = if k_t <= 0.0 {
+        DVec3::ZERO
+    } else if slip {
+        (fs_old - spring) / k_t
+    } else {
+        increment
+    };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
     let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);
