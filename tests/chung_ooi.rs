@@ -5,13 +5,32 @@
 use talus::chung_ooi::{open_backend, run_benchmark, write_outputs};
 use talus::contact::ContactModel;
 
+/// The GPU runs two models here (lavapipe is slow and its memory grows with the steps run, see
+/// docs/verification.md): hooke (linear) and hertz_mindlin (Hertz + Mindlin, the tangential
+/// part shared with hertz_viscous). `talus verify --benchmark chung-ooi --backend both` runs all.
+const GPU_MODELS: [ContactModel; 2] = [ContactModel::Hooke, ContactModel::HertzMindlin];
+
 #[test]
-fn chung_ooi_benchmark_meets_theory_on_both_backends() {
-    // GPU tests never skip: without an adapter `open_backend` fails and so does this test.
-    let report = run_benchmark(&["cpu", "gpu"], &open_backend, &ContactModel::ALL).expect("benchmark runs");
+fn chung_ooi_benchmark_meets_theory_on_the_cpu() {
+    let report = run_benchmark(&["cpu"], &open_backend, &ContactModel::ALL).expect("benchmark runs");
     print!("{}", report.table());
     for test in 1..=8 {
         for model in ContactModel::ALL {
+            let checked = report.rows.iter().filter(|r| r.test == test && r.model == model.name() && r.tolerance.is_some()).count();
+            assert!(checked > 0, "test {test}, {}: no checked row", model.name());
+        }
+    }
+    let failures = report.failures();
+    assert!(failures.is_empty(), "{} rows beyond tolerance: {:?}", failures.len(), failures);
+}
+
+#[test]
+fn chung_ooi_benchmark_meets_theory_on_both_backends() {
+    // GPU tests never skip: without an adapter `open_backend` fails and so does this test.
+    let report = run_benchmark(&["cpu", "gpu"], &open_backend, &GPU_MODELS).expect("benchmark runs");
+    print!("{}", report.table());
+    for test in 1..=8 {
+        for model in GPU_MODELS {
             for backend in ["cpu", "gpu"] {
                 let checked = report.rows.iter().filter(|r| r.test == test && r.model == model.name() && r.backend == backend && r.tolerance.is_some()).count();
                 assert!(checked > 0, "test {test}, {}, {backend}: no checked row", model.name());
