@@ -83,6 +83,7 @@ pub mod consts {
     pub const PAIR_FLAG_LIMIT_FORCE: u32 = 8;
     pub const PAIR_FLAG_VISCOUS: u32 = 16;
     pub const PAIR_FLAG_NO_ATTRACTION: u32 = 32;
+    pub const PAIR_FLAG_LIMIT_DAMPING: u32 = 64;
 }
 
 /// All constants as WGSL text.
@@ -115,6 +116,7 @@ pub fn wgsl_constants() -> String {
         u32_const("PAIR_FLAG_LIMIT_FORCE", PAIR_FLAG_LIMIT_FORCE),
         u32_const("PAIR_FLAG_VISCOUS", PAIR_FLAG_VISCOUS),
         u32_const("PAIR_FLAG_NO_ATTRACTION", PAIR_FLAG_NO_ATTRACTION),
+        u32_const("PAIR_FLAG_LIMIT_DAMPING", PAIR_FLAG_LIMIT_DAMPING),
     ]
     .concat()
 }

@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod bench;
 pub mod bench_scene;
+pub mod chung_ooi;
 pub mod contact;
 pub mod cpu;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod mesh;
 pub mod model;
 pub mod motion;
 pub mod output;
+pub mod plot;
 pub mod run;
 pub mod scene;
 pub mod setup;

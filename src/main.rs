@@ -36,6 +36,19 @@ impl From<BackendArg> for BackendChoice {
     }
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BenchmarkArg {
+    /// Chung & Ooi (2011), Granular Matter 13:643–656: eight impact tests
+    ChungOoi,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum VerifyBackendArg {
+    Cpu,
+    Gpu,
+    Both,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scene and write energy.csv, summary.json and VTU snapshots
@@ -55,12 +68,23 @@ enum Command {
         no_progress: bool,
     },
     /// Run the CPU and GPU backends side by side and compare them (docs/verification.md)
+    /// With --benchmark chung-ooi: the eight impact tests of Chung & Ooi (2011) against theory
     Verify {
-        /// Scene file
-        scene: PathBuf,
+        /// Scene file (not with --benchmark)
+        #[arg(required_unless_present = "benchmark")]
+        scene: Option<PathBuf>,
         /// Number of steps (default: the scene's `steps`)
         #[arg(long)]
         steps: Option<u64>,
+        /// Run a benchmark against analytic results instead of comparing backends on a scene
+        #[arg(long, value_enum, conflicts_with = "scene")]
+        benchmark: Option<BenchmarkArg>,
+        /// Backends the benchmark runs on
+        #[arg(long, value_enum, default_value_t = VerifyBackendArg::Both)]
+        backend: VerifyBackendArg,
+        /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi]
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Measure throughput on a settling box of polydisperse particles, a packed bed, or a scene
     Bench {
@@ -139,7 +163,26 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             println!("output: {}", out.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Verify { scene, steps } => {
+        Command::Verify { scene: None, benchmark: Some(BenchmarkArg::ChungOoi), backend, out, .. } => {
+            let backends: &[&'static str] = match backend {
+                VerifyBackendArg::Cpu => &["cpu"],
+                VerifyBackendArg::Gpu => &["gpu"],
+                VerifyBackendArg::Both => &["cpu", "gpu"],
+            };
+            let report = talus::chung_ooi::run_benchmark(backends, &talus::chung_ooi::open_backend, &talus::contact::ContactModel::ALL)?;
+            print!("{}", report.table());
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join("chung-ooi"));
+            let files = talus::chung_ooi::write_outputs(&report, &out)?;
+            println!("output: {} ({})", out.display(), files.join(", "));
+            if report.passed() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("talus: {}", TalusError::Verify(format!("chung-ooi: {} rows beyond tolerance", report.failures().len())));
+                Ok(ExitCode::from(1))
+            }
+        }
+        Command::Verify { scene: None, .. } => Err(TalusError::Verify("give a scene file or --benchmark".into())),
+        Command::Verify { scene: Some(scene), steps, .. } => {
             let setup = talus::scene::load(&scene)?;
             let steps = steps.unwrap_or(setup.steps);
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));

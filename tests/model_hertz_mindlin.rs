@@ -48,6 +48,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
         rolling_fric: if rng.random_bool(0.2) { 0.0 } else { f(rng.random_range(0.0..0.3)) },
         restitution: if rng.random_bool(0.1) { 1.0 } else { f(rng.random_range(0.02..1.0)) },
         no_attraction: rng.random_bool(0.5),
+        limit_damping: rng.random_bool(0.5),
         ..PairParams::default()
     };
     let put = |input: &mut [f64; IN_STRIDE], at: usize, v: DVec3| input[at..at + 3].copy_from_slice(&v.to_array());

@@ -296,6 +296,7 @@ mod twins {
             fluid_viscosity: f(rng.random_range(1e-4..1e-2)),
             critical_stokes: f(rng.random_range(0.0..5.0)),
             maximum_restitution: f(rng.random_range(0.5..0.98)),
+            limit_damping: rng.random_bool(0.5),
             ..PairParams::default()
         };
         let put = |input: &mut [f64; IN_STRIDE], at: usize, v: DVec3| input[at..at + 3].copy_from_slice(&v.to_array());

@@ -50,7 +50,7 @@ fn hooke_restitution(p: PairParamsGpu, g: ContactGeometry, v_impact: f32) -> f32
     return 0.0;
 }
 
-// F_n = −k_n δ + γ_n ġ (tension positive); limitForce: F_n ≤ 0.
+// F_n = −k_n δ + γ_n ġ (tension positive); limitForce or limit_damping: F_n ≤ 0.
 fn hooke_normal(p: PairParamsGpu, g: ContactGeometry, v_impact: f32) -> HookeNormal {
     let k_n = hooke_stiffness(p, g);
     let e = hooke_restitution(p, g, v_impact);
@@ -58,7 +58,7 @@ fn hooke_normal(p: PairParamsGpu, g: ContactGeometry, v_impact: f32) -> HookeNor
     let overlap = max(-g.gap, 0.0);
     let fn_spring = -k_n * overlap;
     let fn_free = fn_spring + gamma_n * g.vel_normal;
-    let fn_total = select(fn_free, min(fn_free, 0.0), (p.flags & PAIR_FLAG_LIMIT_FORCE) != 0u);
+    let fn_total = select(fn_free, min(fn_free, 0.0), (p.flags & (PAIR_FLAG_LIMIT_FORCE | PAIR_FLAG_LIMIT_DAMPING)) != 0u);
     let fn_d = fn_total - fn_spring;
     return HookeNormal(fn_total, fn_spring, fn_d, k_n, gamma_n, overlap);
 }

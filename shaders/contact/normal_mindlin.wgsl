@@ -7,7 +7,7 @@ const TSUJI_FACTOR: f32 = 1.8257;
 // Normal part of a hertz_mindlin contact (spec sign: tension positive).
 struct MindlinNormal {
     fn_e: f32,      // elastic force −2/3 ξ k_n (≤ 0)
-    fn_d: f32,      // damping force η_n ġ, η_n = −1.8257 α √(k_n M*) ≥ 0
+    fn_d: f32,      // damping force η_n ġ, η_n = −1.8257 α √(k_n M*) ≥ 0; limit_damping: ≤ −fn_e
     k_n: f32,       // k_n = 2E*√(ξR*)
     overlap: f32,   // ξ = max(−g_c, 0)
     strain: f32,    // elastic energy 2/5 (2/3 ξ k_n) ξ
@@ -26,7 +26,8 @@ fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry, alpha: f32) -> MindlinNo
     let k_n = select(0.0, 2.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(overlap * r_star), overlap > 0.0);
     let fn_e = -2.0 / 3.0 * overlap * k_n;
     let eta_n = -TSUJI_FACTOR * alpha * sqrt(k_n * g.m_c);
-    let fn_d = eta_n * g.vel_normal;
+    let fn_raw = eta_n * g.vel_normal;
+    let fn_d = select(fn_raw, min(fn_raw, -fn_e), (p.flags & PAIR_FLAG_LIMIT_DAMPING) != 0u);
     let strain = 0.4 * overlap * -fn_e;
     return MindlinNormal(fn_e, fn_d, k_n, overlap, strain);
 }

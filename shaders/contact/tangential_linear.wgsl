@@ -15,19 +15,22 @@ fn linear_shear_stiffness(p: PairParamsGpu, k_n: f32) -> f32 {
 }
 
 // Trial F* = F₀ − k_t v_t Δt; cap μ|F_n| (compressive part of the total normal force);
-// slipping: rescaled history, no tangential dashpot; else F_s^d = −γ_t v_t.
+// slipping: rescaled history, no tangential dashpot; else F_s^d = −γ_t v_t. limit_damping:
+// the cap is tested on the total F* + F_s^d; slipping, the spring becomes the capped total.
 fn linear_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, gamma_t: f32, fn_total: f32, h: HistoryGpu, dt: f32) -> LinearShear {
     let fs_old = rotate_history(h.shear, g.normal);
     let increment = g.vel_shear * dt;
     let trial = fs_old - increment * k_t;
+    let damp = g.vel_shear * -gamma_t;
+    let capped = select(trial, trial + damp, (p.flags & PAIR_FLAG_LIMIT_DAMPING) != 0u);
     let strength = p.fric * max(-fn_total, 0.0);
-    let trial_len = length(trial);
-    let slip = trial_len > strength;
+    let capped_len = length(capped);
+    let slip = capped_len > strength;
     var fs = trial;
-    if (slip && trial_len > 0.0) {
-        fs = trial * (strength / trial_len);
+    if (slip && capped_len > 0.0) {
+        fs = capped * (strength / capped_len);
     }
-    let fs_d = select(g.vel_shear * -gamma_t, vec3<f32>(0.0), slip);
+    let fs_d = select(damp, vec3<f32>(0.0), slip);
     var elastic = vec3<f32>(0.0);
     if (k_t > 0.0) {
         elastic = (fs_old - fs) / k_t;

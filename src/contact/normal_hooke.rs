@@ -61,7 +61,8 @@ pub fn hooke_restitution(p: &PairParams, g: &ContactGeometry, v_impact: f64) -> 
     if stokes > 0.0 { p.maximum_restitution * (-p.critical_stokes / stokes).exp() } else { 0.0 }
 }
 
-/// F_n = −k_n δ + γ_n ġ (spec sign; physics: k_n δ − γ_n v_n repulsive); `limitForce`: F_n ≤ 0.
+/// F_n = −k_n δ + γ_n ġ (spec sign; physics: k_n δ − γ_n v_n repulsive); `limitForce` or
+/// `limit_damping`: F_n ≤ 0.
 pub fn hooke_normal(p: &PairParams, g: &ContactGeometry, v_impact: f64) -> HookeNormal {
     let k_n = hooke_stiffness(p, g);
     let e = hooke_restitution(p, g, v_impact);
@@ -69,7 +70,7 @@ pub fn hooke_normal(p: &PairParams, g: &ContactGeometry, v_impact: f64) -> Hooke
     let overlap = (-g.gap).max(0.0);
     let fn_spring = -k_n * overlap;
     let fn_free = fn_spring + gamma_n * g.vel_normal;
-    let fn_total = if p.limit_force { fn_free.min(0.0) } else { fn_free };
+    let fn_total = if p.limit_force || p.limit_damping { fn_free.min(0.0) } else { fn_free };
     let fn_d = fn_total - fn_spring;
     HookeNormal { fn_total, fn_spring, fn_d, k_n, gamma_n, overlap }
 }

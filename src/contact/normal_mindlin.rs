@@ -17,7 +17,8 @@ pub const TSUJI_FACTOR: f64 = 1.8257;
 pub struct MindlinNormal {
     /// Elastic force −2/3 ξ k_n (≤ 0).
     pub fn_e: f64,
-    /// Damping force η_n ġ (ġ > 0 separating), η_n = −1.8257 α √(k_n M*) ≥ 0.
+    /// Damping force η_n ġ (ġ > 0 separating), η_n = −1.8257 α √(k_n M*) ≥ 0; with
+    /// `limit_damping` capped at −fn_e (the total normal force is never attractive).
     pub fn_d: f64,
     /// k_n = 2E*√(ξR*).
     pub k_n: f64,
@@ -40,7 +41,8 @@ pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry, alpha: f64) -> Mindli
     let k_n = if overlap > 0.0 { 2.0 * p.e_star() * (overlap * r_star).sqrt() } else { 0.0 };
     let fn_e = -2.0 / 3.0 * overlap * k_n;
     let eta_n = -TSUJI_FACTOR * alpha * (k_n * g.m_c).sqrt();
-    let fn_d = eta_n * g.vel_normal;
+    let fn_raw = eta_n * g.vel_normal;
+    let fn_d = if p.limit_damping { fn_raw.min(-fn_e) } else { fn_raw };
     let strain = 0.4 * overlap * -fn_e;
     MindlinNormal { fn_e, fn_d, k_n, overlap, strain }
 }

@@ -13,7 +13,7 @@ use super::params::PairParams;
 pub struct ViscousNormal {
     /// Elastic force −k_n0 δ^{3/2} (≤ 0).
     pub fn_e: f64,
-    /// Viscous force α√(m* k_n0) δ^{1/4} ġ, capped at −fn_e with `noAttraction`.
+    /// Viscous force α√(m* k_n0) δ^{1/4} ġ, capped at −fn_e with `noAttraction` or `limit_damping`.
     pub fn_d: f64,
     /// k_n0 = 4/3 E* √R*.
     pub k_n0: f64,
@@ -36,7 +36,7 @@ pub fn viscous_normal(p: &PairParams, g: &ContactGeometry) -> ViscousNormal {
     let fn_e = if overlap > 0.0 { -k_n0 * overlap * overlap.sqrt() } else { 0.0 };
     let visc = if overlap > 0.0 { antypov_alpha(p.restitution) * (g.m_c * k_n0).sqrt() * overlap.sqrt().sqrt() } else { 0.0 };
     let fn_raw = visc * g.vel_normal;
-    let fn_d = if p.no_attraction { fn_raw.min(-fn_e) } else { fn_raw };
+    let fn_d = if p.no_attraction || p.limit_damping { fn_raw.min(-fn_e) } else { fn_raw };
     let strain = 0.4 * overlap * -fn_e;
     ViscousNormal { fn_e, fn_d, k_n0, overlap, strain }
 }

@@ -106,6 +106,10 @@ pub struct PairParams {
     // ---- hertz_viscous
     /// `noAttraction`: ignore a total normal force that would be attractive (default on).
     pub no_attraction: bool,
+    // ---- hooke, hertz_mindlin, hertz_viscous
+    /// `limit_damping` (LAMMPS `granular`): the total normal force is never attractive and the
+    /// Coulomb cap applies to the total tangential force, spring plus dashpot (default off).
+    pub limit_damping: bool,
 }
 
 impl Default for PairParams {
@@ -139,6 +143,7 @@ impl Default for PairParams {
             critical_stokes: 0.0,
             maximum_restitution: 1.0,
             no_attraction: true,
+            limit_damping: false,
         }
     }
 }
@@ -218,6 +223,7 @@ impl PairParams {
             | bit(self.limit_force, PAIR_FLAG_LIMIT_FORCE)
             | bit(self.viscous, PAIR_FLAG_VISCOUS)
             | bit(self.no_attraction, PAIR_FLAG_NO_ATTRACTION)
+            | bit(self.limit_damping, PAIR_FLAG_LIMIT_DAMPING)
     }
 }
 

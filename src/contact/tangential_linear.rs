@@ -32,16 +32,19 @@ pub fn linear_shear_stiffness(p: &PairParams, k_n: f64) -> f64 {
 /// Trial F* = F₀ − k_t v_t Δt (F₀ rotated into the current plane); cap |F_s| ≤ μ|F_n| with
 /// |F_n| the compressive part of the total normal force `fn_total` (spec sign); while slipping
 /// the history force is rescaled onto the cone and there is no tangential dashpot, otherwise
-/// F_s^d = −γ_t v_t.
+/// F_s^d = −γ_t v_t. With `limit_damping` the cap is tested on the total F* + F_s^d (LAMMPS
+/// `granular`): while slipping the spring becomes the capped total and there is no dashpot.
 pub fn linear_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, gamma_t: f64, fn_total: f64, h: &History, dt: f64) -> LinearShear {
     let fs_old = rotate_history(h.shear, g.normal);
     let increment = g.vel_shear * dt;
     let trial = fs_old - increment * k_t;
+    let damp = g.vel_shear * -gamma_t;
+    let capped = if p.limit_damping { trial + damp } else { trial };
     let strength = p.fric * (-fn_total).max(0.0);
-    let trial_len = trial.length();
-    let slip = trial_len > strength;
-    let fs = if slip && trial_len > 0.0 { trial * (strength / trial_len) } else { trial };
-    let fs_d = if slip { DVec3::ZERO } else { g.vel_shear * -gamma_t };
+    let capped_len = capped.length();
+    let slip = capped_len > strength;
+    let fs = if slip && capped_len > 0.0 { capped * (strength / capped_len) } else { trial };
+    let fs_d = if slip { DVec3::ZERO } else { damp };
     let elastic = if k_t > 0.0 { (fs_old - fs) / k_t } else { DVec3::ZERO };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);

@@ -30,9 +30,10 @@ fn model_keys(m: ContactModel) -> &'static [&'static str] {
             "MaximumRestitution",
             "computeDissipatedEnergy",
             "computeElasticPotential",
+            "limit_damping",
         ],
-        ContactModel::HertzMindlin => &["coefficientRestitution"],
-        ContactModel::HertzViscous => &["coefficientRestitution", "noAttraction"],
+        ContactModel::HertzMindlin => &["coefficientRestitution", "limit_damping"],
+        ContactModel::HertzViscous => &["coefficientRestitution", "noAttraction", "limit_damping"],
     }
 }
 
@@ -143,13 +144,14 @@ pub(crate) fn apply_pair_keys(cx: &Cx, o: &Obj, p: &mut PairParams, model: Conta
     if let Some(x) = num("MaximumRestitution")? {
         p.maximum_restitution = positive_fraction(cx, x, &o.key("MaximumRestitution"))?;
     }
-    let switches: [(&str, &mut bool); 6] = [
+    let switches: [(&str, &mut bool); 7] = [
         ("useCharacteristicVelocity", &mut p.use_characteristic_velocity),
         ("tangential_damping", &mut p.tangential_damping),
         ("ktToKnUser", &mut p.kt_to_kn_user),
         ("limitForce", &mut p.limit_force),
         ("viscous", &mut p.viscous),
         ("noAttraction", &mut p.no_attraction),
+        ("limit_damping", &mut p.limit_damping),
     ];
     for (k, field) in switches {
         if let Some(v) = o.get(k) {
