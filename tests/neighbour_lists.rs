@@ -83,3 +83,21 @@ fn shipped_scenes_are_bit_identical_with_and_without_skin() {
     assert_skin_independent("mixed_models_box", presettled(scene("mixed_models_box.json"), 3000), 4, 50);
     assert_skin_independent("rotating_drum", presettled(scene("rotating_drum.json"), 3000), 4, 50);
 }
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let mut setup = talus::bench::bed_setup(1500, ContactModel::HertzMindlin);
+    setup.skin = Some(1e-5);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut b = CpuBackend::new(&setup).unwrap();
+            b.step(150).unwrap();
+            fingerprint(&mut b)
+        })
+    };
+    let one = run(1);
+    assert!(*one.last().unwrap() > 0, "the bed must have contacts");
+    assert!(one == run(2), "1 and 2 threads differ");
+    assert!(one == run(3), "1 and 3 threads differ");
+}

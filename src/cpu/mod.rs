@@ -173,8 +173,7 @@ impl CpuBackend {
                 self.displacement2 = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
             }
             self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
-            let moved = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
-            self.displacement2 = moved;
+            self.displacement2 = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
             self.steps_done += 1;
         }
     }
