@@ -165,8 +165,13 @@ impl CpuBackend {
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
     }
 
-    /// `n` velocity-Verlet steps.
+    /// `n` velocity-Verlet steps. The loop runs on a rayon worker, so its parallel sweeps
+    /// start without handing work across threads (and waking the caller) twice per step.
     fn steps(&mut self, n: u64) {
+        rayon::scope(|_| self.steps_on_worker(n));
+    }
+
+    fn steps_on_worker(&mut self, n: u64) {
         let drift = Drift::new(&self.setup, self.setup.dt);
         for k in 0..n {
             if k == 0 {
