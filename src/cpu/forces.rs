@@ -114,11 +114,12 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let incoming = DisjointWrites::new(incoming);
     let bounds: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|c| list.start[(c * CHUNK).min(n)] as usize).collect();
     let histories = split_at_bounds(&mut list.history, &bounds);
+    let contact_flags = split_at_bounds(&mut list.in_contact, &bounds);
     let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
-    (histories, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
+    (histories, contact_flags, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .for_each_init(MeshScratch::default, |scratch, (c, (hist, owned, wall_hist, on_walls))| {
+        .for_each_init(MeshScratch::default, |scratch, (c, (hist, touching, owned, wall_hist, on_walls))| {
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
             for (o, own) in owned.iter_mut().enumerate() {
@@ -126,7 +127,8 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 *own = own.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
-                pair_contacts(ctx, s, i, &partner[slots.clone()], &mut hist[local], &in_pos[slots], &incoming, own, dt);
+                let slot = SlotRun { partner: &partner[slots.clone()], history: &mut hist[local.clone()], in_contact: &mut touching[local], in_pos: &in_pos[slots] };
+                pair_contacts(ctx, s, i, slot, &incoming, own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 wall_hist[o].clear();
                 on_walls[o].clear();
@@ -161,12 +163,20 @@ impl<'a, T> DisjointWrites<'a, T> {
     }
 }
 
+/// One owner's slots of the neighbour list.
+struct SlotRun<'a> {
+    partner: &'a [u32],
+    history: &'a mut [History],
+    in_contact: &'a mut [bool],
+    in_pos: &'a [u32],
+}
+
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
 /// partner's share of slot k (zero out of contact) goes to position `in_pos[k]` of `incoming`.
-#[allow(clippy::too_many_arguments)]
-fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist: &mut [History], in_pos: &[u32], incoming: &DisjointWrites<SlotForce>, own: &mut Owned, dt: f64) {
+fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, slots: SlotRun, incoming: &DisjointWrites<SlotForce>, own: &mut Owned, dt: f64) {
     let (x_i, r_i) = (s.position[i], s.radius[i]);
-    for ((&j, h), &pos) in partners.iter().zip(hist).zip(in_pos) {
+    let pairs = slots.partner.iter().zip(slots.history.iter_mut()).zip(slots.in_contact.iter_mut()).zip(slots.in_pos);
+    for (((&j, h), touching), &pos) in pairs {
         let j = j as usize;
         let reach = r_i + s.radius[j] + ctx.max_rgap;
         // canonical separation x_j − x_i (i has the lower id), nearest image across periodic boundaries
@@ -186,13 +196,15 @@ fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, partners: &[u32], hist
                 own.force -= c.force_j;
                 own.torque += c.torque_i;
                 *h = c.history;
+                *touching = true;
                 add_energies(own, &c);
                 SlotForce { force_j: c.force_j, torque_j: c.torque_j }
             }
             None => {
-                // a slot that was out of contact already holds NEW: leave its line clean
-                if h.established != 0.0 {
+                // a slot that stays apart keeps its NEW history without touching it
+                if *touching {
                     *h = History::NEW;
+                    *touching = false;
                 }
                 SlotForce::default()
             }

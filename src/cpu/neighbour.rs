@@ -46,6 +46,9 @@ pub struct NeighbourList {
     pub partner: Vec<u32>,
     /// Contact history of each slot (`History::NEW` when the pair is not in contact).
     pub history: Vec<History>,
+    /// Whether each slot's pair was in contact in the last force pass (so slots that stay
+    /// apart never touch their history).
+    pub in_contact: Vec<bool>,
     /// Incoming contacts: particle i is the partner of the slots whose `in_pos` lies in
     /// `in_start[i]..in_start[i + 1]`, in increasing owner id. The force pass writes each
     /// slot's partner share at `in_pos[slot]`, so a particle's gather reads one contiguous run.
@@ -74,6 +77,7 @@ impl NeighbourList {
             start: vec![0],
             partner: Vec::new(),
             history: Vec::new(),
+            in_contact: Vec::new(),
             in_start: vec![0],
             in_pos: Vec::new(),
             wall_start: vec![0],
@@ -172,6 +176,8 @@ impl NeighbourList {
         }
         self.history.clear();
         self.history.resize(self.partner.len(), History::NEW);
+        self.in_contact.clear();
+        self.in_contact.resize(self.partner.len(), false);
         self.build_incoming(s);
         self.x_build.clone_from(&s.position);
         self.walls_build = walls_now.to_vec();
@@ -232,6 +238,7 @@ impl NeighbourList {
                 }
                 if r < records.len() && records[r].owner == owner && records[r].partner == partner {
                     self.history[k] = records[r].history;
+                    self.in_contact[k] = true;
                     r += 1;
                 }
             }
