@@ -109,12 +109,10 @@ pub struct OwnerOutputs<'a> {
 /// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
 /// `gather`.
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
-    let n = s.len();
     incoming.resize(list.slots(), SlotForce::default());
     let incoming = DisjointWrites::new(incoming);
-    let bounds: Vec<usize> = (0..=n.div_ceil(CHUNK)).map(|c| list.start[(c * CHUNK).min(n)] as usize).collect();
-    let histories = split_at_bounds(&mut list.history, &bounds);
-    let contact_flags = split_at_bounds(&mut list.in_contact, &bounds);
+    let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
+    let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
     let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
     (histories, contact_flags, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()

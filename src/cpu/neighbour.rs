@@ -54,6 +54,9 @@ pub struct NeighbourList {
     /// slot's partner share at `in_pos[slot]`, so a particle's gather reads one contiguous run.
     pub in_start: Vec<u32>,
     pub in_pos: Vec<u32>,
+    /// First slot of every chunk of `CHUNK` owners, and the slot count last (the force pass
+    /// cuts the slot arrays here).
+    pub chunk_bounds: Vec<usize>,
     /// Plane walls within reach of particle i: `wall_start[i]..wall_start[i + 1]` of `wall_ids`.
     pub wall_start: Vec<u32>,
     pub wall_ids: Vec<u32>,
@@ -80,6 +83,7 @@ impl NeighbourList {
             in_contact: Vec::new(),
             in_start: vec![0],
             in_pos: Vec::new(),
+            chunk_bounds: vec![0],
             wall_start: vec![0],
             wall_ids: Vec::new(),
             x_build: Vec::new(),
@@ -178,6 +182,7 @@ impl NeighbourList {
         self.history.resize(self.partner.len(), History::NEW);
         self.in_contact.clear();
         self.in_contact.resize(self.partner.len(), false);
+        self.chunk_bounds = (0..=n.div_ceil(CHUNK)).map(|c| self.start[(c * CHUNK).min(n)] as usize).collect();
         self.build_incoming(s);
         self.x_build.clone_from(&s.position);
         self.walls_build = walls_now.to_vec();
