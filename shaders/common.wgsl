@@ -50,3 +50,11 @@ fn contact_hash(a: u32, b: u32) -> u32 {
     h = h ^ (h >> 13u);
     return h;
 }
+
+// true when any component is ±inf or NaN (exponent bits all set; a bit test, which no
+// fast-math assumption can fold away).
+fn non_finite3(x: vec3<f32>) -> bool {
+    let e = bitcast<vec3<u32>>(x) & vec3<u32>(0x7f800000u);
+    return any(e == vec3<u32>(0x7f800000u));
+}
+

@@ -1,6 +1,8 @@
 // Pass `drift`: first half-kick with the stored forces, then x += v dt with re-wrap of the
 // f32 offset into [0, BLOCK); a particle that left [min, max) on a periodic axis re-enters on
-// the other side (twin of src/cpu/integrate.rs::drift).
+// the other side (twin of src/cpu/integrate.rs::drift). A non-finite velocity, force or
+// position, or a centre farther than `lost_margin` outside the domain on a closed axis, raises
+// BLOWUP (run-time checks, `src/model/checks.rs`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
@@ -8,7 +10,7 @@
 @group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read> state: StepStateRead;
+@group(0) @binding(7) var<storage, read_write> state: StepState;
 @group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
 
 // Block + offset with the offset brought back into [0, BLOCK).
@@ -68,4 +70,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     pos_block[i] = vec4<i32>(p.b, b.w);
     pos_offset[i] = vec4<f32>(p.o, o.w);
+    var what = select(0u, BLOWUP_VELOCITY, non_finite3(v.xyz) || non_finite3(w.xyz));
+    what = what | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));
+    what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o));
+    if (sim.lost_margin >= 0.0) {
+        let rel = vec3<f32>(p.b - sim.domain_min_block) * sim.block + (p.o - sim.domain_min_offset);
+        let extent = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
+        let out = (rel < vec3<f32>(-sim.lost_margin)) | (rel > extent + vec3<f32>(sim.lost_margin));
+        what = what | select(0u, BLOWUP_LOST, any(out & !axis_flags(sim.periodic)));
+    }
+    if (what != 0u) {
+        // the lowest flagged index wins (atomicMax of its complement)
+        atomicOr(&state.blowup_what, what);
+        atomicMax(&state.blowup_particle, ~i);
+        atomicOr(&state.flags, BLOWUP);
+    }
 }

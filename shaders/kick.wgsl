@@ -1,10 +1,11 @@
 // Pass `kick`: second half-kick with the forces just computed (stored v, ω become full-step).
+// Closes a batch, so it checks what the batch's last force pass produced (BLOWUP, as `drift`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> velocity: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> state: StepStateRead;
+@group(0) @binding(5) var<storage, read_write> state: StepState;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -13,6 +14,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let half = 0.5 * sim.dt;
     let v = velocity[i];
     let w = omega[i];
-    velocity[i] = vec4<f32>(v.xyz + (force[i].xyz * v.w + sim.gravity) * half, v.w);
-    omega[i] = vec4<f32>(w.xyz + torque[i].xyz * w.w * half, w.w);
+    let f = force[i].xyz;
+    let t = torque[i].xyz;
+    let v1 = v.xyz + (f * v.w + sim.gravity) * half;
+    let w1 = w.xyz + t * w.w * half;
+    velocity[i] = vec4<f32>(v1, v.w);
+    omega[i] = vec4<f32>(w1, w.w);
+    let what = select(0u, BLOWUP_VELOCITY, non_finite3(v1) || non_finite3(w1)) | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));
+    if (what != 0u) {
+        // the lowest flagged index wins (atomicMax of its complement)
+        atomicOr(&state.blowup_what, what);
+        atomicMax(&state.blowup_particle, ~i);
+        atomicOr(&state.flags, BLOWUP);
+    }
 }

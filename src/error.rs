@@ -18,9 +18,17 @@ pub enum TalusError {
     /// The two backends disagree beyond tolerance (`talus verify`).
     #[error("verification failed: {0}")]
     Verify(String),
+    /// The run was stopped because its state went wrong (non-finite value, a particle that left
+    /// the domain): the step, the particle (user id) when one is known, and what happened. `talus
+    /// run` exits with status 3 (`BLOW_UP_EXIT_STATUS`).
+    #[error("run stopped at step {step}{}: {message}", particle.map(|p| format!(", particle {p}")).unwrap_or_default())]
+    BlowUp { step: u64, particle: Option<u32>, message: String },
     #[error("{0}")]
     Other(String),
 }
+
+/// Exit status of `talus run` when a blow-up was caught (`TalusError::BlowUp`).
+pub const BLOW_UP_EXIT_STATUS: u8 = 3;
 
 impl TalusError {
     pub fn scene(file: impl Into<PathBuf>, key: impl Into<String>, message: impl Into<String>) -> Self {

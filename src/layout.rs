@@ -57,6 +57,15 @@ pub mod consts {
     /// A ball was near more facet groups of one mesh than `MESH_GROUPS_MAX` (GPU only; the
     /// host stops with an error naming the mesh).
     pub const OVERFLOW_MESH_GROUPS: u32 = 2;
+    /// A particle's state went wrong (`drift.wgsl`, `kick.wgsl`): the step halts like an
+    /// overflow, the host restores the batch-start backup and stops the run (`gpu::blowup`).
+    pub const BLOWUP: u32 = 4;
+    /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
+    pub const BLOWUP_POSITION: u32 = 1;
+    pub const BLOWUP_VELOCITY: u32 = 2;
+    pub const BLOWUP_FORCE: u32 = 4;
+    /// The centre left the domain by more than `SimParams::lost_margin` (lost particle).
+    pub const BLOWUP_LOST: u32 = 8;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
@@ -97,6 +106,11 @@ pub fn wgsl_constants() -> String {
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
+        u32_const("BLOWUP", BLOWUP),
+        u32_const("BLOWUP_POSITION", BLOWUP_POSITION),
+        u32_const("BLOWUP_VELOCITY", BLOWUP_VELOCITY),
+        u32_const("BLOWUP_FORCE", BLOWUP_FORCE),
+        u32_const("BLOWUP_LOST", BLOWUP_LOST),
         u32_const("MESH_FLAG_TWO_SIDED", MESH_FLAG_TWO_SIDED),
         u32_const("MESH_FLAG_MOVING", MESH_FLAG_MOVING),
         f32_const("MESH_REACH_SLACK", crate::mesh::contacts::MESH_REACH_SLACK as f32),

@@ -1,6 +1,7 @@
 //! `talus`: command-line front end. Every subcommand is a thin layer over the library
 //! (`talus::run`, `talus::verify`, `talus::bench`, `talus::gpu::list_adapters`).
-//! Errors print `talus: <error>` and exit with status 2; a failed verification exits with 1.
+//! Errors print `talus: <error>` and exit with status 2; a failed verification exits with 1; a
+//! run stopped by a caught blow-up (`TalusError::BlowUp`) exits with 3.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -143,6 +144,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(code) => code,
+        Err(e @ TalusError::BlowUp { .. }) => {
+            eprintln!("talus: {e}");
+            ExitCode::from(talus::error::BLOW_UP_EXIT_STATUS)
+        }
         Err(e) => {
             eprintln!("talus: {e}");
             ExitCode::from(2)

@@ -134,11 +134,14 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let mut measurements = Measurements::new(setup);
     let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
         let mut s = backend.snapshot()?;
+        // a snapshot with a non-finite value is never written
+        check_snapshot(setup, &s)?;
         // snapshots hold unwrapped positions; files show the particles inside the periodic box
         if setup.periodic.iter().any(|&p| p) {
             s.position.iter_mut().for_each(|x| *x = setup.wrap(glam::DVec3::from(*x)).0.to_array());
         }
         let file = snapshot_file(s.step);
+        create_dir_all(&out_dir.join("snapshots"))?;
         write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)?;
         pvd.push(s.step as f64 * setup.dt, &file)
     };
@@ -147,6 +150,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let end_step = start_step + total;
     let t0 = Instant::now();
     let e0 = backend.energies()?;
+    check_energies(&e0, start_step)?;
     csv.push(start_step, start_step as f64 * setup.dt, &e0)?;
     if let (Some(f), Some(c)) = (&flow, &mut outflow_csv) {
         c.push(start_step, start_step as f64 * setup.dt, f.totals())?;
@@ -162,7 +166,9 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let mut particle_steps = 0.0;
     while backend.steps_done() < end_step {
         let batch = every.min(end_step - backend.steps_done());
-        backend.step(batch)?;
+        if let Err(e) = backend.step(batch) {
+            return Err(keep_last_good(e, backend, &mut pvd, last_snapshot, &snapshot));
+        }
         particle_steps += (n as u64 * batch) as f64;
         outputs += 1;
         let step = backend.steps_done();
@@ -178,6 +184,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
             c.push(step, time, f.totals())?;
         }
         energies = backend.energies()?;
+        check_energies(&energies, step)?;
         csv.push(step, time, &energies)?;
         if let Some(w) = &mut walls_csv {
             w.push(step, time, &load_points, &loads)?;
@@ -221,4 +228,64 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     };
     summary.write(&out_dir.join("summary.json"))?;
     Ok(summary)
+}
+
+/// After a caught blow-up (`TalusError::BlowUp`; the backend holds the last good state, the
+/// start of the failed batch): write that state as a snapshot unless it was the last one
+/// written, and say where it is. Other errors pass through.
+fn keep_last_good(
+    e: TalusError,
+    backend: &mut dyn Backend,
+    pvd: &mut PvdIndex,
+    last_snapshot: u64,
+    snapshot: &dyn Fn(&mut dyn Backend, &mut PvdIndex) -> Result<()>,
+) -> TalusError {
+    let TalusError::BlowUp { step, particle, message } = e else { return e };
+    let good = backend.steps_done();
+    let kept = if good == last_snapshot && !pvd.is_empty() {
+        Ok(())
+    } else {
+        snapshot(backend, pvd)
+    };
+    let note = match kept {
+        Ok(()) => format!("; last good state (step {good}) kept in {}; outputs up to it are complete", snapshot_file(good)),
+        Err(w) => format!("; the last good state (step {good}) could not be written: {w}"),
+    };
+    TalusError::BlowUp { step, particle, message: message + &note }
+}
+
+/// Energies must be finite before they go into `energy.csv`.
+fn check_energies(e: &crate::backend::Energies, step: u64) -> Result<()> {
+    let parts = [
+        ("kinetic", e.kinetic()),
+        ("gravitational", e.gravitational),
+        ("strain", e.strain),
+        ("slip", e.slip),
+        ("dashpot", e.dashpot),
+        ("stiffness work", e.stiffness_work),
+        ("wall work", e.wall_work),
+    ];
+    match parts.iter().find(|(_, x)| !x.is_finite()) {
+        None => Ok(()),
+        Some((name, x)) => Err(TalusError::BlowUp { step, particle: None, message: format!("{name} energy is {x:e} J (not finite); energy.csv ends at the last good output") }),
+    }
+}
+
+/// A snapshot must be finite (and, with the `error` policy, inside the domain) to be written.
+fn check_snapshot(setup: &Setup, s: &crate::backend::Snapshot) -> Result<()> {
+    use crate::model::checks::{first_problem, LostParticles};
+    use glam::DVec3;
+    let lost = match setup.checks.lost_particles {
+        LostParticles::Error => setup.lost_bounds(),
+        LostParticles::Remove => None,
+    };
+    let v = |a: &[[f64; 3]], i: usize| DVec3::from(a[i]);
+    // positions are unwrapped; the periodic axes are not tested for leaving
+    match first_problem(s.position.len(), |i| [v(&s.position, i), v(&s.velocity, i), v(&s.angular_velocity, i), v(&s.force, i), v(&s.torque, i)], lost, setup.periodic) {
+        None => Ok(()),
+        Some(p) => {
+            let (lo, hi, margin) = lost.unwrap_or((DVec3::ZERO, DVec3::ZERO, 0.0));
+            Err(TalusError::BlowUp { step: s.step, particle: Some(p.index as u32), message: format!("{}; snapshot not written", p.describe((lo, hi), margin)) })
+        }
+    }
 }

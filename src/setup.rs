@@ -12,6 +12,7 @@ use crate::error::{Result, TalusError};
 use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
 use crate::model::flow::{Insertion, Outlet, Rate};
+use crate::model::checks::RunChecks;
 use crate::model::material::Material;
 use crate::model::measure::Measure;
 use crate::motion::{Pose, WallMotion};
@@ -193,6 +194,8 @@ pub struct Setup {
     pub measures: Vec<Measure>,
     /// Neighbour-list skin (`"skin"`, m); `None` for the default (`Setup::skin`).
     pub skin: Option<f64>,
+    /// Run-time checks: the lost-particle policy and margin (`crate::model::checks`).
+    pub checks: RunChecks,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS
@@ -244,6 +247,12 @@ impl Setup {
             }
         }
         (w, shift)
+    }
+
+    /// The lost-particle test of the run-time checks: domain corners and margin, when a
+    /// particle can be lost (policy `Error`, for the backends' per-step checks).
+    pub fn lost_bounds(&self) -> Option<(DVec3, DVec3, f64)> {
+        self.checks.lost_margin.map(|m| (DVec3::from(self.domain.min), DVec3::from(self.domain.max), m))
     }
 
     /// Mass of a solid sphere of `density` and radius `r`.

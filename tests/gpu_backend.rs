@@ -33,6 +33,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        checks: Default::default(),
     }
 }
 

@@ -31,6 +31,7 @@ fn tiny_setup() -> Setup {
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        checks: Default::default(),
     }
 }
 

@@ -12,7 +12,8 @@ pub mod state;
 use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
-use crate::error::Result;
+use crate::error::{Result, TalusError};
+use crate::model::checks::{first_problem, LostParticles, Problem};
 use crate::model::state::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
@@ -168,25 +169,53 @@ impl CpuBackend {
 
     /// `n` velocity-Verlet steps. The loop runs on a rayon worker, so its parallel sweeps
     /// start without handing work across threads (and waking the caller) twice per step.
-    fn steps(&mut self, n: u64) {
-        rayon::scope(|_| self.steps_on_worker(n));
+    fn steps(&mut self, n: u64) -> Option<Problem> {
+        rayon::scope(|_| self.steps_on_worker(n))
     }
 
-    fn steps_on_worker(&mut self, n: u64) {
+    /// `n` steps, each followed by the run-time checks (`crate::model::checks`); stops at the
+    /// first step that leaves a problem, and returns it.
+    fn steps_on_worker(&mut self, n: u64) -> Option<Problem> {
         let drift = Drift::new(&self.setup, self.setup.dt);
         for k in 0..n {
             if k == 0 {
                 self.displacement2 = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
             }
             self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
+            // the last step of a batch ends with full-step velocities; inside a batch the sweep
+            // also drifts the next step, so the check sees that step's positions early
             self.displacement2 = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
             self.steps_done += 1;
+            if let Some(p) = self.first_problem() {
+                return Some(p);
+            }
         }
+        None
+    }
+
+    /// The first particle (internal order) with a non-finite quantity or, with the `error`
+    /// policy, outside the domain.
+    fn first_problem(&self) -> Option<Problem> {
+        let s = &self.state;
+        let lost = match self.setup.checks.lost_particles {
+            LostParticles::Error => self.setup.lost_bounds(),
+            LostParticles::Remove => None,
+        };
+        first_problem(s.len(), |i| [s.position[i], s.velocity[i], s.angular_velocity[i], s.force[i], s.torque[i]], lost, self.setup.periodic)
     }
 
     /// One velocity-Verlet step.
     pub fn step_once(&mut self) {
         self.steps(1);
+    }
+
+    /// The error for `problem` (found at `steps_done`), naming the step, the particle's id and
+    /// the quantity.
+    fn blow_up(&self, problem: &Problem, good_step: u64) -> TalusError {
+        let id = self.state.id[problem.index];
+        let (lo, hi) = (DVec3::from(self.setup.domain.min), DVec3::from(self.setup.domain.max));
+        let message = format!("{}; the backend holds the last good state, step {good_step}", problem.describe((lo, hi), self.setup.checks.lost_margin.unwrap_or(0.0)));
+        TalusError::BlowUp { step: self.steps_done, particle: Some(id), message }
     }
 
     pub fn state(&self) -> &State {
@@ -221,9 +250,20 @@ impl Backend for CpuBackend {
     fn adapter(&self) -> String {
         format!("CPU reference, f64, {} rayon threads", rayon::current_num_threads())
     }
+    /// On a problem (`crate::model::checks`) the particle state goes back to where the batch
+    /// started (for the last good snapshot; stepping on from there is not supported) and the
+    /// error names the step, the particle and the quantity.
     fn step(&mut self, n: u64) -> Result<()> {
-        self.steps(n);
-        Ok(())
+        let (good, good_step) = (self.state.clone(), self.steps_done);
+        match self.steps(n) {
+            None => Ok(()),
+            Some(p) => {
+                let e = self.blow_up(&p, good_step);
+                self.state = good;
+                self.steps_done = good_step;
+                Err(e)
+            }
+        }
     }
     fn steps_done(&self) -> u64 {
         self.steps_done

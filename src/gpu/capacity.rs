@@ -16,7 +16,7 @@ use super::encode::{bind_group, dispatch_threads};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{OVERFLOW_HASH, OVERFLOW_MESH_GROUPS};
+use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_MESH_GROUPS};
 
 /// Default table size: 4 slots per particle (power of two, ≥ 256).
 pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
@@ -66,6 +66,9 @@ impl GpuBackend {
             if st.flags == 0 {
                 self.steps_done += n;
                 return Ok(());
+            }
+            if st.flags & BLOWUP != 0 {
+                return Err(self.blow_up(&st, s0, n));
             }
             if st.flags & OVERFLOW_MESH_GROUPS != 0 {
                 return Err(self.meshes.overflow_error(&st, s0));

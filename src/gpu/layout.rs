@@ -44,7 +44,9 @@ gpu_struct! {
         mesh_id_base: u32 => "u32",
         /// Periodic axes: bit 0 = x, 1 = y, 2 = z.
         periodic: u32 => "u32",
-        _pad0: u32 => "u32",
+        /// A particle whose centre is farther than this (m) outside the domain on a
+        /// non-periodic axis raises BLOWUP (lost particle); negative: never.
+        lost_margin: f32 => "f32",
         /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
         period_blocks: [i32; 3] => "vec3<i32>",
         _pad2: u32 => "u32",
@@ -184,8 +186,10 @@ gpu_struct! {
         mesh_overflow: u32 => "atomic<u32>",
         /// With OVERFLOW_MESH_GROUPS: 1 + the highest particle index that overflowed.
         mesh_overflow_particle: u32 => "atomic<u32>",
-        _pad0: u32 => "u32",
-        _pad1: u32 => "u32",
+        /// With BLOWUP: !(lowest flagged particle index) (atomicMax; 0 = none).
+        blowup_particle: u32 => "atomic<u32>",
+        /// With BLOWUP: `BLOWUP_*` bits of the quantities that went wrong.
+        blowup_what: u32 => "atomic<u32>",
     }
 }
 
@@ -198,8 +202,8 @@ gpu_struct! {
         halt: u32 => "u32",
         mesh_overflow: u32 => "u32",
         mesh_overflow_particle: u32 => "u32",
-        _pad0: u32 => "u32",
-        _pad1: u32 => "u32",
+        blowup_particle: u32 => "u32",
+        blowup_what: u32 => "u32",
     }
 }
 

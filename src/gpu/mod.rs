@@ -9,6 +9,7 @@
 //! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
 //! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
 
+pub mod blowup;
 pub mod buffers;
 pub mod capacity;
 pub mod context;
@@ -32,6 +33,7 @@ use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::OVERFLOW_MESH_GROUPS;
+use crate::model::checks::LostParticles;
 use crate::setup::{Setup, Wall};
 use buffers::Buffers;
 use layout::SimParams;
@@ -89,6 +91,9 @@ pub struct GpuBackend {
     pairs: Vec<PairParamsGpu>,
     /// Work partitions of particles no longer held (`Backend::set_carried`).
     carried: Energies,
+    /// Run-time checks: the lost-particle bounds (policy `error`) and the periodic axes.
+    lost: Option<(glam::DVec3, glam::DVec3, f64)>,
+    periodic: [bool; 3],
 }
 
 impl GpuBackend {
@@ -151,7 +156,10 @@ impl GpuBackend {
             mesh_start_base: mesh_layout.start_base,
             mesh_id_base: mesh_layout.id_base,
             periodic: (0..3).filter(|&a| setup.periodic[a]).map(|a| 1u32 << a).sum(),
-            _pad0: 0,
+            lost_margin: match (setup.checks.lost_particles, setup.checks.lost_margin) {
+                (LostParticles::Error, Some(m)) => m as f32,
+                _ => -1.0,
+            },
             period_blocks: grid.period_blocks,
             _pad2: 0,
             period_offset: grid.period_offset,
@@ -171,7 +179,7 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default() };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic };
         backend.write_particles(&rows);
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);

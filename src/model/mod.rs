@@ -5,6 +5,7 @@
 //! layer and holds these. `material.rs` is a layer of its own below `src/contact/` (pair
 //! parameters inherit from materials); see ARCHITECTURE.md, "Layers".
 
+pub mod checks;
 pub mod distribution;
 pub mod flow;
 pub mod material;

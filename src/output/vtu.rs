@@ -169,6 +169,15 @@ impl PvdIndex {
         &self.path
     }
 
+    /// Datasets listed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// Add a dataset (`file` relative to the `.pvd`, with `/` separators) and rewrite the index atomically.
     pub fn push(&mut self, time: f64, file: &str) -> Result<()> {
         self.entries.push((time, file.to_string()));

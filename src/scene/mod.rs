@@ -3,6 +3,7 @@
 //! Every error is a `TalusError::Scene` naming the file, the key path
 //! (`materials.glass.density`, `generators[1].radius.min`) and the offending value.
 
+mod checks;
 mod contacts;
 mod distribution;
 mod flow;
@@ -18,11 +19,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub use checks::{time_step_report, TimeStepReport, CONTACT_ERROR_FRACTION, CONTACT_WARN_FRACTION, RAYLEIGH_ERROR_FRACTION, RAYLEIGH_WARN_FRACTION};
 pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
 
 use crate::contact::params::{inherit, ContactModel, PairParams};
 use crate::error::{Result, TalusError};
 use crate::model::distribution::RadiusDist;
+use crate::model::checks::{LostParticles, RunChecks};
 use crate::model::material::Material;
 use crate::model::overlap::Grid;
 use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
@@ -56,6 +59,8 @@ const TOP_KEYS: &[&str] = &[
     "measure",
     "skin",
     "initial_state",
+    "time_step_check",
+    "lost_particles",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -478,6 +483,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         wall_boxes.push(Aabb { min: min.to_array(), max: max.to_array() });
     }
     let mut periodic = [false; 3];
+    let explicit_domain = top.get("domain").is_some();
     let domain = match top.obj_opt("domain")? {
         Some(d) => {
             d.allow(&["min", "max", "periodic"])?;
@@ -564,8 +570,29 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         None => None,
     };
 
+    let time_step_check = match top.get("time_step_check") {
+        None => checks::TimeStepCheck::Error,
+        Some(v) => match cx.string(v, "time_step_check")? {
+            "error" => checks::TimeStepCheck::Error,
+            "warn" => checks::TimeStepCheck::Warn,
+            other => return Err(cx.err("time_step_check", format!("unknown value \"{other}\"; allowed: error, warn"))),
+        },
+    };
+    let lost_particles = match top.get("lost_particles") {
+        None => LostParticles::Error,
+        Some(v) => match cx.string(v, "lost_particles")? {
+            "error" => LostParticles::Error,
+            "remove" => LostParticles::Remove,
+            other => return Err(cx.err("lost_particles", format!("unknown value \"{other}\"; allowed: error, remove"))),
+        },
+    };
+    // an explicit domain is the region particles must stay in; a derived one behaves like a
+    // shrink-wrapped box: only a particle 10 extents away from it is lost
+    let largest_extent = (0..3).map(|a| domain.max[a] - domain.min[a]).fold(0.0, f64::max);
+    let lost_margin = if explicit_domain { 0.0 } else { LOST_MARGIN_EXTENTS * largest_extent };
+
     let name = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".to_string());
-    Ok(Setup {
+    let setup = Setup {
         name,
         source: source.to_path_buf(),
         gravity,
@@ -585,8 +612,29 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         outlets,
         measures,
         skin,
-    })
+        checks: RunChecks { lost_particles, lost_margin: Some(lost_margin) },
+    };
+    checks::check_ranges(&cx, &setup)?;
+    if explicit_domain {
+        let (lo, hi) = (glam::DVec3::from(setup.domain.min), glam::DVec3::from(setup.domain.max));
+        for (i, x) in setup.particles.position.iter().enumerate() {
+            if crate::model::checks::outside(glam::DVec3::from(*x), lo, hi, 0.0, setup.periodic) {
+                return Err(cx.err(
+                    &index("particles", i),
+                    format!("starts at {} outside the domain [{}, {}]", fmt_vec(*x), fmt_vec(setup.domain.min), fmt_vec(setup.domain.max)),
+                ));
+            }
+        }
+    }
+    for w in checks::check_time_step(&cx, &setup, time_step_check)? {
+        eprintln!("talus: {w}");
+    }
+    Ok(setup)
 }
+
+/// A particle farther than this many of the largest domain extents outside a domain the loader
+/// derived from the scene's contents is lost.
+pub const LOST_MARGIN_EXTENTS: f64 = 10.0;
 
 /// `domain.periodic`: axis names ("x", "y", "z"). Each period must hold at least 3 grid cells
 /// of the largest interaction distance `reach` (so the 27 neighbour cells are distinct), and

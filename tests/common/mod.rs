@@ -37,6 +37,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        checks: Default::default(),
     }
 }
 
