@@ -187,6 +187,11 @@ impl CpuBackend {
             self.displacement2 = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
             self.steps_done += 1;
             if let Some(p) = self.first_problem() {
+                // inside a batch the positions are those of the next step already (as the
+                // GPU's `kick_drift` sees them): name that step
+                if k + 1 < n {
+                    self.steps_done += 1;
+                }
                 return Some(p);
             }
         }

@@ -9,6 +9,7 @@ use crate::backend::{Backend, Energies};
 use crate::cpu::forces::MeshView;
 use crate::error::Result;
 use crate::mesh::TriangleGrid;
+use crate::model::checks::{outside, LostParticles};
 use crate::setup::{mesh_group_bases, Setup};
 
 /// Cumulative particle counts and masses of a run with insertions and outlets.
@@ -25,6 +26,11 @@ pub struct FlowTotals {
     pub held_mass: f64,
     /// Particles that could not be placed when due, per insertion (the region was full).
     pub deferred: Vec<u64>,
+    /// Particles removed because their centre left the domain (`"lost_particles": "remove"`),
+    /// their mass (kg) and their mechanical energy when removed (kinetic + gravitational, J).
+    pub lost_count: u64,
+    pub lost_mass: f64,
+    pub lost_energy: f64,
 }
 
 impl FlowTotals {
@@ -54,7 +60,8 @@ pub fn held_mass(setup: &Setup, p: &crate::setup::Particles) -> f64 {
 impl FlowDriver {
     /// A driver for `setup`, or `None` when it has no insertions and no outlets.
     pub fn new(setup: &Setup) -> Result<Option<FlowDriver>> {
-        if setup.inserts.is_empty() && setup.outlets.is_empty() {
+        let removes_lost = setup.checks.lost_particles == LostParticles::Remove && setup.checks.lost_margin.is_some();
+        if setup.inserts.is_empty() && setup.outlets.is_empty() && !removes_lost {
             return Ok(None);
         }
         let clearance = crate::cpu::max_positive_rgap(setup);
@@ -66,6 +73,7 @@ impl FlowDriver {
             held_count: setup.particles.len() as u64,
             held_mass: held_mass(setup, &setup.particles),
             deferred: vec![0; setup.inserts.len()],
+            ..FlowTotals::default()
         };
         Ok(Some(FlowDriver {
             inserters: setup.inserts.iter().map(Inserter::new).collect(),
@@ -85,7 +93,25 @@ impl FlowDriver {
         let time = backend.steps_done() as f64 * setup.dt;
         let before = backend.energies()?;
         let mut state = backend.export_state()?;
-        let removal = outlet::select(&setup.outlets, &state, setup);
+        let mut removal = outlet::select(&setup.outlets, &state, setup);
+        if setup.checks.lost_particles == LostParticles::Remove {
+            if let Some((lo, hi, margin)) = setup.lost_bounds() {
+                let g = DVec3::from(setup.gravity);
+                let p = &state.particles;
+                for i in 0..p.len() {
+                    let x = DVec3::from(p.position[i]);
+                    if removal.keep[i] && outside(x, lo, hi, margin, setup.periodic) {
+                        removal.keep[i] = false;
+                        removal.lost += 1;
+                        let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
+                        let (v, w) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]));
+                        self.totals.lost_count += 1;
+                        self.totals.lost_mass += m;
+                        self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
+                    }
+                }
+            }
+        }
         if removal.any() {
             state.retain(&removal.keep);
         }

@@ -115,6 +115,18 @@ pub struct FlowSummary {
     pub outlets: Vec<FlowEntry>,
     pub held_count: u64,
     pub held_mass: f64,
+    /// Particles removed because they left the domain (`"lost_particles": "remove"`); their
+    /// energy is also in `energies.removed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_particles: Option<LostSummary>,
+}
+
+/// Particles removed as lost: count, mass (kg), mechanical energy when removed (J).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LostSummary {
+    pub count: u64,
+    pub mass: f64,
+    pub energy: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -135,7 +147,9 @@ impl FlowSummary {
         let outlets = (setup.outlets.iter().enumerate())
             .map(|(k, o)| FlowEntry { name: o.name.clone(), count: t.outlet_count[k], mass: t.outlet_mass[k], deferred: None })
             .collect();
-        FlowSummary { inserted, outlets, held_count: t.held_count, held_mass: t.held_mass }
+        let lost_particles = (setup.checks.lost_particles == crate::model::checks::LostParticles::Remove)
+            .then(|| LostSummary { count: t.lost_count, mass: t.lost_mass, energy: t.lost_energy });
+        FlowSummary { inserted, outlets, held_count: t.held_count, held_mass: t.held_mass, lost_particles }
     }
 }
 

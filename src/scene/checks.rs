@@ -76,8 +76,6 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
     if !g.is_finite() || g.length() > MAX_GRAVITY {
         return Err(err(cx, "gravity", format!("{} m/s^2 is above the largest gravity {} m/s^2", fmt_vec(s.gravity), fmt_num(MAX_GRAVITY))));
     }
-    check_point(cx, "domain.min", s.domain.min)?;
-    check_point(cx, "domain.max", s.domain.max)?;
     let p = &s.particles;
     for i in 0..p.len() {
         let key = index("particles", i);
@@ -100,16 +98,18 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
         let speed = ins.velocity.length() + ins.angular_velocity.length() * ins.radius.max();
         check_speed(cx, &format!("{key}.velocity"), "speed |v| + |ω| r", speed)?;
     }
+    // a derived domain is checked after the particles, which it is made from
+    check_point(cx, "domain.min", s.domain.min)?;
+    check_point(cx, "domain.max", s.domain.max)?;
     let r_min = p.radius.iter().cloned().chain(s.inserts.iter().map(|i| i.radius.min())).fold(f64::INFINITY, f64::min);
     let r_max = s.max_radius();
     if r_max > MAX_RADIUS_RATIO * r_min {
         return Err(err(cx, "particles", format!("radii from {} m to {} m: the ratio {} is above {} (docs/scenes.md, \"Checks\")", fmt_num(r_min), fmt_num(r_max), fmt_num(r_max / r_min), fmt_num(MAX_RADIUS_RATIO))));
     }
     let reach = domain_reach(s);
-    for (i, w) in s.walls.iter().enumerate() {
+    for w in &s.walls {
         check_point(cx, &format!("walls ({})", w.name), w.point)?;
         check_speed(cx, &format!("walls ({}).motion", w.name), "largest surface speed in the domain", wall_speed(&w.motion, reach(w.motion.center)))?;
-        let _ = i;
     }
     for m in &s.meshes {
         let (lo, hi) = m.mesh.bounds();

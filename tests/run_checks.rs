@@ -1,0 +1,230 @@
+//! Runs that go wrong stop loudly and keep what was good (docs/scenes.md, "Checks"): the
+//! time-step and range checks at load, blow-up and lost-particle detection on both backends,
+//! exit status 3, the last good snapshot, and `"lost_particles": "remove"`. The three cases of
+//! issue 13 (unstable dt, out-of-range values, dt = 1e30 s) are regression cases here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use talus::run::{open_backend, run_scene, BackendChoice, RunOptions};
+use talus::scene::parse_str;
+use talus::TalusError;
+
+/// 27 glass balls in a closed box; `extra` goes in at the top level.
+fn box_scene(dt: &str, extra: &str) -> String {
+    format!(
+        r#"{{ "time_step": {dt}, "steps": 300, "output": {{ "every_steps": 50 }}, "snapshot_every": 1 {extra},
+  "materials": {{ "glass": {{ "density": 2500, "hz_shear": 2.9e10, "hz_poiss": 0.25, "fric": 0.5 }} }},
+  "generators": [ {{ "type": "lattice", "origin": [0.005, 0.005, 0.005], "count": [3, 3, 3], "spacing": 0.0105, "radius": 0.005, "material": "glass" }} ],
+  "walls": [ {{ "type": "box", "min": [0, 0, 0], "max": [0.04, 0.04, 0.08] }} ] }}"#
+    )
+}
+
+fn load(text: &str) -> Result<talus::Setup, TalusError> {
+    parse_str(text, Path::new("case.json"))
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("talus_run_checks_{}_{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Decode every base64 `Float64` array of a VTU (a UInt64 byte count, then the values) and
+/// check that all values are finite.
+fn vtu_is_finite(path: &Path) -> bool {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut arrays = 0;
+    for tag in text.split("<DataArray").skip(1) {
+        if !(tag.contains("type=\"Float64\"") && tag.contains("format=\"binary\"")) {
+            continue;
+        }
+        let start = tag.find('>').unwrap() + 1;
+        let end = tag[start..].find('<').unwrap() + start;
+        let bytes = decode_base64(tag[start..end].trim());
+        arrays += 1;
+        if bytes[8..].chunks(8).any(|c| !f64::from_le_bytes(c.try_into().unwrap()).is_finite()) {
+            return false;
+        }
+    }
+    assert!(arrays > 0, "no Float64 arrays in {}", path.display());
+    true
+}
+
+fn decode_base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some((c - b'A') as u32),
+            b'a'..=b'z' => Some((c - b'a') as u32 + 26),
+            b'0'..=b'9' => Some((c - b'0') as u32 + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes() {
+        if let Some(v) = val(c) {
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn unstable_time_step_is_rejected_with_both_times_and_the_safe_step() {
+    // issue case 1: 1e-3 s is ~200 × the Rayleigh step of these 5 mm glass balls
+    let e = load(&box_scene("1e-3", "")).unwrap_err().to_string();
+    assert!(e.starts_with("case.json: time_step: dt = 0.001 s"), "{e}");
+    assert!(e.contains("Rayleigh step") && e.contains("contact time") && e.contains("largest safe time step"), "{e}");
+    // the safe step it names passes
+    let safe: f64 = e.split("largest safe time step is ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let s = load(&box_scene(&format!("{safe}"), "")).expect("the safe step loads");
+    let r = talus::scene::time_step_report(&s);
+    assert!(safe <= talus::scene::RAYLEIGH_ERROR_FRACTION * r.rayleigh * (1.0 + 1e-12));
+    assert!(safe > 0.01 * r.rayleigh);
+    // auto is checked too: a fraction above the error fraction of Rayleigh is rejected
+    let e = load(&box_scene("\"auto\", \"time_step_fraction\": 0.9", "")).unwrap_err().to_string();
+    assert!(e.contains("time_step_fraction") && e.contains("Rayleigh"), "{e}");
+    // issue case 3: dt = 1e30 s
+    let e = load(&box_scene("1e30", "")).unwrap_err().to_string();
+    assert!(e.contains("time_step: dt = 1e30 s"), "{e}");
+    // a bad key value names itself
+    let e = load(&box_scene("1e-6", r#", "time_step_check": "never""#)).unwrap_err().to_string();
+    assert!(e.contains("time_step_check") && e.contains("never"), "{e}");
+}
+
+#[test]
+fn out_of_range_values_are_rejected_naming_file_key_and_value() {
+    // issue case 2
+    let one = |p: &str| {
+        format!(
+            r#"{{ "time_step": 1e-6, "steps": 10, "materials": {{ "m": {{ "density": 2500, "hz_shear": 1e9 }} }},
+            "particles": [ {p} ] }}"#
+        )
+    };
+    let e = load(&one(r#"{ "position": [1e300, 0, 0], "radius": 0.001 }"#)).unwrap_err().to_string();
+    assert!(e.contains("case.json: particles[0].position") && e.contains("1e300"), "{e}");
+    let e = load(&one(r#"{ "position": [0, 0, 0], "radius": 0.001, "velocity": [1e308, 0, 0] }"#)).unwrap_err().to_string();
+    assert!(e.contains("case.json: particles[0].velocity") && e.contains("1e308"), "{e}");
+    let e = load(&one(r#"{ "position": [0, 0, 0], "radius": 1e-9 }"#)).unwrap_err().to_string();
+    assert!(e.contains("particles[0].radius") && e.contains("1e-9"), "{e}");
+    let e = load(&one(r#"{ "position": [0, 0, 0], "radius": 0.001 }, { "position": [5, 0, 0], "radius": 2 }"#)).unwrap_err().to_string();
+    assert!(e.contains("ratio"), "{e}");
+    // a particle outside an explicit domain
+    let text = one(r#"{ "position": [0, 0, 0.5], "radius": 0.001 }"#).replace("\"steps\": 10,", "\"steps\": 10, \"domain\": { \"min\": [-0.1, -0.1, -0.1], \"max\": [0.1, 0.1, 0.1] },");
+    let e = load(&text).unwrap_err().to_string();
+    assert!(e.contains("particles[0]") && e.contains("outside the domain"), "{e}");
+}
+
+/// Run the unstable scene anyway ("warn") on `backend`: a caught blow-up with step and particle,
+/// exit-worthy error, no NaN written, the last good state kept.
+fn unstable_run_is_caught(backend: BackendChoice, name: &str) {
+    let setup = load(&box_scene("1e-3", r#", "time_step_check": "warn""#)).expect("warn lets it load");
+    let (mut b, _) = open_backend(&setup, backend).expect("backend");
+    let out = out_dir(name);
+    let e = run_scene(&setup, b.as_mut(), &out, RunOptions::default()).unwrap_err();
+    let TalusError::BlowUp { step, particle, ref message } = e else { panic!("expected a blow-up, got {e}") };
+    assert!(step >= 1 && step <= 50, "{e}");
+    assert!(particle.is_some(), "{e}");
+    assert!(message.contains("last good state (step 0) kept"), "{e}");
+    let text = e.to_string();
+    assert!(text.starts_with(&format!("run stopped at step {step}, particle ")), "{text}");
+    let csv = std::fs::read_to_string(out.join("energy.csv")).unwrap();
+    assert!(!csv.contains("NaN") && !csv.contains("inf"), "{csv}");
+    assert!(!out.join("summary.json").exists());
+    let snaps: Vec<_> = std::fs::read_dir(out.join("snapshots")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(snaps.len(), 1, "{snaps:?}");
+    assert!(vtu_is_finite(&snaps[0]));
+}
+
+#[test]
+fn unstable_run_is_caught_on_the_cpu() {
+    unstable_run_is_caught(BackendChoice::Cpu, "cpu");
+}
+
+#[test]
+fn unstable_run_is_caught_on_the_gpu() {
+    unstable_run_is_caught(BackendChoice::Gpu, "gpu");
+}
+
+/// One ball flying out of an explicit domain through its open top.
+fn flyaway(policy: &str) -> String {
+    format!(
+        r#"{{ "time_step": 1e-5, "steps": 400, "output": {{ "every_steps": 100 }}, "snapshot_every": 0, "lost_particles": "{policy}",
+  "gravity": [0, 0, 0],
+  "domain": {{ "min": [0, 0, 0], "max": [0.05, 0.05, 0.05] }},
+  "materials": {{ "m": {{ "density": 2500, "hz_shear": 1e8, "hz_poiss": 0.3 }} }},
+  "particles": [ {{ "position": [0.025, 0.025, 0.045], "radius": 0.002, "velocity": [0, 0, 2] }},
+                 {{ "position": [0.025, 0.025, 0.01], "radius": 0.002 }} ] }}"#
+    )
+}
+
+fn lost_particle(backend: BackendChoice, name: &str) {
+    let setup = load(&flyaway("error")).unwrap();
+    let (mut b, _) = open_backend(&setup, backend).unwrap();
+    let e = run_scene(&setup, b.as_mut(), &out_dir(&format!("{name}_err")), RunOptions::default()).unwrap_err();
+    let TalusError::BlowUp { step, particle, ref message } = e else { panic!("expected a blow-up, got {e}") };
+    // it crosses z = 0.05 after 0.005 m / 2 m/s = 2.5 ms = 250 steps
+    assert!((250..=252).contains(&step), "{e}");
+    assert_eq!(particle, Some(0), "{e}");
+    assert!(message.contains("left the domain"), "{e}");
+
+    let setup = load(&flyaway("remove")).unwrap();
+    let (mut b, _) = open_backend(&setup, backend).unwrap();
+    let s = run_scene(&setup, b.as_mut(), &out_dir(&format!("{name}_rm")), RunOptions::default()).unwrap();
+    let flow = s.flow.expect("a flow summary");
+    let lost = flow.lost_particles.expect("lost particles in the summary");
+    assert_eq!(lost.count, 1);
+    let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.002f64.powi(3);
+    assert!((lost.mass - mass).abs() < 1e-12 * mass);
+    let ke = 0.5 * mass * 4.0;
+    assert!((lost.energy - ke).abs() < 1e-5 * ke, "{} vs {ke}", lost.energy);
+    assert_eq!(flow.held_count, 1);
+    // the balance books what left: total stays at its initial value
+    assert!((s.energies.removed - ke).abs() < 1e-5 * ke, "{}", s.energies.removed);
+    assert!((s.energies.total - ke).abs() < 1e-5 * ke, "{}", s.energies.total);
+}
+
+#[test]
+fn lost_particle_stops_or_is_removed_on_the_cpu() {
+    lost_particle(BackendChoice::Cpu, "lost_cpu");
+}
+
+#[test]
+fn lost_particle_stops_or_is_removed_on_the_gpu() {
+    lost_particle(BackendChoice::Gpu, "lost_gpu");
+}
+
+#[test]
+fn talus_run_exits_3_on_a_blow_up_and_2_on_a_rejected_scene() {
+    let dir = out_dir("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("lost.json");
+    std::fs::write(&scene, flyaway("error")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", scene.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--out", dir.join("o").to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("run stopped at step") && err.contains("particle 0") && err.contains("left the domain"), "{err}");
+    std::fs::write(&scene, box_scene("1e-3", "")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", scene.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--out", dir.join("o2").to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("time_step"));
+}
+
+#[test]
+fn shipped_scenes_pass_the_checks() {
+    for e in std::fs::read_dir("scenes").unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "json") {
+            talus::scene::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+    }
+}
