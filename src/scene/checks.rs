@@ -85,7 +85,8 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
             return Err(err(cx, &format!("{key}.radius"), format!("{} m is outside [{}, {}] m", fmt_num(r), fmt_num(MIN_RADIUS), fmt_num(MAX_COORDINATE))));
         }
         let speed = DVec3::from(p.velocity[i]).length() + DVec3::from(p.angular_velocity[i]).length() * r;
-        check_speed(cx, &format!("{key}.velocity"), "speed |v| + |ω| r", speed)?;
+        let what = format!("velocity {} m/s, angular velocity {} rad/s: speed |v| + |ω| r", fmt_vec(p.velocity[i]), fmt_vec(p.angular_velocity[i]));
+        check_speed(cx, &format!("{key}.velocity"), &what, speed)?;
     }
     for (k, ins) in s.inserts.iter().enumerate() {
         let key = index("insert", k);
@@ -96,7 +97,8 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
             return Err(err(cx, &format!("{key}.radius"), format!("smallest radius {} m is below {} m", fmt_num(ins.radius.min()), fmt_num(MIN_RADIUS))));
         }
         let speed = ins.velocity.length() + ins.angular_velocity.length() * ins.radius.max();
-        check_speed(cx, &format!("{key}.velocity"), "speed |v| + |ω| r", speed)?;
+        let what = format!("velocity {} m/s, angular velocity {} rad/s: speed |v| + |ω| r", fmt_vec(ins.velocity.to_array()), fmt_vec(ins.angular_velocity.to_array()));
+        check_speed(cx, &format!("{key}.velocity"), &what, speed)?;
     }
     // a derived domain is checked after the particles, which it is made from
     check_point(cx, "domain.min", s.domain.min)?;
