@@ -57,6 +57,9 @@ pub mod consts {
     /// A ball was near more facet groups of one mesh than `MESH_GROUPS_MAX` (GPU only; the
     /// host stops with an error naming the mesh).
     pub const OVERFLOW_MESH_GROUPS: u32 = 2;
+    /// The neighbour list being built needs more slots than `SimParams::list_capacity` (the
+    /// host grows it and redoes the batch).
+    pub const OVERFLOW_LIST: u32 = 4;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
@@ -96,6 +99,7 @@ pub fn wgsl_constants() -> String {
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
+        u32_const("OVERFLOW_LIST", OVERFLOW_LIST),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("MESH_FLAG_TWO_SIDED", MESH_FLAG_TWO_SIDED),
         u32_const("MESH_FLAG_MOVING", MESH_FLAG_MOVING),
