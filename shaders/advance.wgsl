@@ -13,4 +13,8 @@ fn main() {
     }
     state.step = state.step + 1u;
     atomicStore(&state.inserted, 0u);
+    if (atomicLoad(&state.rebuild) != 0u) {
+        state.rebuilds = state.rebuilds + 1u;
+        atomicStore(&state.rebuild, 0u);
+    }
 }

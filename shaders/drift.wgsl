@@ -1,8 +1,9 @@
 // Pass `drift`: first half-kick with the stored forces, then x += v dt with re-wrap of the
 // f32 offset into [0, BLOCK); a particle that left [min, max) on a periodic axis re-enters on
-// the other side (twin of src/cpu/integrate.rs::drift). A non-finite velocity, force or
-// position, or a centre farther than `lost_margin` outside the domain on a closed axis, raises
-// BLOWUP (run-time checks, `src/model/checks.rs`).
+// the other side (twin of src/cpu/integrate.rs::drift). The displacement since the last list
+// build is accumulated in `moved`; beyond skin/2 the step rebuilds the neighbour list. A
+// non-finite velocity, force or position, or a centre farther than `lost_margin` outside the
+// domain on a closed axis, raises BLOWUP (run-time checks, `src/model/checks.rs`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
@@ -12,6 +13,7 @@
 @group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> state: StepState;
 @group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
+@group(0) @binding(9) var<storage, read_write> moved: array<vec4<f32>>;
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -55,7 +57,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     omega[i] = w;
     let b = pos_block[i];
     let o = pos_offset[i];
-    var p = normalize_offset(b.xyz, o.xyz + v.xyz * sim.dt);
+    let step = v.xyz * sim.dt;
+    let m = moved[i].xyz + step;
+    moved[i] = vec4<f32>(m, 0.0);
+    let half_skin = 0.5 * sim.skin;
+    if (dot(m, m) > half_skin * half_skin && atomicLoad(&state.rebuild) == 0u) {
+        atomicStore(&state.rebuild, 1u);
+    }
+    var p = normalize_offset(b.xyz, o.xyz + step);
     if (sim.periodic != 0u) {
         // x − min on each axis; out of [0, period) on a periodic axis → shift by one period
         let rel = vec3<f32>(p.b - sim.domain_min_block) * sim.block + (p.o - sim.domain_min_offset);

@@ -1,8 +1,7 @@
-// Pass `forces`: one thread per particle i gathers all its contacts (27 neighbour cells in a
-// fixed order, ids sorted within cells, then the plane walls, then the mesh walls) without
-// float atomics. A ball pair is
-// always evaluated in canonical order (a = min, b = max) so both threads get bit-identical
-// results; only the owner (a, or the ball for a wall) writes the history and the energies.
+// Pass `forces`: one thread per particle i evaluates the contacts it owns, each once: its
+// half-list pairs (i, j > i, in partner-id order), then the plane walls, then the mesh walls.
+// It writes their sum on i to `force`/`torque` (the partner's share of a pair goes to the
+// pair's slot in `shares`, which `gather` adds), the history and the energies.
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
@@ -13,12 +12,13 @@
 @group(0) @binding(7) var<storage, read_write> dissipation: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(9) var<storage, read> walls: array<WallGpu>;
-@group(0) @binding(10) var<storage, read> cell_start: array<u32>;
-@group(0) @binding(11) var<storage, read> sorted_ids: array<u32>;
+@group(0) @binding(10) var<storage, read> list_start: array<u32>;
+@group(0) @binding(11) var<storage, read> list_partner: array<u32>;
 @group(0) @binding(12) var<storage, read> hash_read: array<HashSlotRead>;
 @group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
 @group(0) @binding(14) var<storage, read_write> state: StepState;
-@group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
+// Per list slot: (force on the partner, 1 if active else 0), (torque on the partner, 0).
+@group(0) @binding(15) var<storage, read_write> shares: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
 
 // false for the initial force evaluation before step 0 (no history, no dissipation).
@@ -59,26 +59,10 @@ fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOut
     }
 }
 
-// x_to − x_from with exact block arithmetic; on periodic axes the nearest image (a jump of
-// one period, applied to blocks and offsets separately). Twin: `Setup::minimum_image`.
-fn pair_separation(b_from: vec3<i32>, o_from: vec3<f32>, b_to: vec3<i32>, o_to: vec3<f32>) -> vec3<f32> {
-    var db = b_to - b_from;
-    var dof = o_to - o_from;
-    if (sim.periodic != 0u) {
-        let d = vec3<f32>(db) * sim.block + dof;
-        let half = 0.5 * (vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset);
-        let periodic = axis_flags(sim.periodic);
-        let jump = select(vec3<i32>(0), vec3<i32>(1), periodic & (d > half)) - select(vec3<i32>(0), vec3<i32>(1), periodic & (d < -half));
-        db = db - jump * sim.period_blocks;
-        dof = dof - vec3<f32>(jump) * sim.period_offset;
-    }
-    return vec3<f32>(db) * sim.block + dof;
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
-    if (i >= sim.n_particles || state.halt != 0u) { return; }
+    if (i >= sim.n_particles || state.halt != 0u || (atomicLoad(&state.flags) & OVERFLOW_LIST) != 0u) { return; }
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
     let bi = pos_block[i];
@@ -89,60 +73,31 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let m_i = 1.0 / vi.w;
     var out = Gathered();
 
-    // The 27 neighbour cells as 9 rows (z, y) of cells x−1..x+1, in z, y, x order (ids sorted
-    // within cells). Without periodic x a row is contiguous in the sorted list: one range.
-    // With periodic x the row may wrap: each of its three cells is a range of its own.
-    let ci = cell_of_block(bi.xyz, sim.grid_origin, sim.cell_blocks, sim.grid_dims);
-    let dims = vec3<i32>(sim.grid_dims);
-    let periodic = axis_flags(sim.periodic);
-    let ranges = select(1, 3, periodic.x);
-    for (var dz = -1; dz <= 1; dz = dz + 1) {
-        let z = neighbour_cell(ci.z, dz, dims.z, periodic.z);
-        if (z < 0) { continue; }
-        for (var dy = -1; dy <= 1; dy = dy + 1) {
-            let y = neighbour_cell(ci.y, dy, dims.y, periodic.y);
-            if (y < 0) { continue; }
-            for (var r = 0; r < ranges; r = r + 1) {
-                var x_lo = max(ci.x - 1, 0);
-                var x_hi = min(ci.x + 1, dims.x - 1);
-                if (periodic.x) {
-                    x_lo = neighbour_cell(ci.x, r - 1, dims.x, true);
-                    x_hi = x_lo;
-                }
-                let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
-                for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
-                    let j = sorted_ids[k];
-                    if (j == i) { continue; }
-                    // canonical order: a = lower id, b = higher id, d = x_b − x_a
-                    let i_first = i < j;
-                    let a = select(j, i, i_first);
-                    let b = select(i, j, i_first);
-                    let bj = pos_block[j];
-                    let oj = pos_offset[j];
-                    let d = select(pair_separation(bj.xyz, oj.xyz, bi.xyz, oi.xyz),
-                                   pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz), i_first);
-                    let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
-                    if (dot(d, d) > reach * reach) { continue; }
-                    let vj = velocity[j];
-                    let wj = omega[j];
-                    let p = pairs[select(u32(bj.w) * sim.n_materials + mat_i, mat_i * sim.n_materials + u32(bj.w), i_first)];
-                    var g: ContactGeometry;
-                    if (i_first) {
-                        g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
-                    } else {
-                        g = ball_ball_geometry(d, oj.w, oi.w, 1.0 / vj.w, m_i, vj.xyz, wj.xyz, vi.xyz, wi.xyz);
-                    }
-                    if (!contact_active(p, g)) { continue; }
-                    let h = hash_lookup(a, b, read_epoch);
-                    let c = contact_force(p, g, h, sim.dt);
-                    if (i == a) {
-                        add_owned(&out, a, b, c, write_epoch);
-                    } else {
-                        out.force = out.force + c.force_j;
-                        out.torque = out.torque + c.torque_j;
-                    }
-                }
+    // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
+    for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
+        let j = list_partner[k];
+        let bj = pos_block[j];
+        let oj = pos_offset[j];
+        let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
+        let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
+        var touching = dot(d, d) <= reach * reach;
+        var c: ContactOutput;
+        if (touching) {
+            let vj = velocity[j];
+            let wj = omega[j];
+            let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
+            let g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+            touching = contact_active(p, g);
+            if (touching) {
+                c = contact_force(p, g, hash_lookup(i, j, read_epoch), sim.dt);
+                add_owned(&out, i, j, c, write_epoch);
             }
+        }
+        if (touching) {
+            shares[2u * k] = vec4<f32>(c.force_j, 1.0);
+            shares[2u * k + 1u] = vec4<f32>(c.torque_j, 0.0);
+        } else {
+            shares[2u * k] = vec4<f32>(0.0);
         }
     }
 
@@ -175,8 +130,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
 
     force[i] = vec4<f32>(out.force, out.strain);
-    torque[i] = vec4<f32>(out.torque, 0.0);
-    contacts[i] = out.contacts;
+    // w: the number of contacts i owns (for the contact count of the energy reduction)
+    torque[i] = vec4<f32>(out.torque, f32(out.contacts));
     if (WRITE_HISTORY) {
         let base = i * DISSIPATION_PARTS;
         dissipation[base] = kahan_add(dissipation[base], out.slip_work);

@@ -10,7 +10,8 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> dissipation: array<vec2<f32>>;
-@group(0) @binding(7) var<storage, read> contacts: array<u32>;
+// w: the number of contacts the particle owns (written by `forces`)
+@group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> partials: array<EnergyPartial>;
 @group(0) @binding(9) var<storage, read> image: array<vec4<i32>>;
 
@@ -40,7 +41,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let wall = dissipation[base + 3u];
         a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[i].w);
         b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y);
-        n = contacts[i];
+        n = u32(torque[i].w);
     }
     sum_a[lid.x] = a;
     sum_b[lid.x] = b;

@@ -205,6 +205,11 @@ pub struct BenchResult {
     pub effective_bandwidth_gb_s: f64,
     /// Peak resident host memory of the process (Linux `VmHWM`), bytes.
     pub peak_host_memory_bytes: Option<u64>,
+    /// GPU only: device memory of all buffers per particle, bytes.
+    pub device_bytes_per_particle: Option<f64>,
+    /// GPU only: neighbour-list slots per particle and steps per list build.
+    pub list_slots_per_particle: Option<f64>,
+    pub steps_per_list_build: Option<f64>,
     /// GPU only, with `--profile`: milliseconds per step of each named pass, each submitted
     /// and waited for on its own (so launch overhead is included).
     pub pass_ms_per_step: Vec<(String, f64)>,
@@ -233,6 +238,12 @@ impl fmt::Display for BenchResult {
         match self.peak_host_memory_bytes {
             Some(b) => write!(f, "peak host memory      {:.1} MiB", b as f64 / (1024.0 * 1024.0))?,
             None => write!(f, "peak host memory      unknown")?,
+        }
+        if let Some(b) = self.device_bytes_per_particle {
+            write!(f, "\ndevice memory         {b:.0} B/particle")?;
+        }
+        if let (Some(slots), Some(every)) = (self.list_slots_per_particle, self.steps_per_list_build) {
+            write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?;
         }
         for (name, ms) in &self.pass_ms_per_step {
             write!(f, "\n  pass {name:<14} {ms:9.3} ms/step")?;
@@ -277,8 +288,23 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         bytes_per_contact_step: traffic.bytes_per_contact_step,
         effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
         peak_host_memory_bytes: peak_host_memory(),
+        device_bytes_per_particle: None,
+        list_slots_per_particle: None,
+        steps_per_list_build: None,
         pass_ms_per_step: Vec::new(),
     })
+}
+
+impl BenchResult {
+    /// Replace the traffic model (and the bandwidth it implies).
+    pub fn with_traffic(mut self, traffic: Traffic) -> Self {
+        let n = self.particles as f64;
+        let bytes = (traffic.bytes_per_particle_step * n + traffic.bytes_per_contact_step * self.contacts_per_particle * n) * self.steps as f64;
+        self.bytes_per_particle_step = traffic.bytes_per_particle_step;
+        self.bytes_per_contact_step = traffic.bytes_per_contact_step;
+        self.effective_bandwidth_gb_s = if self.seconds > 0.0 { bytes / self.seconds / 1e9 } else { 0.0 };
+        self
+    }
 }
 
 /// The GPU backend `choice` asks for, or `None` for the CPU: `Auto` without an adapter prints
@@ -315,9 +341,12 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {
-            let m = g.traffic_model();
-            let traffic = Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step };
-            let mut result = time_backend(&mut g, n, steps, warmup, traffic)?;
+            let mut result = time_backend(&mut g, n, steps, warmup, Traffic { bytes_per_particle_step: 0.0, bytes_per_contact_step: 0.0 })?;
+            let m = g.traffic_model()?;
+            result = result.with_traffic(Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step });
+            result.device_bytes_per_particle = Some(g.device_bytes() as f64 / n.max(1) as f64);
+            result.list_slots_per_particle = Some(m.slots_per_particle);
+            result.steps_per_list_build = Some(m.steps_per_rebuild);
             result.scene = scene;
             if profile {
                 let totals = g.profile_passes(steps)?;

@@ -59,7 +59,9 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
                 g.import_state(&cpu.export_state()?)?;
                 g.set_carried(cpu.energies()?);
             }
-            let m = g.traffic_model();
+            // from the initial list, rebuilt every step: an upper bound (the scene's steps are
+            // stepped behind a `dyn Backend`)
+            let m = g.traffic_model()?;
             (Box::new(g), Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step })
         }
         None => (Box::new(cpu), cpu_traffic_model()),
@@ -92,6 +94,9 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         bytes_per_contact_step: traffic.bytes_per_contact_step,
         effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
         peak_host_memory_bytes: peak_host_memory(),
+        device_bytes_per_particle: None,
+        list_slots_per_particle: None,
+        steps_per_list_build: None,
         pass_ms_per_step: Vec::new(),
     })
 }

@@ -57,9 +57,12 @@ pub mod consts {
     /// A ball was near more facet groups of one mesh than `MESH_GROUPS_MAX` (GPU only; the
     /// host stops with an error naming the mesh).
     pub const OVERFLOW_MESH_GROUPS: u32 = 2;
+    /// The neighbour list being built needs more slots than `SimParams::list_capacity` (the
+    /// host grows it and redoes the batch).
+    pub const OVERFLOW_LIST: u32 = 4;
     /// A particle's state went wrong (`drift.wgsl`, `kick.wgsl`): the step halts like an
     /// overflow, the host restores the batch-start backup and stops the run (`gpu::blowup`).
-    pub const BLOWUP: u32 = 4;
+    pub const BLOWUP: u32 = 8;
     /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
     pub const BLOWUP_POSITION: u32 = 1;
     pub const BLOWUP_VELOCITY: u32 = 2;
@@ -105,6 +108,7 @@ pub fn wgsl_constants() -> String {
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
+        u32_const("OVERFLOW_LIST", OVERFLOW_LIST),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("BLOWUP", BLOWUP),
         u32_const("BLOWUP_POSITION", BLOWUP_POSITION),

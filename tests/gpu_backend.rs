@@ -157,8 +157,8 @@ fn run_packed(opts: GpuOptions, steps: u64) -> (Snapshot, talus::Energies, u64, 
 
 #[test]
 fn hash_overflow_grows_and_redoes_bit_identically() {
-    let (small, e_small, n_small, cap_small) = run_packed(GpuOptions { hash_capacity: Some(8), steps_per_submit: 40 }, 200);
-    let (big, e_big, n_big, cap_big) = run_packed(GpuOptions { hash_capacity: Some(1 << 14), steps_per_submit: 40 }, 200);
+    let (small, e_small, n_small, cap_small) = run_packed(GpuOptions { hash_capacity: Some(8), steps_per_submit: 40, ..GpuOptions::default() }, 200);
+    let (big, e_big, n_big, cap_big) = run_packed(GpuOptions { hash_capacity: Some(1 << 14), steps_per_submit: 40, ..GpuOptions::default() }, 200);
     assert!(n_big > 300, "scene should have many contacts, has {n_big}");
     assert!(cap_small > 8 && cap_small <= cap_big, "capacity did not grow: {cap_small}");
     assert_eq!(n_small, n_big);
@@ -198,7 +198,7 @@ fn converging_setup() -> Setup {
 fn hash_overflow_mid_run_with_live_history() {
     let s = converging_setup();
     let run = |cap: u32| {
-        let mut b = backend(&s, GpuOptions { hash_capacity: Some(cap), steps_per_submit: 25 });
+        let mut b = backend(&s, GpuOptions { hash_capacity: Some(cap), steps_per_submit: 25, ..GpuOptions::default() });
         assert_eq!(b.contact_count().unwrap(), 0, "scene should start without contacts");
         b.step(400).unwrap();
         (b.snapshot().unwrap(), b.energies().unwrap(), b.contact_count().unwrap(), b.hash_capacity())

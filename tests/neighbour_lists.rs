@@ -4,13 +4,15 @@
 //! a polydisperse box settling onto its floor (many contacts forming and ending), the periodic
 //! chute (history across the boundary), the rotating drum (moving mesh) and the mixed-model
 //! box. The tests also check that the default skin really skipped rebuilds, so the
-//! comparison is not vacuous.
+//! comparison is not vacuous. The GPU backend is held to the same: skin 0 against the default
+//! skin, a list that overflows and grows against a generous one, and reruns, bit for bit.
 
 use std::path::Path;
 
 use talus::backend::Backend;
 use talus::contact::params::ContactModel;
 use talus::cpu::CpuBackend;
+use talus::gpu::{GpuBackend, GpuOptions};
 use talus::Setup;
 
 fn scene(name: &str) -> Setup {
@@ -100,4 +102,55 @@ fn results_do_not_depend_on_the_thread_count() {
     assert!(*one.last().unwrap() > 0, "the bed must have contacts");
     assert!(one == run(2), "1 and 2 threads differ");
     assert!(one == run(3), "1 and 3 threads differ");
+}
+
+fn gpu(setup: &Setup, opts: GpuOptions) -> GpuBackend {
+    GpuBackend::new(setup, opts).unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"))
+}
+
+/// The GPU twin of `assert_skin_independent`, plus a run whose list starts with 16 slots (it
+/// overflows, grows and redoes batches) and must still match bit for bit.
+fn assert_gpu_skin_independent(name: &str, mut setup: Setup, batches: usize, every: u64) {
+    setup.skin = Some(0.0);
+    let mut every_step = gpu(&setup, GpuOptions::default());
+    setup.skin = None;
+    let mut skinned = gpu(&setup, GpuOptions::default());
+    let mut tiny = gpu(&setup, GpuOptions { list_capacity: Some(16), steps_per_submit: 16, ..GpuOptions::default() });
+    let mut contacts = 0;
+    for batch in 0..batches {
+        for b in [&mut every_step, &mut skinned, &mut tiny] {
+            b.step(every).unwrap();
+        }
+        let (a, b, c) = (fingerprint(&mut every_step), fingerprint(&mut skinned), fingerprint(&mut tiny));
+        let steps = (batch + 1) as u64 * every;
+        assert!(a == b, "{name} (GPU): skin 0 and default skin differ after {steps} steps");
+        assert!(b == c, "{name} (GPU): a list grown from 16 slots differs after {steps} steps");
+        contacts = contacts.max(*a.last().unwrap());
+    }
+    let steps = batches as u64 * every;
+    let (all, some) = (every_step.list_builds().unwrap() as u64, skinned.list_builds().unwrap() as u64);
+    assert!(all >= steps, "{name} (GPU): skin 0 must rebuild every step, built {all} times in {steps} steps");
+    assert!(some < steps / 2, "{name} (GPU): the default skin rebuilt {some} times in {steps} steps");
+    assert!(tiny.list_capacity() > 16, "{name} (GPU): the 16-slot list never grew");
+    assert!(contacts > 0, "{name} (GPU): no contacts formed, the comparison proves nothing");
+    let mut again = gpu(&setup, GpuOptions::default());
+    again.step(steps).unwrap();
+    assert!(fingerprint(&mut again) == fingerprint(&mut skinned), "{name} (GPU): two runs differ");
+}
+
+#[test]
+fn gpu_settling_box_is_bit_identical_with_and_without_skin() {
+    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
+    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
+    for p in &mut setup.particles.position {
+        p[2] -= zmin - 1e-5;
+    }
+    assert_gpu_skin_independent("settling box", setup, 4, 50);
+}
+
+#[test]
+fn gpu_shipped_scenes_are_bit_identical_with_and_without_skin() {
+    assert_gpu_skin_independent("bed", talus::bench::bed_setup(1000, ContactModel::Hertz), 3, 50);
+    assert_gpu_skin_independent("periodic_chute", presettled(scene("periodic_chute.json"), 3000), 3, 50);
+    assert_gpu_skin_independent("rotating_drum", presettled(scene("rotating_drum.json"), 3000), 3, 50);
 }

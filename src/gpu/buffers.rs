@@ -33,7 +33,6 @@ pub struct Buffers {
     pub force: wgpu::Buffer,
     pub torque: wgpu::Buffer,
     pub dissipation: wgpu::Buffer,
-    pub contacts: wgpu::Buffer,
     /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
@@ -50,6 +49,28 @@ pub struct Buffers {
     /// n_cells + 1 counts, scanned in place into cell starts.
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
+    /// Per particle: displacement since the last neighbour-list build (vec4<f32>, w unused).
+    pub moved: wgpu::Buffer,
+    /// n + 1 counts of owned pairs, scanned in place into each owner's first slot.
+    pub list_start: wgpu::Buffer,
+    /// `list_capacity` slots: the partner (j > owner) of each owned pair.
+    pub list_partner: wgpu::Buffer,
+    /// n + 1 counts of pairs each particle is the partner of, scanned into run starts.
+    pub incoming_count: wgpu::Buffer,
+    pub incoming_cursor: wgpu::Buffer,
+    /// `list_capacity` slot indices: each particle's incoming run, sorted by slot.
+    pub incoming_slot: wgpu::Buffer,
+    /// Per slot two vec4<f32>: the partner's force (w = 1 if active) and torque.
+    pub shares: wgpu::Buffer,
+    pub list_capacity: u32,
+    /// Prefix-sum levels over n + 1 elements (list and incoming counts).
+    pub list_scan_levels: Vec<ScanLevel>,
+    /// Workgroup counts of every rebuild dispatch (`list_plan.wgsl`), written once by the host.
+    pub dispatch_full: wgpu::Buffer,
+    /// What the rebuild dispatches use: `dispatch_full` on rebuild steps, else zeros.
+    pub dispatch: wgpu::Buffer,
+    /// One u32 = 1, copied into `StepState::rebuild` to force a rebuild after a restore.
+    pub one: wgpu::Buffer,
     /// Ping-pong history tables; step s reads `hash[s % 2]`.
     pub hash: [wgpu::Buffer; 2],
     pub hash_capacity: u32,
@@ -60,6 +81,10 @@ pub struct Buffers {
     /// MAP_READ buffer for the step state (flags) after each batch.
     pub flags_readback: wgpu::Buffer,
 }
+
+/// Entries of the rebuild dispatch table (`dispatch_full`): particles, cells, clears, and
+/// every prefix-sum level of the cell and list scans (at most 6 levels each).
+pub const MAX_REBUILD_DISPATCHES: u64 = 16;
 
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
 
@@ -82,21 +107,22 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 
 impl Buffers {
     /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
-    pub fn state_buffers(&self) -> [&wgpu::Buffer; 9] {
-        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.contacts, &self.image]
+    pub fn state_buffers(&self) -> [&wgpu::Buffer; 8] {
+        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image]
     }
 
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer) -> Result<Self> {
         let n = n_particles.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
-        let scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
+        let cell_scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
+        let list_scan_levels = scan_levels(ctx, n + 1)?;
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
-        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 4 * n, v4];
-        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_contacts", "backup_image"];
+        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, v4];
+        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_image"];
         let mut backup_state = Vec::new();
         for (l, size) in state_labels.iter().zip(sizes) {
             backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
@@ -111,7 +137,6 @@ impl Buffers {
             force: b("force", v4, STATE)?,
             torque: b("torque", v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
-            contacts: b("contacts", 4 * n, STATE)?,
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
@@ -121,7 +146,23 @@ impl Buffers {
             particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
-            scan_levels,
+            scan_levels: cell_scan_levels,
+            moved: b("moved", v4, U::STORAGE)?,
+            list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
+            list_partner: b("list_partner", 4 * list_capacity.max(1) as u64, U::STORAGE)?,
+            incoming_count: b("incoming_count", 4 * (n + 1), U::STORAGE)?,
+            incoming_cursor: b("incoming_cursor", 4 * n, U::STORAGE)?,
+            incoming_slot: b("incoming_slot", 4 * list_capacity.max(1) as u64, U::STORAGE)?,
+            shares: b("shares", 32 * list_capacity.max(1) as u64, U::STORAGE)?,
+            list_capacity,
+            list_scan_levels,
+            dispatch_full: b("dispatch_full", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::COPY_DST)?,
+            dispatch: b("dispatch", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::INDIRECT)?,
+            one: {
+                let one = b("one", 4, U::COPY_SRC | U::COPY_DST)?;
+                ctx.queue.write_buffer(&one, 0, bytemuck::bytes_of(&1u32));
+                one
+            },
             hash: [b("hash_table_0", hash_bytes, STATE)?, b("hash_table_1", hash_bytes, STATE)?],
             hash_capacity,
             step_state: b("step_state", STEP_STATE_BYTES, STATE)?,
@@ -134,6 +175,32 @@ impl Buffers {
             },
             flags_readback: b("flags_readback", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?,
         })
+    }
+
+    /// Bytes of every device buffer held here (state, backups, grid, list, history tables,
+    /// staging for flags; the mesh data is counted by its owner).
+    pub fn device_bytes(&self) -> u64 {
+        let mut all: Vec<&wgpu::Buffer> = vec![
+            &self.sim, &self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.moved,
+            &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
+            &self.dispatch, &self.one, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.backup.step_state, &self.backup.hash,
+            &self.flags_readback,
+        ];
+        all.extend(self.backup.state.iter());
+        let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
+        all.iter().map(|b| b.size()).sum::<u64>() + levels
+    }
+
+    /// Replace the list-slot buffers by ones of `capacity` slots (their contents are rebuilt
+    /// by the next step, which must rebuild).
+    pub fn replace_list(&mut self, ctx: &GpuContext, capacity: u32) -> Result<()> {
+        let slots = capacity.max(1) as u64;
+        self.list_partner = ctx.create_buffer("list_partner", 4 * slots, U::STORAGE)?;
+        self.incoming_slot = ctx.create_buffer("incoming_slot", 4 * slots, U::STORAGE)?;
+        self.shares = ctx.create_buffer("shares", 32 * slots, U::STORAGE)?;
+        self.list_capacity = capacity;
+        Ok(())
     }
 
     /// Replace both history tables and the backup table by zeroed ones of `capacity` slots;

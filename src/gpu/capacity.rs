@@ -1,5 +1,5 @@
-//! Capacities that can overflow (the contact-history hash table), overflow detection, growth
-//! and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
+//! Capacities that can overflow (the contact-history hash table and the neighbour list),
+//! overflow detection, growth and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
 //! grow: its flag `OVERFLOW_MESH_GROUPS` ends the run with an error naming the mesh.)
 //!
 //! Every batch of steps starts by copying the state (particles, step state and the history
@@ -7,21 +7,31 @@
 //! an overflow flag is set. After the batch the host reads the 32-byte step state (the only
 //! readback per batch); on overflow it doubles the table, restores the backup, migrates the
 //! saved history into the new table (`rehash`, lookups are by key so results are unchanged) and
-//! redoes the batch. Nothing is dropped, so a run with a tiny initial table is bit-identical to
-//! one with a generous table.
+//! redoes the batch. A list build that needs more slots than the list has raises
+//! `OVERFLOW_LIST` with the number it needed; the host re-creates the slot buffers with room to
+//! spare, restores the backup and redoes the batch. Every restore forces a list rebuild in the
+//! redone batch's first step (results do not depend on when the list was built). Nothing is
+//! dropped, so a run with a tiny initial table or list is bit-identical to one with generous
+//! ones.
 
-use super::layout::{HashSlot, StepStateRead, STEP_STATE_BYTES};
+use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
 use super::encode::{bind_group, dispatch_threads};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_MESH_GROUPS};
+use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS};
 
 /// Default table size: 4 slots per particle (power of two, ≥ 256).
 pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
     let want = 4u64 * n_particles as u64 + 4 * n_walls as u64;
     (want.max(256).next_power_of_two()).min(1 << 31) as u32
+}
+
+/// Default neighbour-list size: 4 slots per particle (a dense packing with the default skin
+/// needs about 3), at least 256.
+pub fn initial_list_capacity(n_particles: u32) -> u32 {
+    (4u64 * n_particles as u64).clamp(256, u32::MAX as u64) as u32
 }
 
 /// A requested capacity rounded to a power of two (≥ 4).
@@ -73,11 +83,76 @@ impl GpuBackend {
             if st.flags & OVERFLOW_MESH_GROUPS != 0 {
                 return Err(self.meshes.overflow_error(&st, s0));
             }
-            if st.flags & OVERFLOW_HASH == 0 {
+            if st.flags & !(OVERFLOW_HASH | OVERFLOW_LIST) != 0 {
                 return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
             }
-            self.grow_hash(s0, st.inserted)?;
+            if st.flags & OVERFLOW_LIST != 0 {
+                self.grow_list(s0, st.list_needed)?;
+            }
+            if st.flags & OVERFLOW_HASH != 0 {
+                self.grow_hash(s0, st.inserted)?;
+            } else {
+                self.restore(s0)?;
+            }
         }
+    }
+
+    /// The force evaluation before step `s` (`StepEncoder::initial_forces`) from a fresh step
+    /// state at step `s` with a list rebuild, after the commands of `first` (if any). A list
+    /// overflow grows the list and evaluates again; returns the step state after it.
+    pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>) -> Result<StepStateRead> {
+        loop {
+            let fresh = StepState { step: s as u32, rebuild: 1, ..Default::default() };
+            self.ctx.queue.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&fresh));
+            let mut enc = first.take().unwrap_or_else(|| self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("initial_forces") }));
+            self.step_encoder().initial_forces(&mut enc, s);
+            self.ctx.queue.submit([enc.finish()]);
+            let st = self.read_step_state()?;
+            if st.flags & OVERFLOW_LIST == 0 {
+                return Ok(st);
+            }
+            self.grow_list(s, st.list_needed)?;
+        }
+    }
+
+    /// Copy the batch-start backup back (particles, step state with a forced list rebuild);
+    /// the history table is the caller's.
+    fn encode_restore(&self, enc: &mut wgpu::CommandEncoder) {
+        let b = &self.buffers;
+        for (dst, src) in b.state_buffers().iter().zip(&b.backup.state) {
+            enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
+        }
+        enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, STEP_STATE_BYTES);
+        enc.copy_buffer_to_buffer(&b.one, 0, &b.step_state, std::mem::offset_of!(StepState, rebuild) as u64, 4);
+    }
+
+    /// Restore the batch-start backup, history table included, for a redo.
+    fn restore(&self, s0: u64) -> Result<()> {
+        let b = &self.buffers;
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
+        self.encode_restore(&mut enc);
+        enc.copy_buffer_to_buffer(&b.backup.hash, 0, &b.hash[(s0 % 2) as usize], 0, b.backup.hash.size());
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// Re-create the list slot buffers with room for `needed` slots and a quarter more.
+    fn grow_list(&mut self, s0: u64, needed: u32) -> Result<()> {
+        let old = self.buffers.list_capacity;
+        let cap = (needed as u64 + needed as u64 / 4).max(old as u64 + 1);
+        let max_bytes = 32 * cap;
+        if cap > u32::MAX as u64 || max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
+            return Err(TalusError::Device(format!(
+                "neighbour list of {cap} slots ({max_bytes} bytes of pair shares) exceeds max_storage_buffer_binding_size {}",
+                self.ctx.limits.max_storage_buffer_binding_size
+            )));
+        }
+        eprintln!("talus: neighbour list overflowed in the batch from step {s0} ({needed} slots needed); growing {old} -> {cap} slots and redoing the batch");
+        self.buffers.replace_list(&self.ctx, cap as u32)?;
+        self.sim.list_capacity = cap as u32;
+        self.write_sim();
+        self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        Ok(())
     }
 
     /// Grow the history tables (at least ×2, and enough for the `inserted` contacts the
@@ -112,10 +187,7 @@ impl GpuBackend {
             self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
             let b = &self.buffers;
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
-            for (dst, src) in b.state_buffers().iter().zip(&b.backup.state) {
-                enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
-            }
-            enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, STEP_STATE_BYTES);
+            self.encode_restore(&mut enc);
             let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[(s0 % 2) as usize], &b.step_state]);
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });

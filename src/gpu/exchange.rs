@@ -10,10 +10,10 @@
 //! exchange leaves them as they were.
 
 use super::buffers::Buffers;
-use super::capacity::{initial_hash_capacity, max_load, round_capacity};
+use super::capacity::{initial_hash_capacity, initial_list_capacity, max_load, round_capacity};
 use super::energy::reduce_dispatch;
 use super::grid;
-use super::layout::{HashSlotRead, StepState, StepStateRead, STEP_STATE_BYTES};
+use super::layout::{HashSlotRead, StepStateRead, STEP_STATE_BYTES};
 use super::readback::read_buffers;
 use super::encode::{bind_group, dispatch_threads};
 use super::step::BindGroups;
@@ -122,7 +122,9 @@ impl GpuBackend {
         let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(records.saturating_mul(4)));
         let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
         let n_pairs = self.pairs.len() as u32;
-        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, rx * ry, self.meshes.data.clone())?;
+        let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n));
+        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone())?;
+        self.write_rebuild_table();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
         let q = &self.ctx.queue;
         if !self.pairs.is_empty() {
@@ -130,10 +132,10 @@ impl GpuBackend {
         }
         self.radius = state.particles.radius.clone();
         self.write_particles(&ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block));
-        q.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&StepState { step, ..Default::default() }));
         self.sim.n_particles = n;
         self.sim.hash_capacity = cap;
         self.sim.hash_max_load = max_load(cap);
+        self.sim.list_capacity = list_capacity;
         // the refresh evaluates forces at Δt = 0: no tangential increment, no dashpot work
         let dt = self.sim.dt;
         self.sim.dt = 0.0;
@@ -156,12 +158,10 @@ impl GpuBackend {
             pass.set_bind_group(0, &bg, &[]);
             dispatch_threads(&mut pass, slots.len() as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
         }
-        self.step_encoder().initial_forces(&mut enc, s);
-        q.submit([enc.finish()]);
+        let st = self.initial_forces(s, Some(enc))?;
         drop(upload);
         self.sim.dt = dt;
-        q.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
-        let st = self.read_step_state()?;
+        self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(self.meshes.overflow_error(&st, s));
         }

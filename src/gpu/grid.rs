@@ -40,6 +40,9 @@ pub struct GridSpec {
     /// Domain minimum as blocks + offset.
     pub domain_min_block: [i32; 3],
     pub domain_min_offset: [f32; 3],
+    /// Neighbour-list skin, m (the scene's, or 0 where a periodic axis would get fewer than 3
+    /// cells of the larger size).
+    pub skin: f64,
 }
 
 /// Split x into (block, offset): x = block·BLOCK + offset, offset ∈ [0, BLOCK) as f32.
@@ -62,7 +65,14 @@ pub fn join(b: i32, o: f32, block: f64) -> f64 {
 }
 
 impl GridSpec {
+    /// The grid for the scene's neighbour-list skin; with skin 0 if only that fits a periodic
+    /// axis 3 cells.
     pub fn new(setup: &Setup) -> Result<Self> {
+        Self::with_skin(setup, setup.skin()).or_else(|_| Self::with_skin(setup, 0.0))
+    }
+
+    /// Cells of at least 2·max radius + max reference gap + `skin`.
+    pub fn with_skin(setup: &Setup, skin: f64) -> Result<Self> {
         let max_r = setup.max_radius();
         let max_rgap = setup.pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max);
         let mut extent = 0.0f64;
@@ -94,7 +104,7 @@ impl GridSpec {
             e += 1;
         }
         let block = 2f64.powi(e);
-        let reach = 2.0 * max_r + max_rgap;
+        let reach = 2.0 * max_r + max_rgap + skin;
         let mut k = ((reach / block).ceil() as i64).max(1);
         let lo: Vec<i64> = setup.domain.min.iter().map(|v| (v / block).floor() as i64).collect();
         let hi: Vec<i64> = setup.domain.max.iter().map(|v| (v / block).ceil() as i64).collect();
@@ -136,6 +146,7 @@ impl GridSpec {
             period_offset: pb.map(|p| p.1),
             domain_min_block: mb.map(|p| p.0),
             domain_min_offset: mb.map(|p| p.1),
+            skin,
         })
     }
 

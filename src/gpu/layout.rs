@@ -44,14 +44,18 @@ gpu_struct! {
         mesh_id_base: u32 => "u32",
         /// Periodic axes: bit 0 = x, 1 = y, 2 = z.
         periodic: u32 => "u32",
+        /// Slots of the half neighbour list (and of its incoming index); growing it is an
+        /// overflow (`OVERFLOW_LIST`).
+        list_capacity: u32 => "u32",
+        /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
+        period_blocks: [i32; 3] => "vec3<i32>",
+        /// Neighbour-list skin, m: the list holds pairs within rᵢ + rⱼ + max_rgap + skin and
+        /// is rebuilt once a particle has moved skin/2 since the last build.
+        skin: f32 => "f32",
+        period_offset: [f32; 3] => "vec3<f32>",
         /// A particle whose centre is farther than this (m) outside the domain on a
         /// non-periodic axis raises BLOWUP (lost particle); negative: never.
         lost_margin: f32 => "f32",
-        /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
-        period_blocks: [i32; 3] => "vec3<i32>",
-        _pad2: u32 => "u32",
-        period_offset: [f32; 3] => "vec3<f32>",
-        _pad3: u32 => "u32",
         /// Domain minimum as blocks + offset (the periodic range starts there).
         domain_min_block: [i32; 3] => "vec3<i32>",
         _pad4: u32 => "u32",
@@ -186,10 +190,19 @@ gpu_struct! {
         mesh_overflow: u32 => "atomic<u32>",
         /// With OVERFLOW_MESH_GROUPS: 1 + the highest particle index that overflowed.
         mesh_overflow_particle: u32 => "atomic<u32>",
+        /// Non-zero: the neighbour list is rebuilt in this step (set by `drift` when a particle
+        /// has moved more than skin/2 since the last build, or by the host; cleared by
+        /// `advance`).
+        rebuild: u32 => "atomic<u32>",
+        /// With OVERFLOW_LIST: the list slots the overflowing build needed.
+        list_needed: u32 => "atomic<u32>",
+        /// Neighbour-list builds since the start (steps whose `rebuild` was set).
+        rebuilds: u32 => "u32",
         /// With BLOWUP: !(lowest flagged particle index) (atomicMax; 0 = none).
         blowup_particle: u32 => "atomic<u32>",
         /// With BLOWUP: `BLOWUP_*` bits of the quantities that went wrong.
         blowup_what: u32 => "atomic<u32>",
+        _pad0: u32 => "u32",
     }
 }
 
@@ -202,8 +215,12 @@ gpu_struct! {
         halt: u32 => "u32",
         mesh_overflow: u32 => "u32",
         mesh_overflow_particle: u32 => "u32",
+        rebuild: u32 => "u32",
+        list_needed: u32 => "u32",
+        rebuilds: u32 => "u32",
         blowup_particle: u32 => "u32",
         blowup_what: u32 => "u32",
+        _pad0: u32 => "u32",
     }
 }
 

@@ -48,13 +48,15 @@ pub struct GpuOptions {
     /// Initial contact-history table capacity (slots, rounded up to a power of two);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 32-byte step-state readback per submit).
+    /// Steps encoded into one submit (one 48-byte step-state readback per submit).
     pub steps_per_submit: u64,
+    /// Initial neighbour-list capacity (slots); `None` = 4 per particle. It grows on overflow.
+    pub list_capacity: Option<u32>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64 }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None }
     }
 }
 
@@ -63,6 +65,10 @@ impl Default for GpuOptions {
 pub struct TrafficModel {
     pub bytes_per_particle_step: f64,
     pub bytes_per_contact_step: f64,
+    /// Neighbour-list slots per particle (owned pairs within the list cut-off).
+    pub slots_per_particle: f64,
+    /// Steps per list build so far.
+    pub steps_per_rebuild: f64,
 }
 
 pub struct GpuBackend {
@@ -130,7 +136,8 @@ impl GpuBackend {
         let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, &setup.meshes, opts.steps_per_submit);
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, rx * ry, meshes.data.clone())?;
+        let list_capacity = opts.list_capacity.map(|c| c.max(1)).unwrap_or_else(|| capacity::initial_list_capacity(n));
+        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone())?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -156,14 +163,14 @@ impl GpuBackend {
             mesh_start_base: mesh_layout.start_base,
             mesh_id_base: mesh_layout.id_base,
             periodic: (0..3).filter(|&a| setup.periodic[a]).map(|a| 1u32 << a).sum(),
+            list_capacity,
+            period_blocks: grid.period_blocks,
+            skin: grid.skin as f32,
+            period_offset: grid.period_offset,
             lost_margin: match (setup.checks.lost_particles, setup.checks.lost_margin) {
                 (LostParticles::Error, Some(m)) => m as f32,
                 _ => -1.0,
             },
-            period_blocks: grid.period_blocks,
-            _pad2: 0,
-            period_offset: grid.period_offset,
-            _pad3: 0,
             domain_min_block: grid.domain_min_block,
             _pad4: 0,
             domain_min_offset: grid.domain_min_offset,
@@ -181,16 +188,12 @@ impl GpuBackend {
         let period = setup.period().to_array();
         let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic };
         backend.write_particles(&rows);
+        backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);
-        let mut enc = backend.ctx.device.create_command_encoder(&Default::default());
-        backend.step_encoder().initial_forces(&mut enc, 0);
-        backend.ctx.queue.submit([enc.finish()]);
-        if !backend.meshes.walls.is_empty() {
-            let st = backend.read_step_state()?;
-            if st.flags & OVERFLOW_MESH_GROUPS != 0 {
-                return Err(backend.meshes.overflow_error(&st, 0));
-            }
+        let st = backend.initial_forces(0, None)?;
+        if st.flags & OVERFLOW_MESH_GROUPS != 0 {
+            return Err(backend.meshes.overflow_error(&st, 0));
         }
         Ok(backend)
     }
@@ -206,6 +209,22 @@ impl GpuBackend {
         &self.grid
     }
 
+    /// Upload the rebuild dispatch table for the current buffers.
+    pub(crate) fn write_rebuild_table(&self) {
+        let t = step::rebuild_dispatch_table(&self.buffers, self.grid.n_cells, self.ctx.limits.max_compute_workgroups_per_dimension);
+        self.ctx.queue.write_buffer(&self.buffers.dispatch_full, 0, bytemuck::cast_slice(&t));
+    }
+
+    /// Neighbour-list builds since the start or the last state import.
+    pub fn list_builds(&self) -> Result<u32> {
+        Ok(self.read_step_state()?.rebuilds)
+    }
+
+    /// Current neighbour-list capacity (slots).
+    pub fn list_capacity(&self) -> u32 {
+        self.buffers.list_capacity
+    }
+
     /// Current contact-history table capacity (slots per table).
     pub fn hash_capacity(&self) -> u32 {
         self.buffers.hash_capacity
@@ -215,33 +234,52 @@ impl GpuBackend {
         &self.ctx
     }
 
-    /// Modelled device-memory bytes per step. Each buffer element a pass reads or writes counts
-    /// once per pass (read + write = twice); neighbour reads in `forces` are assumed cached.
-    /// Per particle (vec4 = 16 B):
-    /// - kick_drift (second half kick of the previous step fused with this step's half kick
-    ///   and drift): read pos_block, pos_offset, velocity, omega, force, torque (96), write the
-    ///   first four (64) → 160
-    /// - grid_count: read pos_block (16), write cell, rank (8), atomic count (8) → 32
-    /// - grid_scatter: read cell, rank, cell start (12), write sorted id (4) → 16
-    /// - grid_sort: read + write the sorted id (8)
-    /// - forces: read own pos_block, pos_offset, velocity, omega (64), sorted id (4),
-    ///   dissipation r/w (2 × 32: four Kahan pairs), write force, torque (32), contact
-    ///   count (4) → 168
-    /// - (the separate `kick` runs once per batch, not per step)
-    ///   Per grid cell (amortised per particle): clear (4), count/scan r/w ≈ 2×(4+4) plus the
-    ///   upper levels (≈ 1/1024), grid_sort reads two starts (8), forces reads 27 starts of
-    ///   neighbouring cells (cached) → ≈ 28 B per cell.
+    /// Modelled device-memory bytes per step, from the list as it is now and the rebuilds so
+    /// far (one small readback; call it after stepping). Each buffer element a pass reads or
+    /// writes counts once per pass (read + write = twice); the partners' positions and
+    /// velocities read by `forces` and `list_build` are assumed cached. Per particle (vec4 = 16 B):
+    /// - kick_drift (previous step's second half kick fused with this step's half kick and
+    ///   drift): read pos_block, pos_offset, velocity, omega, force, torque, moved (112), write
+    ///   the first four and moved (80) → 192
+    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8),
+    ///   dissipation r/w (2 × 32: four Kahan pairs), write force, torque (32) → 168
+    /// - gather: read incoming starts (8), force, torque (32), write them (32) → 72
+    /// - per list slot: partner id (4), share force written (16), incoming slot id (4), share
+    ///   force read (16) → 40
+    /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 28 +
+    ///   4 per cell), grid count (32) and scatter (16), cell sort (8), list count and fill
+    ///   (2 × 36, + 4 per slot), incoming fill and sort (8, + 16 per slot) → ≈ 156 per particle
+    ///   + 20 per slot + ≈ 24 per cell
     ///
-    /// Per owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS) → 100;
-    /// pair parameters (48 B) are assumed cached.
-    pub fn traffic_model(&self) -> TrafficModel {
+    /// Per owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS) → 100,
+    /// plus the partner's torque share written and read (32) → 132; pair parameters (48 B) are
+    /// assumed cached.
+    pub fn traffic_model(&self) -> Result<TrafficModel> {
         let n = self.buffers.n_particles.max(1) as f64;
-        let per_particle = 160.0 + 32.0 + 16.0 + 8.0 + 168.0;
-        let per_cell = 28.0;
-        TrafficModel {
-            bytes_per_particle_step: per_particle + per_cell * self.grid.n_cells as f64 / n,
-            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0,
-        }
+        let st = self.read_step_state()?;
+        let slots = self.list_slots()? as f64 / n;
+        let cells = self.grid.n_cells as f64 / n;
+        let steps_per_rebuild = if st.rebuilds > 0 { (self.steps_done as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
+        let rebuild = 156.0 + 20.0 * slots + 24.0 * cells;
+        Ok(TrafficModel {
+            bytes_per_particle_step: 192.0 + 168.0 + 72.0 + 40.0 * slots + rebuild / steps_per_rebuild,
+            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 32.0,
+            slots_per_particle: slots,
+            steps_per_rebuild,
+        })
+    }
+
+    /// Slots of the neighbour list as last built.
+    pub fn list_slots(&self) -> Result<u32> {
+        let n = self.buffers.n_particles as u64;
+        let b = &self.buffers;
+        let bytes = readback::read_buffer_range(&self.ctx, &b.list_start, 4 * n, 4)?;
+        Ok(bytemuck::pod_read_unaligned(&bytes))
+    }
+
+    /// Device memory of every buffer the backend holds, bytes.
+    pub fn device_bytes(&self) -> u64 {
+        self.buffers.device_bytes() + self.meshes.data.size()
     }
 }
 

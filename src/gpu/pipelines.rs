@@ -15,6 +15,16 @@ pub struct Pipelines {
     pub scan_add: wgpu::ComputePipeline,
     pub grid_scatter: wgpu::ComputePipeline,
     pub grid_sort: wgpu::ComputePipeline,
+    /// Neighbour-list rebuild (`shaders/list_*.wgsl`, `shaders/incoming.wgsl`): dispatch plan,
+    /// clears, count and fill of the half list, incoming index fill and sort.
+    pub list_plan: wgpu::ComputePipeline,
+    pub list_clear: wgpu::ComputePipeline,
+    pub list_count: wgpu::ComputePipeline,
+    pub list_fill: wgpu::ComputePipeline,
+    pub incoming_fill: wgpu::ComputePipeline,
+    pub incoming_sort: wgpu::ComputePipeline,
+    /// The partners' shares added to each particle's owned-contact sums.
+    pub gather: wgpu::ComputePipeline,
     /// Force pass writing history and dissipation.
     pub forces: wgpu::ComputePipeline,
     /// Initial force evaluation (WRITE_HISTORY = false).
@@ -67,6 +77,8 @@ impl Pipelines {
         let forces = module(ctx, "forces")?;
         let drift = module(ctx, "drift")?;
         let mesh_bin = module(ctx, "mesh_bin")?;
+        let list_build = module(ctx, "list_build")?;
+        let incoming = module(ctx, "incoming")?;
         Ok(Pipelines {
             drift: pipeline(ctx, &drift, "drift", "main", &[])?,
             kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
@@ -77,6 +89,13 @@ impl Pipelines {
             scan_add: pipeline(ctx, &scan, "scan_add", "scan_add", &[])?,
             grid_scatter: simple("grid_scatter")?,
             grid_sort: simple("grid_sort")?,
+            list_plan: simple("list_plan")?,
+            list_clear: simple("list_clear")?,
+            list_count: pipeline(ctx, &list_build, "list_count", "main", &[])?,
+            list_fill: pipeline(ctx, &list_build, "list_fill", "main", &[("FILL", 1.0)])?,
+            incoming_fill: pipeline(ctx, &incoming, "incoming_fill", "main", &[])?,
+            incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("SORT", 1.0)])?,
+            gather: simple("gather")?,
             forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes)])?,
             forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes)])?,
             rehash: simple("rehash")?,

@@ -42,3 +42,14 @@ pub fn read_buffers(ctx: &GpuContext, srcs: &[(&wgpu::Buffer, u64)]) -> Result<V
     }
     Ok(out)
 }
+
+/// Read `size` bytes of `src` from byte `offset` (both multiples of 4).
+pub fn read_buffer_range(ctx: &GpuContext, src: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
+    let staging = ctx.create_buffer("readback", size.max(4), wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
+    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+    enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
+    ctx.queue.submit([enc.finish()]);
+    let mut data = map_read(ctx, &staging, size.max(4))?;
+    data.truncate(size as usize);
+    Ok(data)
+}

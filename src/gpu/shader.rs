@@ -31,6 +31,8 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 /// History-table insertion (needs `sim`, `hash_write`, `state` bindings).
 pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
+/// Minimum-image pair separation in block + offset arithmetic (needs `sim`).
+pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wgsl");
 /// History-table lookup (needs `sim`, `hash_read` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
@@ -59,7 +61,12 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("scan", include_str!("../../shaders/scan.wgsl").to_string()),
         ("grid_scatter", include_str!("../../shaders/grid_scatter.wgsl").to_string()),
         ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
-        ("forces", format!("{HASH_INSERT}\n{}\n{}", wall_contact_sources(), include_str!("../../shaders/forces.wgsl"))),
+        ("list_plan", include_str!("../../shaders/list_plan.wgsl").to_string()),
+        ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
+        ("list_build", format!("{PAIR_SEPARATION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
+        ("forces", format!("{HASH_INSERT}\n{}\n{PAIR_SEPARATION}\n{}", wall_contact_sources(), include_str!("../../shaders/forces.wgsl"))),
+        ("gather", include_str!("../../shaders/gather.wgsl").to_string()),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),

@@ -1,10 +1,14 @@
 //! Bind groups and the encoding of the named passes of one step:
-//! `drift` → grid (`clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) → `forces` →
-//! `advance`, with each step's second half kick fused into the next `drift` (`kick_drift`) and a
-//! `kick` closing the batch. The force pass alternates between two bind groups (history-table parity).
+//! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise):
+//! grid (`list_clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) and half list
+//! (`list_count`, `scan`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
+//! `gather` → `advance`, with each step's second half kick fused into the next `drift`
+//! (`kick_drift`) and a `kick` closing the batch. The force pass alternates between two bind
+//! groups (history-table parity).
 
-use super::buffers::Buffers;
-use super::encode::{bind_group, dispatch_threads, encode_scan, scan_bind_groups};
+use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES};
+use super::encode::{bind_group, dispatch_threads, scan_bind_groups, split_dispatch};
+use crate::layout::consts::WORKGROUP_SIZE;
 use super::pipelines::Pipelines;
 
 pub struct BindGroups {
@@ -17,6 +21,17 @@ pub struct BindGroups {
     pub scan_add: Vec<wgpu::BindGroup>,
     pub grid_scatter: wgpu::BindGroup,
     pub grid_sort: wgpu::BindGroup,
+    pub list_plan: wgpu::BindGroup,
+    pub list_clear: wgpu::BindGroup,
+    pub list_count: wgpu::BindGroup,
+    pub list_fill: wgpu::BindGroup,
+    pub list_scan: Vec<wgpu::BindGroup>,
+    pub list_scan_add: Vec<wgpu::BindGroup>,
+    pub incoming_fill: wgpu::BindGroup,
+    pub incoming_sort: wgpu::BindGroup,
+    pub incoming_scan: Vec<wgpu::BindGroup>,
+    pub incoming_scan_add: Vec<wgpu::BindGroup>,
+    pub gather: wgpu::BindGroup,
     /// Indexed by step parity: [s % 2] reads hash[s % 2], writes the other.
     pub forces: [wgpu::BindGroup; 2],
     /// As `forces`, for the force evaluations that keep no history (start, state import).
@@ -31,12 +46,16 @@ impl BindGroups {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
             bind_group(device, pipe, "forces", &[
                 &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation,
-                &b.pairs, &b.walls, &b.cell_count, &b.sorted_ids, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.contacts,
+                &b.pairs, &b.walls, &b.list_start, &b.list_partner, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.shares,
                 &b.mesh_data,
             ])
         };
-        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image];
+        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image, &b.moved];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
+        let list_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_start, &b.list_partner, &b.incoming_count, &b.step_state];
+        let incoming_buffers = [&b.sim, &b.list_start, &b.list_partner, &b.incoming_count, &b.incoming_cursor, &b.incoming_slot, &b.step_state];
+        let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_start);
+        let (incoming_scan, incoming_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.incoming_count);
         BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
@@ -47,10 +66,21 @@ impl BindGroups {
             scan_add,
             grid_scatter: bind_group(device, &p.grid_scatter, "grid_scatter", &[&b.sim, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.sorted_ids, &b.step_state]),
             grid_sort: bind_group(device, &p.grid_sort, "grid_sort", &[&b.sim, &b.cell_count, &b.sorted_ids, &b.step_state]),
+            list_plan: bind_group(device, &p.list_plan, "list_plan", &[&b.step_state, &b.dispatch_full, &b.dispatch]),
+            list_clear: bind_group(device, &p.list_clear, "list_clear", &[&b.sim, &b.cell_count, &b.incoming_count, &b.incoming_cursor, &b.moved]),
+            list_count: bind_group(device, &p.list_count, "list_count", &list_buffers),
+            list_fill: bind_group(device, &p.list_fill, "list_fill", &list_buffers),
+            list_scan,
+            list_scan_add,
+            incoming_fill: bind_group(device, &p.incoming_fill, "incoming_fill", &incoming_buffers),
+            incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
+            incoming_scan,
+            incoming_scan_add,
+            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.torque, &b.incoming_count, &b.incoming_slot, &b.shares, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.contacts, &b.partials, &b.image,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.torque, &b.partials, &b.image,
             ]),
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[
@@ -60,6 +90,28 @@ impl BindGroups {
             }),
         }
     }
+}
+
+/// Entries of the rebuild dispatch table (`Buffers::dispatch_full`): one particle per thread,
+/// one cell per thread, the clears, then one per prefix-sum level of the cell counts and of
+/// the n + 1 list counts.
+pub const DISPATCH_PARTICLES: u64 = 0;
+pub const DISPATCH_CELLS: u64 = 1;
+pub const DISPATCH_CLEAR: u64 = 2;
+pub const DISPATCH_SCANS: u64 = 3;
+
+/// The full workgroup counts of every rebuild dispatch (x, y, z, unused), in table order.
+pub fn rebuild_dispatch_table(b: &Buffers, n_cells: u32, max_dim: u32) -> Vec<[u32; 4]> {
+    let threads = |n: u32| {
+        let (x, y) = split_dispatch(n.div_ceil(WORKGROUP_SIZE), max_dim);
+        [x, y, 1, 0]
+    };
+    let mut t = vec![threads(b.n_particles), threads(n_cells), threads((n_cells + 1).max(b.n_particles + 1))];
+    for lvl in b.scan_levels.iter().chain(&b.list_scan_levels) {
+        t.push([(lvl.n as u64).div_ceil(SCAN_BLOCK) as u32, 1, 1, 0]);
+    }
+    assert!(t.len() as u64 <= MAX_REBUILD_DISPATCHES, "rebuild dispatch table of {} entries", t.len());
+    t
 }
 
 /// Encodes steps; holds what encoding needs.
@@ -85,36 +137,78 @@ impl StepEncoder<'_> {
         dispatch_threads(&mut pass, n, self.max_dim);
     }
 
-    /// Counting sort of particles into cells (cell_count → cell starts, sorted_ids).
+    /// A rebuild pass: workgroup counts from entry `entry` of the device-written table.
+    fn indirect(&self, enc: &mut wgpu::CommandEncoder, label: &str, pipe: &wgpu::ComputePipeline, bg: &wgpu::BindGroup, entry: u64) {
+        let mut pass = Self::pass(enc, label);
+        pass.set_pipeline(pipe);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(&self.b.dispatch, 16 * entry);
+    }
+
+    /// The exclusive prefix sum of `levels` with indirect dispatches (table entries from
+    /// `first`): every level's blocks upwards, then the block offsets added back downwards.
+    fn scan(&self, enc: &mut wgpu::CommandEncoder, levels: &[ScanLevel], scan: &[wgpu::BindGroup], add: &[wgpu::BindGroup], first: u64) {
+        let mut pass = Self::pass(enc, "scan");
+        pass.set_pipeline(&self.p.scan_blocks);
+        for (l, bg) in scan.iter().enumerate() {
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups_indirect(&self.b.dispatch, 16 * (first + l as u64));
+        }
+        pass.set_pipeline(&self.p.scan_add);
+        for l in (0..levels.len().saturating_sub(1)).rev() {
+            pass.set_bind_group(0, &add[l], &[]);
+            pass.dispatch_workgroups_indirect(&self.b.dispatch, 16 * (first + l as u64));
+        }
+    }
+
+    /// Whether this step rebuilds (`StepState::rebuild`): the dispatch table of the rebuild
+    /// passes, full or empty.
+    pub fn list_plan(&self, enc: &mut wgpu::CommandEncoder) {
+        let mut pass = Self::pass(enc, "list_plan");
+        pass.set_pipeline(&self.p.list_plan);
+        pass.set_bind_group(0, &self.g.list_plan, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+
+    /// Counting sort of particles into cells (cell_count → cell starts, sorted ids), on
+    /// rebuild steps only.
     pub fn grid(&self, enc: &mut wgpu::CommandEncoder) {
-        self.grid_count(enc);
-        self.grid_scan(enc);
-        self.grid_scatter(enc);
-        self.grid_sort(enc);
+        self.indirect(enc, "list_clear", &self.p.list_clear, &self.g.list_clear, DISPATCH_CLEAR);
+        self.indirect(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, DISPATCH_PARTICLES);
+        self.scan(enc, &self.b.scan_levels, &self.g.scan, &self.g.scan_add, DISPATCH_SCANS);
+        self.indirect(enc, "grid_scatter", &self.p.grid_scatter, &self.g.grid_scatter, DISPATCH_PARTICLES);
+        self.indirect(enc, "grid_sort", &self.p.grid_sort, &self.g.grid_sort, DISPATCH_CELLS);
     }
 
-    pub fn grid_count(&self, enc: &mut wgpu::CommandEncoder) {
-        enc.clear_buffer(&self.b.cell_count, 0, None);
-        self.simple(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, self.b.n_particles);
+    /// The half neighbour list and its incoming index from the grid, on rebuild steps only.
+    pub fn list(&self, enc: &mut wgpu::CommandEncoder) {
+        let list_scans = DISPATCH_SCANS + self.b.scan_levels.len() as u64;
+        self.indirect(enc, "list_count", &self.p.list_count, &self.g.list_count, DISPATCH_PARTICLES);
+        self.scan(enc, &self.b.list_scan_levels, &self.g.list_scan, &self.g.list_scan_add, list_scans);
+        self.indirect(enc, "list_fill", &self.p.list_fill, &self.g.list_fill, DISPATCH_PARTICLES);
+        self.scan(enc, &self.b.list_scan_levels, &self.g.incoming_scan, &self.g.incoming_scan_add, list_scans);
+        self.indirect(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
+        self.indirect(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
     }
 
-    pub fn grid_scan(&self, enc: &mut wgpu::CommandEncoder) {
-        encode_scan(enc, self.p, &self.b.scan_levels, &self.g.scan, &self.g.scan_add);
+    /// Plan, grid and list: a rebuild if `StepState::rebuild` is set, else empty dispatches.
+    pub fn rebuild(&self, enc: &mut wgpu::CommandEncoder) {
+        self.list_plan(enc);
+        self.grid(enc);
+        self.list(enc);
     }
 
-    pub fn grid_scatter(&self, enc: &mut wgpu::CommandEncoder) {
-        self.simple(enc, "grid_scatter", &self.p.grid_scatter, &self.g.grid_scatter, self.b.n_particles);
-    }
-
-    pub fn grid_sort(&self, enc: &mut wgpu::CommandEncoder) {
-        self.simple(enc, "grid_sort", &self.p.grid_sort, &self.g.grid_sort, self.n_cells);
+    pub fn gather(&self, enc: &mut wgpu::CommandEncoder) {
+        self.simple(enc, "gather", &self.p.gather, &self.g.gather, self.b.n_particles);
     }
 
     /// Force evaluation without history writes before step `s` (at the start, and after a
     /// state import), so the next half kick uses real forces; reads the table step s reads.
+    /// The host has set `StepState::rebuild`, so the list is built first.
     pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
-        self.grid(enc);
+        self.rebuild(enc);
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
+        self.gather(enc);
     }
 
     /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).
@@ -125,7 +219,7 @@ impl StepEncoder<'_> {
         for s in s0..s0 + n {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, s, s == s0);
-                if name == "forces" && s + 1 == s0 + n {
+                if name == "gather" && s + 1 == s0 + n {
                     self.wall_loads(enc, s);
                 }
             }
@@ -162,11 +256,11 @@ impl StepEncoder<'_> {
                 e.simple(enc, "kick_drift", &e.p.kick_drift, &e.g.kick_drift, e.b.n_particles)
             }
         }),
-        ("grid_count", |e, enc, _, _| e.grid_count(enc)),
-        ("grid_scan", |e, enc, _, _| e.grid_scan(enc)),
-        ("grid_scatter", |e, enc, _, _| e.grid_scatter(enc)),
-        ("grid_sort", |e, enc, _, _| e.grid_sort(enc)),
+        ("list_plan", |e, enc, _, _| e.list_plan(enc)),
+        ("grid (rebuild steps)", |e, enc, _, _| e.grid(enc)),
+        ("list (rebuild steps)", |e, enc, _, _| e.list(enc)),
         ("forces", |e, enc, s, _| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
+        ("gather", |e, enc, _, _| e.gather(enc)),
         ("advance", |e, enc, _, _| {
             let mut pass = Self::pass(enc, "advance");
             pass.set_pipeline(&e.p.advance);

@@ -1,0 +1,82 @@
+// Passes `list_count` and `list_fill` (rebuild steps only): the half neighbour list. Particle
+// i owns its pairs with every j > i whose centres are within rᵢ + rⱼ + max_rgap + skin (27
+// grid cells). `list_count` writes the count of i (scanned into `list_start`); `list_fill`
+// writes the partners into i's run sorted by id, counts every pair at j (`incoming_count`), and
+// raises OVERFLOW_LIST when the list would exceed `sim.list_capacity` slots.
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
+@group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted_ids: array<u32>;
+@group(0) @binding(5) var<storage, read_write> list_start: array<u32>;
+@group(0) @binding(6) var<storage, read_write> list_partner: array<u32>;
+@group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> state: StepState;
+
+// false: `list_count`; true: `list_fill`.
+override FILL: bool = false;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    if (i >= sim.n_particles || state.halt != 0u) { return; }
+    var base = 0u;
+    if (FILL) {
+        let total = list_start[sim.n_particles];
+        if (total > sim.list_capacity) {
+            atomicOr(&state.flags, OVERFLOW_LIST);
+            atomicMax(&state.list_needed, total);
+            return;
+        }
+        base = list_start[i];
+    }
+    let bi = pos_block[i];
+    let oi = pos_offset[i];
+    var count = 0u;
+    // the 27 neighbour cells as in forces: 9 rows (z, y); a row is one range of the sorted
+    // ids unless x is periodic (then each of its cells is a range of its own)
+    let ci = cell_of_block(bi.xyz, sim.grid_origin, sim.cell_blocks, sim.grid_dims);
+    let dims = vec3<i32>(sim.grid_dims);
+    let periodic = axis_flags(sim.periodic);
+    let ranges = select(1, 3, periodic.x);
+    for (var dz = -1; dz <= 1; dz = dz + 1) {
+        let z = neighbour_cell(ci.z, dz, dims.z, periodic.z);
+        if (z < 0) { continue; }
+        for (var dy = -1; dy <= 1; dy = dy + 1) {
+            let y = neighbour_cell(ci.y, dy, dims.y, periodic.y);
+            if (y < 0) { continue; }
+            for (var r = 0; r < ranges; r = r + 1) {
+                var x_lo = max(ci.x - 1, 0);
+                var x_hi = min(ci.x + 1, dims.x - 1);
+                if (periodic.x) {
+                    x_lo = neighbour_cell(ci.x, r - 1, dims.x, true);
+                    x_hi = x_lo;
+                }
+                let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
+                for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
+                    let j = sorted_ids[k];
+                    if (j <= i) { continue; }
+                    let oj = pos_offset[j];
+                    let d = pair_separation(bi.xyz, oi.xyz, pos_block[j].xyz, oj.xyz);
+                    let cut = (oi.w + oj.w + sim.max_rgap + sim.skin) * 1.001;
+                    if (dot(d, d) > cut * cut) { continue; }
+                    if (FILL) {
+                        // insertion into i's run, kept sorted by partner id
+                        var m = base + count;
+                        while (m > base && list_partner[m - 1u] > j) {
+                            list_partner[m] = list_partner[m - 1u];
+                            m = m - 1u;
+                        }
+                        list_partner[m] = j;
+                        atomicAdd(&incoming_count[j], 1u);
+                    }
+                    count = count + 1u;
+                }
+            }
+        }
+    }
+    if (!FILL) {
+        list_start[i] = count;
+        if (i == 0u) { list_start[sim.n_particles] = 0u; }
+    }
+}
