@@ -115,23 +115,23 @@ fn finite(v: DVec3) -> bool {
 /// domain on a non-periodic axis. `state(i)` gives (x, v, ω, F, T) of particle i.
 pub fn first_problem(
     n: usize,
-    state: impl Fn(usize) -> [DVec3; 5],
+    state: impl Fn(usize) -> [DVec3; 5] + Sync,
     lost: Option<(DVec3, DVec3, f64)>,
     periodic: [bool; 3],
 ) -> Option<Problem> {
+    use rayon::prelude::*;
     const WHAT: [Quantity; 5] = [Quantity::Position, Quantity::Velocity, Quantity::AngularVelocity, Quantity::Force, Quantity::Torque];
-    for i in 0..n {
+    // in parallel (it runs every CPU step); the lowest index still wins
+    (0..n).into_par_iter().with_min_len(4096).find_map_first(|i| {
         let s = state(i);
         for (k, &v) in s.iter().enumerate() {
             if !finite(v) {
                 return Some(Problem { index: i, quantity: WHAT[k], value: v });
             }
         }
-        if let Some((lo, hi, margin)) = lost {
-            if outside(s[0], lo, hi, margin, periodic) {
-                return Some(Problem { index: i, quantity: Quantity::Lost, value: s[0] });
-            }
+        match lost {
+            Some((lo, hi, margin)) if outside(s[0], lo, hi, margin, periodic) => Some(Problem { index: i, quantity: Quantity::Lost, value: s[0] }),
+            _ => None,
         }
-    }
-    None
+    })
 }
