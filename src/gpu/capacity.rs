@@ -4,7 +4,7 @@
 //!
 //! Every batch of steps starts by copying the state (particles, step state and the history
 //! table the batch reads first) into backup buffers on the device. All kernels exit early once
-//! an overflow flag is set. After the batch the host reads the 32-byte step state (the only
+//! an overflow flag is set. After the batch the host reads the 48-byte step state (the only
 //! readback per batch); on overflow it doubles the table, restores the backup, migrates the
 //! saved history into the new table (`rehash`, lookups are by key so results are unchanged) and
 //! redoes the batch. A list build that needs more slots than the list has raises
