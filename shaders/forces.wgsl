@@ -26,6 +26,16 @@ override WRITE_HISTORY: bool = true;
 // false when the set-up has no mesh walls: the mesh code is specialised away.
 override MESH_WALLS: bool = true;
 
+// A contact overlap beyond OVERLAP_MAX_FRACTION of radius `r` stops the run (BLOWUP_OVERLAP,
+// particle i; twin of the CPU's `Owned::overlap` check).
+fn check_overlap(i: u32, depth: f32, r: f32) {
+    if (depth > OVERLAP_MAX_FRACTION * r) {
+        atomicOr(&state.blowup_what, BLOWUP_OVERLAP);
+        atomicMax(&state.blowup_particle, ~i);
+        atomicOr(&state.flags, BLOWUP);
+    }
+}
+
 // Kahan-compensated add: acc = (sum, compensation).
 fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
     let y = x - acc.y;
@@ -91,6 +101,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (touching) {
                 c = contact_force(p, g, hash_lookup(i, j, read_epoch), sim.dt);
                 add_owned(&out, i, j, c, write_epoch);
+                check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
             }
         }
         if (touching) {
@@ -106,6 +117,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
         let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
         if (!wc.touching) { continue; }
+        check_overlap(i, wc.depth, oi.w);
         add_owned(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
         out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
@@ -124,6 +136,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
             let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
             if (!wc.touching) { continue; }
+            check_overlap(i, wc.depth, oi.w);
             add_owned(&out, i, wc.key, wc.c, write_epoch);
             out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
         }

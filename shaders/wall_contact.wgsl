@@ -11,6 +11,7 @@ struct WallContact {
     key: u32,           // history key of the wall side: WALL_KEY_BIT | w, or | MESH_KEY_BIT | group
     u: vec3<f32>,       // the wall's surface velocity under the ball's centre
     lever: vec3<f32>,   // that surface point − the wall's load point
+    depth: f32,         // overlap δ = r − centre distance
 }
 
 // Wall w at time index t (steps since t = 0): row t − wall_time0 of the table the host
@@ -29,6 +30,7 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
     let g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
     if (!contact_active(p, g)) { return out; }
     out.touching = true;
+    out.depth = oi.w - s;
     out.c = contact_force(p, g, hash_lookup(i, key, read_epoch), sim.dt);
     out.u = u;
     return out;

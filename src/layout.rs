@@ -69,6 +69,13 @@ pub mod consts {
     pub const BLOWUP_FORCE: u32 = 4;
     /// The centre left the domain by more than `SimParams::lost_margin` (lost particle).
     pub const BLOWUP_LOST: u32 = 8;
+    /// A contact overlap δ beyond `OVERLAP_MAX_FRACTION` of the smaller radius.
+    pub const BLOWUP_OVERLAP: u32 = 16;
+    /// Largest contact overlap, as a fraction of the smaller radius of the pair (the ball's
+    /// radius for a wall), before a run stops: far beyond any elastic contact the models are
+    /// meant for (δ/R of a few per cent), so it catches a too-large time step or a too-soft
+    /// material, not a hard impact.
+    pub const OVERLAP_MAX_FRACTION: f64 = 0.5;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
@@ -115,6 +122,8 @@ pub fn wgsl_constants() -> String {
         u32_const("BLOWUP_VELOCITY", BLOWUP_VELOCITY),
         u32_const("BLOWUP_FORCE", BLOWUP_FORCE),
         u32_const("BLOWUP_LOST", BLOWUP_LOST),
+        u32_const("BLOWUP_OVERLAP", BLOWUP_OVERLAP),
+        f32_const("OVERLAP_MAX_FRACTION", OVERLAP_MAX_FRACTION as f32),
         u32_const("MESH_FLAG_TWO_SIDED", MESH_FLAG_TWO_SIDED),
         u32_const("MESH_FLAG_MOVING", MESH_FLAG_MOVING),
         f32_const("MESH_REACH_SLACK", crate::mesh::contacts::MESH_REACH_SLACK as f32),

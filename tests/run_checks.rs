@@ -228,3 +228,32 @@ fn shipped_scenes_pass_the_checks() {
         }
     }
 }
+
+/// Two balls of the box pushed 0.8 radius into each other: the run does not start, with the
+/// overlap named (beyond `OVERLAP_MAX_FRACTION` = 0.5 of the radius), on `backend`; pushed
+/// 0.3 radius in, it runs (they fly apart).
+fn deep_overlap_is_caught(backend: BackendChoice) {
+    let mut setup = load(&box_scene("2e-6", "")).expect("stable scene");
+    let x0 = setup.particles.position[0];
+    setup.particles.position[1] = [x0[0] + 0.0085, x0[1], x0[2]];
+    let (mut b, _) = open_backend(&setup, backend).expect("an overlap of 0.3 radius runs");
+    b.step(10).expect("an overlap of 0.3 radius runs");
+    setup.particles.position[1] = [x0[0] + 0.006, x0[1], x0[2]];
+    let e = match open_backend(&setup, backend) {
+        Err(e) => e,
+        Ok((mut b, _)) => b.step(10).unwrap_err(),
+    };
+    let TalusError::BlowUp { particle, ref message, .. } = e else { panic!("expected a blow-up, got {e}") };
+    assert_eq!(particle, Some(0), "{e}");
+    assert!(message.contains("overlap") && message.contains("0.5"), "{e}");
+}
+
+#[test]
+fn deep_overlap_is_caught_on_the_cpu() {
+    deep_overlap_is_caught(BackendChoice::Cpu);
+}
+
+#[test]
+fn deep_overlap_is_caught_on_the_gpu() {
+    deep_overlap_is_caught(BackendChoice::Gpu);
+}

@@ -187,10 +187,11 @@ fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, slots: SlotRun, incomi
         } else {
             let g = ball_ball_geometry(d, r_i, s.radius[j], s.mass[i], s.mass[j], s.velocity[i], s.angular_velocity[i], s.velocity[j], s.angular_velocity[j]);
             let p = ctx.pairs.get(s.material[i], s.material[j]);
-            contact_active(p, &g).then(|| contact_force(p, &g, h, dt))
+            contact_active(p, &g).then(|| (contact_force(p, &g, h, dt), -g.gap / r_i.min(s.radius[j])))
         };
         let share = match c {
-            Some(c) => {
+            Some((c, overlap)) => {
+                own.overlap = own.overlap.max(overlap as f32);
                 own.force -= c.force_j;
                 own.torque += c.torque_i;
                 *h = c.history;
@@ -226,6 +227,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let u = now.pose.surface_velocity(x_p);
         let key = WALL_KEY_BIT | w;
         let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, dt) else { continue };
+        own.overlap = own.overlap.max(((s.radius[iu] - s_dist) / s.radius[iu]) as f32);
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
@@ -239,6 +241,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
             let u = mesh.pose.surface_velocity(x_p);
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
             let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, dt) else { continue };
+            own.overlap = own.overlap.max(((s.radius[iu] - mc.distance) / s.radius[iu]) as f32);
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
     }

@@ -13,7 +13,7 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::{Result, TalusError};
-use crate::model::checks::{first_problem, LostParticles, Problem};
+use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem};
 use crate::model::state::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
@@ -87,6 +87,10 @@ impl CpuBackend {
         backend.force_pass(0.0, 0.0);
         integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, &backend.owned);
         backend.restore_history(&[]);
+        // a start that already overlaps beyond the stated fraction does not run (as on the GPU)
+        if let Some(p) = overlap_problem(backend.state.len(), |i| backend.owned[i].overlap as f64) {
+            return Err(backend.blow_up(&p, 0));
+        }
         Ok(backend)
     }
 
@@ -207,6 +211,7 @@ impl CpuBackend {
             LostParticles::Remove => None,
         };
         first_problem(s.len(), |i| [s.position[i], s.velocity[i], s.angular_velocity[i], s.force[i], s.torque[i]], lost, self.setup.periodic)
+            .or_else(|| overlap_problem(s.len(), |i| self.owned[i].overlap as f64))
     }
 
     /// One velocity-Verlet step.

@@ -48,6 +48,9 @@ pub struct Owned {
     pub wall_work: f64,
     /// Active owned contacts (last force pass).
     pub contacts: u32,
+    /// Deepest overlap of the owned contacts (last force pass), as a fraction of the smaller
+    /// radius (the run-time check `OVERLAP_MAX_FRACTION`).
+    pub overlap: f32,
 }
 
 impl Owned {

@@ -127,7 +127,7 @@ impl GpuBackend {
     }
 
     /// Restore the batch-start backup, history table included, for a redo.
-    fn restore(&self, s0: u64) -> Result<()> {
+    pub(crate) fn restore(&self, s0: u64) -> Result<()> {
         let b = &self.buffers;
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
         self.encode_restore(&mut enc);

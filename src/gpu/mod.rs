@@ -195,6 +195,10 @@ impl GpuBackend {
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(backend.meshes.overflow_error(&st, 0));
         }
+        if st.flags & crate::layout::consts::BLOWUP != 0 {
+            // the start already overlaps beyond the stated fraction (`forces.wgsl`)
+            return Err(backend.blow_up(&st, 0, 0));
+        }
         Ok(backend)
     }
 

@@ -9,6 +9,8 @@
 
 use glam::DVec3;
 
+pub use crate::layout::consts::OVERLAP_MAX_FRACTION;
+
 /// Largest |coordinate| (m) of a particle, wall point, mesh vertex, insertion region or domain
 /// corner. Within it the GPU keeps its finest position block (2⁻¹⁶ m, ±2³⁰ blocks = ±16 km)
 /// and resolves ~1e-12 m everywhere.
@@ -65,6 +67,8 @@ pub enum Quantity {
     Torque,
     /// The centre left the domain (lost particle).
     Lost,
+    /// A contact overlap beyond `OVERLAP_MAX_FRACTION` of the radius (`value.x`: δ / r).
+    Overlap,
 }
 
 /// A problem with one particle.
@@ -88,6 +92,10 @@ impl Problem {
             Quantity::AngularVelocity => format!("angular velocity is not finite ({show} rad/s)"),
             Quantity::Force => format!("contact force is not finite ({show} N)"),
             Quantity::Torque => format!("contact torque is not finite ({show} N m)"),
+            Quantity::Overlap => format!(
+                "a contact overlap of {:.3} of the radius, beyond {OVERLAP_MAX_FRACTION} (the time step is too large or the material too soft for the impact speed)",
+                v.x
+            ),
             Quantity::Lost => {
                 let (lo, hi) = domain;
                 let within = if margin > 0.0 { format!(" grown by {margin:e} m") } else { String::new() };
@@ -108,6 +116,16 @@ pub fn outside(x: DVec3, lo: DVec3, hi: DVec3, margin: f64, periodic: [bool; 3])
 
 fn finite(v: DVec3) -> bool {
     v.is_finite()
+}
+
+/// The first particle (lowest index) whose deepest contact overlap `overlap(i)` (δ / the
+/// smaller radius) is beyond `OVERLAP_MAX_FRACTION`.
+pub fn overlap_problem(n: usize, overlap: impl Fn(usize) -> f64 + Sync) -> Option<Problem> {
+    use rayon::prelude::*;
+    (0..n).into_par_iter().with_min_len(4096).find_map_first(|i| {
+        let d = overlap(i);
+        (d > OVERLAP_MAX_FRACTION).then(|| Problem { index: i, quantity: Quantity::Overlap, value: DVec3::splat(d) })
+    })
 }
 
 /// The first particle (lowest index) whose position, velocity, angular velocity, force or
