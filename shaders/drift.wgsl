@@ -1,7 +1,10 @@
 // Pass `drift`: first half-kick with the stored forces, then x += v dt with re-wrap of the
 // f32 offset into [0, BLOCK); a particle that left [min, max) on a periodic axis re-enters on
-// the other side (twin of src/cpu/integrate.rs::drift). The displacement since the last list
-// build is accumulated in `moved`; beyond skin/2 the step rebuilds the neighbour list. A
+// the other side (twin of src/cpu/integrate.rs::drift). `kick_drift` forms each particle's total
+// force first (`total_force`: the previous step's pair-once shares). The longest step of any
+// particle goes into `state.max_step` (bounds every displacement since the last list build,
+// `list_plan.wgsl`). Every DISSIPATION_FOLD_STEPS steps (by the step counter, so batching does
+// not matter) the f32 work of the steps since is folded into the Kahan pairs. A
 // non-finite velocity, force or position, or a centre farther than `lost_margin` outside the
 // domain on a closed axis, raises BLOWUP (run-time checks, `src/model/checks.rs`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
@@ -13,7 +16,19 @@
 @group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> state: StepState;
 @group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
-@group(0) @binding(9) var<storage, read_write> moved: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read> incoming_start: array<u32>;
+@group(0) @binding(10) var<storage, read> incoming_slot: array<u32>;
+@group(0) @binding(11) var<storage, read> list_partner: array<u32>;
+@group(0) @binding(12) var<storage, read> shares: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(14) var<storage, read_write> dissipation_step: array<vec4<f32>>;
+
+// Kahan-compensated add: acc = (sum, compensation).
+fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
+    let y = x - acc.y;
+    let t = acc.x + y;
+    return vec2<f32>(t, (t - acc.x) - y);
+}
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -45,8 +60,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let half = 0.5 * sim.dt;
     var v = velocity[i];
     var w = omega[i];
-    let f = force[i].xyz;
-    let t = torque[i].xyz;
+    var total = Total(force[i], torque[i]);
+    if (KICK_FIRST) {
+        total = total_force(i);
+    }
+    let f = total.force.xyz;
+    let t = total.torque.xyz;
     if (KICK_FIRST) {
         v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
         w = vec4<f32>(w.xyz + t * w.w * half, w.w);
@@ -58,11 +77,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let b = pos_block[i];
     let o = pos_offset[i];
     let step = v.xyz * sim.dt;
-    let m = moved[i].xyz + step;
-    moved[i] = vec4<f32>(m, 0.0);
-    let half_skin = 0.5 * sim.skin;
-    if (dot(m, m) > half_skin * half_skin && atomicLoad(&state.rebuild) == 0u) {
-        atomicStore(&state.rebuild, 1u);
+    // a non-negative f32 orders like its bits as u32
+    let len_bits = bitcast<u32>(length(step));
+    if (len_bits > atomicLoad(&state.max_step)) {
+        atomicMax(&state.max_step, len_bits);
+    }
+    if (state.step % DISSIPATION_FOLD_STEPS == 0u) {
+        let w = dissipation_step[i];
+        if (any(w != vec4<f32>(0.0))) {
+            let base = i * DISSIPATION_PARTS;
+            dissipation[base] = kahan_add(dissipation[base], w.x);
+            dissipation[base + 1u] = kahan_add(dissipation[base + 1u], w.y);
+            dissipation[base + 2u] = kahan_add(dissipation[base + 2u], w.z);
+            dissipation[base + 3u] = kahan_add(dissipation[base + 3u], w.w);
+            dissipation_step[i] = vec4<f32>(0.0);
+        }
     }
     var p = normalize_offset(b.xyz, o.xyz + step);
     if (sim.periodic != 0u) {

@@ -9,11 +9,14 @@
 @group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> torque: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> dissipation: array<vec2<f32>>;
+// Work of the owned contacts since the last fold (slip, dashpot, stiffness, wall; `drift`
+// folds it into the Kahan pairs every DISSIPATION_FOLD_STEPS steps).
+@group(0) @binding(7) var<storage, read_write> dissipation_step: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(9) var<storage, read> walls: array<WallGpu>;
 @group(0) @binding(10) var<storage, read> list_start: array<u32>;
-@group(0) @binding(11) var<storage, read> list_partner: array<u32>;
+// The partner of each slot; SLOT_ACTIVE_BIT is set by this pass when the contact is active.
+@group(0) @binding(11) var<storage, read_write> list_partner: array<u32>;
 @group(0) @binding(12) var<storage, read> hash_read: array<HashSlotRead>;
 @group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
 @group(0) @binding(14) var<storage, read_write> state: StepState;
@@ -34,13 +37,6 @@ fn check_overlap(i: u32, depth: f32, r: f32) {
         atomicMax(&state.blowup_particle, ~i);
         atomicOr(&state.flags, BLOWUP);
     }
-}
-
-// Kahan-compensated add: acc = (sum, compensation).
-fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
-    let y = x - acc.y;
-    let t = acc.x + y;
-    return vec2<f32>(t, (t - acc.x) - y);
 }
 
 // What one particle's gather produces (twin of `Gathered` in src/cpu/forces.rs).
@@ -85,7 +81,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
     // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
     for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-        let j = list_partner[k];
+        let j = list_partner[k] & ~SLOT_ACTIVE_BIT;
         let bj = pos_block[j];
         let oj = pos_offset[j];
         let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
@@ -104,11 +100,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
             }
         }
+        // the partner's share, read by `total_force` only when the slot is marked active
+        list_partner[k] = j | select(0u, SLOT_ACTIVE_BIT, touching);
         if (touching) {
-            shares[2u * k] = vec4<f32>(c.force_j, 1.0);
+            shares[2u * k] = vec4<f32>(c.force_j, 0.0);
             shares[2u * k + 1u] = vec4<f32>(c.torque_j, 0.0);
-        } else {
-            shares[2u * k] = vec4<f32>(0.0);
         }
     }
 
@@ -146,10 +142,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // w: the number of contacts i owns (for the contact count of the energy reduction)
     torque[i] = vec4<f32>(out.torque, f32(out.contacts));
     if (WRITE_HISTORY) {
-        let base = i * DISSIPATION_PARTS;
-        dissipation[base] = kahan_add(dissipation[base], out.slip_work);
-        dissipation[base + 1u] = kahan_add(dissipation[base + 1u], out.dashpot_work);
-        dissipation[base + 2u] = kahan_add(dissipation[base + 2u], out.stiffness_work);
-        dissipation[base + 3u] = kahan_add(dissipation[base + 3u], out.wall_work);
+        let work = vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
+        if (any(work != vec4<f32>(0.0))) {
+            dissipation_step[i] = dissipation_step[i] + work;
+        }
     }
 }

@@ -19,7 +19,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= sim.n_particles || state.halt != 0u || (state.flags & OVERFLOW_LIST) != 0u) { return; }
     if (!SORT) {
         for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-            let j = list_partner[k];
+            let j = list_partner[k] & ~SLOT_ACTIVE_BIT;
             incoming_slot[incoming_start[j] + atomicAdd(&incoming_cursor[j], 1u)] = k;
         }
         return;

@@ -1,11 +1,17 @@
-// Pass `kick`: second half-kick with the forces just computed (stored v, ω become full-step).
-// Closes a batch, so it checks what the batch's last force pass produced (BLOWUP, as `drift`).
+// Pass `kick`: second half-kick with the forces just computed (stored v, ω become full-step),
+// which it gathers (`total_force`) and writes back, so between batches `force`/`torque` hold
+// each particle's total. Closes a batch, so it checks what the batch's last force pass
+// produced (BLOWUP, as `drift`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> velocity: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> torque: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> state: StepState;
+@group(0) @binding(6) var<storage, read> incoming_start: array<u32>;
+@group(0) @binding(7) var<storage, read> incoming_slot: array<u32>;
+@group(0) @binding(8) var<storage, read> list_partner: array<u32>;
+@group(0) @binding(9) var<storage, read> shares: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -14,8 +20,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let half = 0.5 * sim.dt;
     let v = velocity[i];
     let w = omega[i];
-    let f = force[i].xyz;
-    let t = torque[i].xyz;
+    let total = total_force(i);
+    force[i] = total.force;
+    torque[i] = total.torque;
+    let f = total.force.xyz;
+    let t = total.torque.xyz;
     let v1 = v.xyz + (f * v.w + sim.gravity) * half;
     let w1 = w.xyz + t * w.w * half;
     velocity[i] = vec4<f32>(v1, v.w);

@@ -14,6 +14,8 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> partials: array<EnergyPartial>;
 @group(0) @binding(9) var<storage, read> image: array<vec4<i32>>;
+// Work not yet folded into the Kahan pairs (see `drift.wgsl`).
+@group(0) @binding(10) var<storage, read> dissipation_step: array<vec4<f32>>;
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
 var<workgroup> sum_b: array<vec4<f32>, 256>;
@@ -40,7 +42,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let stiffness = dissipation[base + 2u];
         let wall = dissipation[base + 3u];
         a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[i].w);
-        b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y);
+        b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y) + dissipation_step[i];
         n = u32(torque[i].w);
     }
     sum_a[lid.x] = a;

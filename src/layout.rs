@@ -76,6 +76,12 @@ pub mod consts {
     /// meant for (δ/R of a few per cent), so it catches a too-large time step or a too-soft
     /// material, not a hard impact.
     pub const OVERLAP_MAX_FRACTION: f64 = 0.5;
+    /// Set in a GPU list slot's partner word while the slot's contact is active (partner ids
+    /// stay below `WALL_KEY_BIT`, the same bit).
+    pub const SLOT_ACTIVE_BIT: u32 = 0x8000_0000;
+    /// The GPU folds each particle's f32 work of the last steps into its Kahan pairs every
+    /// this many steps (by the step counter, so batching does not change a bit).
+    pub const DISSIPATION_FOLD_STEPS: u32 = 64;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
@@ -116,6 +122,8 @@ pub fn wgsl_constants() -> String {
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
         u32_const("OVERFLOW_LIST", OVERFLOW_LIST),
+        u32_const("SLOT_ACTIVE_BIT", SLOT_ACTIVE_BIT),
+        u32_const("DISSIPATION_FOLD_STEPS", DISSIPATION_FOLD_STEPS),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("BLOWUP", BLOWUP),
         u32_const("BLOWUP_POSITION", BLOWUP_POSITION),

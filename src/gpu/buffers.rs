@@ -33,6 +33,8 @@ pub struct Buffers {
     pub force: wgpu::Buffer,
     pub torque: wgpu::Buffer,
     pub dissipation: wgpu::Buffer,
+    /// Per particle: slip, dashpot, stiffness and wall work since the last fold (vec4<f32>).
+    pub dissipation_step: wgpu::Buffer,
     /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
@@ -49,8 +51,7 @@ pub struct Buffers {
     /// n_cells + 1 counts, scanned in place into cell starts.
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
-    /// Per particle: displacement since the last neighbour-list build (vec4<f32>, w unused).
-    pub moved: wgpu::Buffer,
+
     /// n + 1 counts of owned pairs, scanned in place into each owner's first slot.
     pub list_start: wgpu::Buffer,
     /// `list_capacity` slots: the partner (j > owner) of each owned pair.
@@ -107,8 +108,8 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 
 impl Buffers {
     /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
-    pub fn state_buffers(&self) -> [&wgpu::Buffer; 8] {
-        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image]
+    pub fn state_buffers(&self) -> [&wgpu::Buffer; 9] {
+        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.dissipation_step, &self.image]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -121,8 +122,8 @@ impl Buffers {
         let list_scan_levels = scan_levels(ctx, n + 1)?;
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
-        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, v4];
-        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_image"];
+        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, v4, v4];
+        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_dissipation_step", "backup_image"];
         let mut backup_state = Vec::new();
         for (l, size) in state_labels.iter().zip(sizes) {
             backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
@@ -137,6 +138,7 @@ impl Buffers {
             force: b("force", v4, STATE)?,
             torque: b("torque", v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
+            dissipation_step: b("dissipation_step", v4, STATE)?,
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
@@ -147,7 +149,6 @@ impl Buffers {
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
-            moved: b("moved", v4, U::STORAGE)?,
             list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
             list_partner: b("list_partner", 4 * list_capacity.max(1) as u64, U::STORAGE)?,
             incoming_count: b("incoming_count", 4 * (n + 1), U::STORAGE)?,
@@ -182,7 +183,7 @@ impl Buffers {
     pub fn device_bytes(&self) -> u64 {
         let mut all: Vec<&wgpu::Buffer> = vec![
             &self.sim, &self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image,
-            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.moved,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.dissipation_step,
             &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
             &self.dispatch, &self.one, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.backup.step_state, &self.backup.hash,
             &self.flags_readback,

@@ -190,9 +190,8 @@ gpu_struct! {
         mesh_overflow: u32 => "atomic<u32>",
         /// With OVERFLOW_MESH_GROUPS: 1 + the highest particle index that overflowed.
         mesh_overflow_particle: u32 => "atomic<u32>",
-        /// Non-zero: the neighbour list is rebuilt in this step (set by `drift` when a particle
-        /// has moved more than skin/2 since the last build, or by the host; cleared by
-        /// `advance`).
+        /// Non-zero: the neighbour list is rebuilt in this step (set by `list_plan` when
+        /// `travelled` exceeds skin/2, or by the host; cleared by `advance`).
         rebuild: u32 => "atomic<u32>",
         /// With OVERFLOW_LIST: the list slots the overflowing build needed.
         list_needed: u32 => "atomic<u32>",
@@ -202,7 +201,14 @@ gpu_struct! {
         blowup_particle: u32 => "atomic<u32>",
         /// With BLOWUP: `BLOWUP_*` bits of the quantities that went wrong.
         blowup_what: u32 => "atomic<u32>",
+        /// The longest step |v|Δt any particle made in this step (f32 bits; `drift`).
+        max_step: u32 => "atomic<u32>",
+        /// Sum of `max_step` over the steps since the last list build (f32 bits; `list_plan`):
+        /// a bound on every particle's displacement since that build.
+        travelled: u32 => "u32",
         _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+        _pad2: u32 => "u32",
     }
 }
 
@@ -220,7 +226,11 @@ gpu_struct! {
         rebuilds: u32 => "u32",
         blowup_particle: u32 => "u32",
         blowup_what: u32 => "u32",
+        max_step: u32 => "u32",
+        travelled: u32 => "u32",
         _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+        _pad2: u32 => "u32",
     }
 }
 

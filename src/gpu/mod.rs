@@ -242,32 +242,33 @@ impl GpuBackend {
     /// far (one small readback; call it after stepping). Each buffer element a pass reads or
     /// writes counts once per pass (read + write = twice); the partners' positions and
     /// velocities read by `forces` and `list_build` are assumed cached. Per particle (vec4 = 16 B):
-    /// - kick_drift (previous step's second half kick fused with this step's half kick and
-    ///   drift): read pos_block, pos_offset, velocity, omega, force, torque, moved (112), write
-    ///   the first four and moved (80) → 192
-    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8),
-    ///   dissipation r/w (2 × 32: four Kahan pairs), write force, torque (32) → 168
-    /// - gather: read incoming starts (8), force, torque (32), write them (32) → 72
-    /// - per list slot: partner id (4), share force written (16), incoming slot id (4), share
-    ///   force read (16) → 40
-    /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 28 +
+    /// - kick_drift (the previous step's total force gathered, its second half kick, this
+    ///   step's half kick and drift): read pos_block, pos_offset, velocity, omega, force,
+    ///   torque (96), incoming starts (8), write the first four (64) → 168; every
+    ///   `DISSIPATION_FOLD_STEPS` steps also the fold (32 + 2 × 32) → + 1.5
+    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), this
+    ///   step's work r/w (2 × 16), write force, torque (32) → 136
+    /// - per list slot: partner word read and written with its active bit (8), incoming slot id
+    ///   and the partner word read by the gather (8) → 16
+    /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 12 +
     ///   4 per cell), grid count (32) and scatter (16), cell sort (8), list count and fill
-    ///   (2 × 36, + 4 per slot), incoming fill and sort (8, + 16 per slot) → ≈ 156 per particle
+    ///   (2 × 36, + 4 per slot), incoming fill and sort (8, + 16 per slot) → ≈ 148 per particle
     ///   + 20 per slot + ≈ 24 per cell
     ///
-    /// Per owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS) → 100,
-    /// plus the partner's torque share written and read (32) → 132; pair parameters (48 B) are
-    /// assumed cached.
+    /// Per active owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS)
+    /// → 100, plus the partner's share (force, torque) written and read (64) → 164; pair
+    /// parameters (48 B) are assumed cached.
     pub fn traffic_model(&self) -> Result<TrafficModel> {
         let n = self.buffers.n_particles.max(1) as f64;
         let st = self.read_step_state()?;
         let slots = self.list_slots()? as f64 / n;
         let cells = self.grid.n_cells as f64 / n;
         let steps_per_rebuild = if st.rebuilds > 0 { (self.steps_done as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
-        let rebuild = 156.0 + 20.0 * slots + 24.0 * cells;
+        let rebuild = 148.0 + 20.0 * slots + 24.0 * cells;
+        let fold = 96.0 / crate::layout::consts::DISSIPATION_FOLD_STEPS as f64;
         Ok(TrafficModel {
-            bytes_per_particle_step: 192.0 + 168.0 + 72.0 + 40.0 * slots + rebuild / steps_per_rebuild,
-            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 32.0,
+            bytes_per_particle_step: 168.0 + fold + 136.0 + 16.0 * slots + rebuild / steps_per_rebuild,
+            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 64.0,
             slots_per_particle: slots,
             steps_per_rebuild,
         })

@@ -33,6 +33,9 @@ pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
 /// Minimum-image pair separation in block + offset arithmetic (needs `sim`).
 pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wgsl");
+/// A particle's total force from its own sum and its incoming pair shares (needs `force`,
+/// `torque`, `incoming_start`, `incoming_slot`, `list_partner`, `shares`).
+pub const INCOMING_SUM: &str = include_str!("../../shaders/incoming_sum.wgsl");
 /// History-table lookup (needs `sim`, `hash_read` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
@@ -54,8 +57,8 @@ fn wall_contact_sources() -> String {
 /// The pass shaders, by name (what `GpuBackend` compiles).
 pub fn pass_sources() -> Vec<(&'static str, String)> {
     vec![
-        ("drift", include_str!("../../shaders/drift.wgsl").to_string()),
-        ("kick", include_str!("../../shaders/kick.wgsl").to_string()),
+        ("drift", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/drift.wgsl"))),
+        ("kick", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/kick.wgsl"))),
         ("advance", include_str!("../../shaders/advance.wgsl").to_string()),
         ("grid_count", include_str!("../../shaders/grid_count.wgsl").to_string()),
         ("scan", include_str!("../../shaders/scan.wgsl").to_string()),
@@ -66,7 +69,7 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("list_build", format!("{PAIR_SEPARATION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
         ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
         ("forces", format!("{HASH_INSERT}\n{}\n{PAIR_SEPARATION}\n{}", wall_contact_sources(), include_str!("../../shaders/forces.wgsl"))),
-        ("gather", include_str!("../../shaders/gather.wgsl").to_string()),
+        ("gather", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/gather.wgsl"))),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),

@@ -45,12 +45,15 @@ impl BindGroups {
     pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
             bind_group(device, pipe, "forces", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation_step,
                 &b.pairs, &b.walls, &b.list_start, &b.list_partner, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.shares,
                 &b.mesh_data,
             ])
         };
-        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image, &b.moved];
+        let drift_buffers = [
+            &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
+            &b.list_partner, &b.shares, &b.dissipation, &b.dissipation_step,
+        ];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
         let list_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_start, &b.list_partner, &b.incoming_count, &b.step_state];
         let incoming_buffers = [&b.sim, &b.list_start, &b.list_partner, &b.incoming_count, &b.incoming_cursor, &b.incoming_slot, &b.step_state];
@@ -59,15 +62,17 @@ impl BindGroups {
         BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
-            kick: bind_group(device, &p.kick, "kick", &[&b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state]),
+            kick: bind_group(device, &p.kick, "kick", &[
+                &b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
+            ]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
             grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
             scan,
             scan_add,
             grid_scatter: bind_group(device, &p.grid_scatter, "grid_scatter", &[&b.sim, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.sorted_ids, &b.step_state]),
             grid_sort: bind_group(device, &p.grid_sort, "grid_sort", &[&b.sim, &b.cell_count, &b.sorted_ids, &b.step_state]),
-            list_plan: bind_group(device, &p.list_plan, "list_plan", &[&b.step_state, &b.dispatch_full, &b.dispatch]),
-            list_clear: bind_group(device, &p.list_clear, "list_clear", &[&b.sim, &b.cell_count, &b.incoming_count, &b.incoming_cursor, &b.moved]),
+            list_plan: bind_group(device, &p.list_plan, "list_plan", &[&b.sim, &b.step_state, &b.dispatch_full, &b.dispatch]),
+            list_clear: bind_group(device, &p.list_clear, "list_clear", &[&b.sim, &b.cell_count, &b.incoming_count, &b.incoming_cursor]),
             list_count: bind_group(device, &p.list_count, "list_count", &list_buffers),
             list_fill: bind_group(device, &p.list_fill, "list_fill", &list_buffers),
             list_scan,
@@ -76,11 +81,11 @@ impl BindGroups {
             incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
             incoming_scan,
             incoming_scan_add,
-            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.torque, &b.incoming_count, &b.incoming_slot, &b.shares, &b.step_state]),
+            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.torque, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.torque, &b.partials, &b.image,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.torque, &b.partials, &b.image, &b.dissipation_step,
             ]),
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[
@@ -219,7 +224,7 @@ impl StepEncoder<'_> {
         for s in s0..s0 + n {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, s, s == s0);
-                if name == "gather" && s + 1 == s0 + n {
+                if name == "forces" && s + 1 == s0 + n {
                     self.wall_loads(enc, s);
                 }
             }
@@ -248,7 +253,7 @@ impl StepEncoder<'_> {
     /// The named passes of a step, in order (`talus bench --profile` times them one by one);
     /// the flag says whether this is the first step of a batch.
     #[allow(clippy::type_complexity)]
-    pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64, bool)); 7] = [
+    pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64, bool)); 6] = [
         ("drift", |e, enc, _, first| {
             if first {
                 e.simple(enc, "drift", &e.p.drift, &e.g.drift, e.b.n_particles)
@@ -260,7 +265,6 @@ impl StepEncoder<'_> {
         ("grid (rebuild steps)", |e, enc, _, _| e.grid(enc)),
         ("list (rebuild steps)", |e, enc, _, _| e.list(enc)),
         ("forces", |e, enc, s, _| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
-        ("gather", |e, enc, _, _| e.gather(enc)),
         ("advance", |e, enc, _, _| {
             let mut pass = Self::pass(enc, "advance");
             pass.set_pipeline(&e.p.advance);
