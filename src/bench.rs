@@ -20,7 +20,7 @@ use crate::contact::params::ContactModel;
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::gpu::{GpuBackend, GpuOptions};
-use crate::run::BackendChoice;
+use crate::run::{AutoPick, BackendChoice};
 use crate::setup::Setup;
 
 /// Smallest and largest particle radius, m (uniform distribution).
@@ -307,25 +307,25 @@ impl BenchResult {
     }
 }
 
-/// The GPU backend `choice` asks for, or `None` for the CPU: `Auto` without an adapter prints
-/// the one-line notice to stderr and gives `None`; other GPU errors are returned.
+/// The GPU backend `choice` asks for, or `None` for the CPU: `Auto` is decided by
+/// `run::resolve_auto` (no adapter or only a software one: the CPU, its notice printed to
+/// stderr); other GPU errors are returned.
 pub fn gpu_for(choice: BackendChoice, setup: &Setup) -> Result<Option<GpuBackend>> {
     match choice {
         BackendChoice::Cpu => Ok(None),
         BackendChoice::Gpu => Ok(Some(GpuBackend::new(setup, GpuOptions::default())?)),
-        BackendChoice::Auto => match GpuBackend::new(setup, GpuOptions::default()) {
-            Ok(g) => Ok(Some(g)),
-            Err(TalusError::NoAdapter(why)) => {
-                eprintln!("talus: no GPU adapter found ({}); running on the CPU backend", why.lines().next().unwrap_or("").trim());
+        BackendChoice::Auto => match crate::run::resolve_auto() {
+            AutoPick::Cpu { notice } => {
+                eprintln!("{notice}");
                 Ok(None)
             }
-            Err(e) => Err(e),
+            AutoPick::Gpu => Ok(Some(GpuBackend::new(setup, GpuOptions::default())?)),
         },
     }
 }
 
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
-/// notice to stderr) when no GPU adapter is found.
+/// notice to stderr) when no hardware GPU adapter is found (`run::resolve_auto`).
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
 #[allow(clippy::too_many_arguments)]
 pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing) -> Result<BenchResult> {

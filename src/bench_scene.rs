@@ -41,7 +41,7 @@ pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowD
 }
 
 /// Benchmark the scene at `path` on `choice` (see the module doc). `Auto` falls back to the CPU
-/// with a notice on stderr when no GPU adapter is found.
+/// with a notice on stderr when no hardware GPU adapter is found (`run::resolve_auto`).
 pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, warmup: u64) -> Result<BenchResult> {
     let setup = crate::scene::load(path)?;
     if !(from >= 0.0 && from.is_finite()) {

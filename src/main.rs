@@ -19,9 +19,9 @@ struct Cli {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum BackendArg {
-    /// GPU when an adapter is found, else CPU with a notice
+    /// A hardware GPU when one is found, else CPU with a notice (software GPUs such as llvmpipe count as none)
     Auto,
-    /// GPU only (fails without an adapter)
+    /// GPU only, any adapter, software ones included (fails without an adapter)
     Gpu,
     /// f64 CPU reference
     Cpu,
@@ -139,8 +139,45 @@ fn fix_mmap_threshold() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fix_mmap_threshold() {}
 
+/// Mesa's drivers (llvmpipe, lavapipe) print "XDG_RUNTIME_DIR is invalid or not set in the
+/// environment." to stderr, once per instance they are loaded into, when that variable does not
+/// name a directory; Talus creates such instances to look at the adapters, so a new user on a
+/// machine without a GPU saw the line twice before Talus said a word. Talus never uses the
+/// directory (no window, no Wayland socket): give the process a private empty one (mode 0700,
+/// under the temp dir, as the XDG spec asks of a runtime dir) so the driver stays quiet. An
+/// existing directory is left alone.
+fn quiet_mesa_runtime_dir() {
+    let valid = std::env::var_os("XDG_RUNTIME_DIR").map(|d| !d.is_empty() && std::path::Path::new(&d).is_dir()).unwrap_or(false);
+    if valid {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("talus-runtime-{}", std::process::id()));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    if builder.create(&dir).is_ok() || dir.is_dir() {
+        // Called first thing in `main`, before any thread exists (set_var is not thread-safe).
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        RUNTIME_DIR.with(|d| *d.borrow_mut() = Some(dir));
+    }
+}
+
+thread_local! {
+    /// The directory `quiet_mesa_runtime_dir` made, removed when `main` returns.
+    static RUNTIME_DIR: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
 fn main() -> ExitCode {
     fix_mmap_threshold();
+    quiet_mesa_runtime_dir();
+    let code = talus_main();
+    if let Some(dir) = RUNTIME_DIR.with(|d| d.borrow_mut().take()) {
+        let _ = std::fs::remove_dir(dir);
+    }
+    code
+}
+
+fn talus_main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(code) => code,
@@ -236,7 +273,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             } else {
                 println!("GPU adapters:");
                 for a in &adapters {
-                    println!("  {} ({}, {}; driver {})", a.name, a.backend, a.device_type, a.driver);
+                    let software = if a.software { " [software emulation: `--backend auto` runs on the CPU instead]" } else { "" };
+                    println!("  {} ({}, {}; driver {}){software}", a.name, a.backend, a.device_type, a.driver);
                     println!("    max_storage_buffer_binding_size        {}", a.max_storage_buffer_binding_size);
                     println!("    max_storage_buffers_per_shader_stage   {}", a.max_storage_buffers_per_shader_stage);
                     println!("    max_compute_invocations_per_workgroup  {}", a.max_compute_invocations_per_workgroup);

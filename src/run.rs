@@ -22,13 +22,44 @@ use crate::setup::{Setup, TimeStepChoice};
 /// Which step loop to run on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BackendChoice {
-    /// The GPU when an adapter is found, else the CPU (with a one-line notice).
+    /// A hardware GPU when one is found, else the CPU (with a one-line notice): a software
+    /// adapter (device type `Cpu`: llvmpipe/lavapipe, WARP, SwiftShader) counts as none.
     #[default]
     Auto,
-    /// The GPU or an error.
+    /// The GPU (any adapter, software ones included) or an error.
     Gpu,
     /// The f64 CPU reference.
     Cpu,
+}
+
+/// What `BackendChoice::Auto` resolves to on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AutoPick {
+    /// A hardware adapter was found: open the GPU backend.
+    Gpu,
+    /// Run on the CPU; the one-line notice says why (no adapter, or only a software one, named).
+    Cpu { notice: String },
+}
+
+/// The one place `Auto` is decided (`open_backend`, `bench::gpu_for`): the adapter the GPU
+/// backend would open is looked at without opening it; none, or a software emulation, means
+/// the CPU backend (it is faster than a GPU emulated on the same cores).
+pub fn resolve_auto() -> AutoPick {
+    match crate::gpu::context::preferred_adapter() {
+        Ok(info) if crate::gpu::context::is_software(info.device_type) => AutoPick::Cpu { notice: software_notice(&info.name, &format!("{:?}", info.backend)) },
+        Ok(_) => AutoPick::Gpu,
+        Err(TalusError::NoAdapter(why)) => AutoPick::Cpu { notice: no_adapter_notice(&why) },
+        Err(e) => AutoPick::Cpu { notice: no_adapter_notice(&e.to_string()) },
+    }
+}
+
+fn software_notice(name: &str, backend: &str) -> String {
+    format!("talus: the only GPU adapter is {name} ({backend}), a software emulation; running on the CPU backend (--backend gpu uses it anyway)")
+}
+
+fn no_adapter_notice(why: &str) -> String {
+    let why = why.lines().next().unwrap_or("").trim();
+    format!("talus: no GPU adapter found ({why}); running on the CPU backend")
 }
 
 impl FromStr for BackendChoice {
@@ -53,20 +84,20 @@ impl std::fmt::Display for BackendChoice {
     }
 }
 
-/// Open the chosen backend for `setup`. With `Auto`, a missing GPU adapter falls back to the CPU
-/// and the second value holds a one-line notice saying so (other GPU errors are returned).
+/// Open the chosen backend for `setup`. `Auto` is decided by `resolve_auto`: without a
+/// hardware adapter it opens the CPU backend and the second value holds the one-line notice
+/// saying why (other GPU errors are returned).
 pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>)> {
     match choice {
         BackendChoice::Cpu => Ok((Box::new(CpuBackend::new(setup)?), None)),
         BackendChoice::Gpu => Ok((Box::new(GpuBackend::new(setup, GpuOptions::default())?), None)),
-        BackendChoice::Auto => match GpuBackend::new(setup, GpuOptions::default()) {
-            Ok(gpu) => Ok((Box::new(gpu), None)),
-            Err(TalusError::NoAdapter(why)) => {
-                let why = why.lines().next().unwrap_or("").trim().to_string();
-                let notice = format!("talus: no GPU adapter found ({why}); running on the CPU backend");
-                Ok((Box::new(CpuBackend::new(setup)?), Some(notice)))
-            }
-            Err(e) => Err(e),
+        BackendChoice::Auto => match resolve_auto() {
+            AutoPick::Cpu { notice } => Ok((Box::new(CpuBackend::new(setup)?), Some(notice))),
+            AutoPick::Gpu => match GpuBackend::new(setup, GpuOptions::default()) {
+                Ok(gpu) => Ok((Box::new(gpu), None)),
+                Err(TalusError::NoAdapter(why)) => Ok((Box::new(CpuBackend::new(setup)?), Some(no_adapter_notice(&why)))),
+                Err(e) => Err(e),
+            },
         },
     }
 }

@@ -28,6 +28,8 @@ pub struct AdapterSummary {
     pub backend: String,
     /// "DiscreteGpu", "IntegratedGpu", "VirtualGpu", "Cpu", "Other".
     pub device_type: String,
+    /// A software emulation of a GPU (device type `Cpu`: llvmpipe/lavapipe, WARP, SwiftShader).
+    pub software: bool,
     /// Driver name and version text.
     pub driver: String,
     pub max_storage_buffers_per_shader_stage: u32,
@@ -35,6 +37,12 @@ pub struct AdapterSummary {
     pub max_buffer_size: u64,
     pub max_compute_workgroups_per_dimension: u32,
     pub max_compute_invocations_per_workgroup: u32,
+}
+
+/// True for an adapter that emulates a GPU in software on the CPU (device type `Cpu`: Mesa's
+/// llvmpipe/lavapipe, Microsoft's WARP, SwiftShader). `--backend auto` does not run on one.
+pub fn is_software(t: wgpu::DeviceType) -> bool {
+    t == wgpu::DeviceType::Cpu
 }
 
 fn type_rank(t: wgpu::DeviceType) -> u32 {
@@ -68,6 +76,7 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
                 name: info.name.clone(),
                 backend: format!("{:?}", info.backend),
                 device_type: format!("{:?}", info.device_type),
+                software: is_software(info.device_type),
                 driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
                 max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
                 max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
@@ -95,6 +104,12 @@ fn pick_adapter() -> Result<(wgpu::Instance, wgpu::Adapter)> {
         Ok(a) => Ok((inst, a)),
         Err(e) => Err(TalusError::NoAdapter(e.to_string())),
     }
+}
+
+/// The adapter `open_context` would open, without opening it (enumeration only): its name,
+/// backend and device type. `NoAdapter` when there is none.
+pub fn preferred_adapter() -> Result<wgpu::AdapterInfo> {
+    pick_adapter().map(|(_, a)| a.get_info())
 }
 
 /// The limits Talus needs, checked against what the adapter grants.
