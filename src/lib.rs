@@ -19,6 +19,7 @@ pub mod model;
 pub mod motion;
 pub mod output;
 pub mod plot;
+pub mod render;
 pub mod run;
 pub mod scene;
 pub mod setup;

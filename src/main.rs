@@ -121,6 +121,47 @@ enum Command {
     },
     /// List GPU adapters with their limits, and the CPU thread count
     Info,
+    /// Draw a snapshot as a PNG: shaded discs, orthographic, coloured by a field (docs/output.md)
+    Render {
+        /// A snapshot (.vtu written by `talus run`) or a run directory (its last snapshot)
+        input: PathBuf,
+        /// Look along this axis (x, y: z up; z: top down) or isometrically
+        #[arg(long, value_enum, default_value_t = ViewArg::Y)]
+        view: ViewArg,
+        /// The field the colours show
+        #[arg(long, value_enum, default_value_t = ColorArg::Speed)]
+        color: ColorArg,
+        /// Width and height of the picture, pixels
+        #[arg(long, default_value_t = 800)]
+        size: u32,
+        /// Output file [default: render_<view>_<color>.png beside the run's outputs]
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Draw RUN_DIR/energy.csv as energy.png: the partitions against time and the total's drift
+    Plot {
+        /// A run directory (or an energy.csv)
+        run_dir: PathBuf,
+        /// Output file [default: energy.png beside energy.csv]
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ViewArg {
+    X,
+    Y,
+    Z,
+    Iso,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ColorArg {
+    Speed,
+    Radius,
+    Id,
+    Force,
 }
 
 /// glibc raises its mmap threshold to the size of every large block that is freed; blocks of
@@ -219,7 +260,20 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             for m in &s.measurements {
                 println!("{}", m.line());
             }
+            if let Some(r) = &s.rest {
+                if r.reached {
+                    println!("at rest: kinetic energy {:.3e} J = {:.2e} of its peak {:.3e} J (at {:.4} s)", r.final_kinetic, r.final_ratio, r.peak_kinetic, r.peak_time);
+                } else {
+                    println!("not at rest after {} steps: kinetic energy {:.3e} J = {:.2e} of its peak (until_rest asks < {:e})", s.steps, r.final_kinetic, r.final_ratio, r.kinetic_fraction);
+                }
+            }
             println!("output: {}", out.display());
+            println!("  energy chart:   {}", out.join(talus::run::ENERGY_PNG).display());
+            println!("  final state:    {}", out.join(talus::run::RENDER_PNG).display());
+            if setup.snapshot_every > 0 {
+                println!("  snapshots:      {} (ParaView: {})", out.join("snapshots").display(), out.join("particles.pvd").display());
+                println!("  other views:    talus render {} --view iso --color radius", out.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { scene: None, benchmark: Some(BenchmarkArg::ChungOoi), backend, out, .. } => {
@@ -266,6 +320,40 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Render { input, view, color, size, out } => {
+            use talus::render::{ColorBy, RenderOptions, View};
+            let view = match view {
+                ViewArg::X => View::X,
+                ViewArg::Y => View::Y,
+                ViewArg::Z => View::Z,
+                ViewArg::Iso => View::Iso,
+            };
+            let color = match color {
+                ColorArg::Speed => ColorBy::Speed,
+                ColorArg::Radius => ColorBy::Radius,
+                ColorArg::Id => ColorBy::Id,
+                ColorArg::Force => ColorBy::Force,
+            };
+            let vtu = talus::render::snapshot_of(&input)?;
+            // the run directory: the input, or the folder above `snapshots/`
+            let run_dir = if input.is_dir() { Some(input.clone()) } else { vtu.parent().and_then(|p| p.parent()).map(PathBuf::from) };
+            let (outlines, note) = outlines_for(run_dir.as_deref(), &vtu, view);
+            let out = out.unwrap_or_else(|| {
+                run_dir.clone().filter(|d| d.join("summary.json").is_file()).unwrap_or_else(|| vtu.parent().map(PathBuf::from).unwrap_or_default()).join(format!("render_{}_{}.png", view.name(), color.name()))
+            });
+            let info = talus::render::render_file(&vtu, &outlines, RenderOptions { view, color, size }, &out)?;
+            if let Some(note) = note {
+                eprintln!("talus: {note}");
+            }
+            println!("{}: {}", vtu.display(), info.describe(color));
+            println!("picture: {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Plot { run_dir, out } => {
+            let png = talus::plot::plot_run(&run_dir, out.as_deref())?;
+            println!("picture: {}", png.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Info => {
             let adapters = talus::gpu::list_adapters();
             if adapters.is_empty() {
@@ -285,6 +373,28 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             println!("CPU threads: {}", rayon::current_num_threads());
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The wall outlines of the run that wrote `vtu`: its `summary.json` names the scene, which is
+/// loaded again for its walls (at the snapshot's time). Without them the picture has no
+/// outlines, and the note says why.
+fn outlines_for(run_dir: Option<&std::path::Path>, vtu: &std::path::Path, view: talus::render::View) -> (Vec<[glam::DVec3; 2]>, Option<String>) {
+    let Some(dir) = run_dir else { return (Vec::new(), Some("no run directory: drawn without wall outlines".into())) };
+    let summary = dir.join("summary.json");
+    let scene = std::fs::read_to_string(&summary)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["scene"]["path"].as_str().map(PathBuf::from));
+    let Some(scene) = scene else {
+        return (Vec::new(), Some(format!("{}: no scene path to take the walls from: drawn without wall outlines", summary.display())));
+    };
+    match talus::scene::load(&scene) {
+        Ok(setup) => {
+            let time = talus::render::snapshot_step(vtu).map(|s| s as f64 * setup.dt).unwrap_or(0.0);
+            (talus::render::wall_outlines(&setup, time, view), None)
+        }
+        Err(e) => (Vec::new(), Some(format!("walls not drawn: the run's scene does not load ({e})"))),
     }
 }
 

@@ -45,7 +45,7 @@ pub struct Series {
 const COLORS: [RGBColor; 6] = [RGBColor(220, 50, 32), RGBColor(0, 90, 181), RGBColor(0, 140, 70), RGBColor(150, 60, 170), RGBColor(230, 150, 0), RGBColor(90, 90, 90)];
 
 fn plot_err(path: &Path, e: impl std::fmt::Display) -> TalusError {
-    TalusError::Verify(format!("{}: cannot draw the chart: {e}", path.display()))
+    TalusError::Other(format!("{}: cannot draw the chart: {e}", path.display()))
 }
 
 /// Draws `theory` as a black line and each of `series` as coloured markers joined by thin
@@ -103,14 +103,143 @@ pub fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(
         }
         root.present().map_err(|e| plot_err(path, e))?;
     }
+    write_png(path, &buf, w, h)?;
+    Ok(text)
+}
+
+/// The energy chart of a run (`energy.png`, 900×700): above, every energy partition of
+/// `energy.csv` against time, as the change since the first row (gravitational, strain and the
+/// work terms only matter as differences): kinetic, gravitational, strain, dissipated (slip +
+/// dashpot) and, where not zero throughout, stiffness work, wall work, inserted and removed;
+/// below, on its own scale, the drift of the total (total − its first value) with its largest
+/// size as a fraction of the largest partition change. Returns false when no font was found
+/// (no text drawn). `csv` names the source in errors.
+pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::EnergyTable) -> Result<bool> {
+    let col = |name: &str| table.column(csv, name);
+    let time = col("time")?;
+    let rel = |v: Vec<f64>| -> Vec<f64> {
+        let v0 = v.first().copied().unwrap_or(0.0);
+        v.into_iter().map(|x| x - v0).collect()
+    };
+    let slip = col("slip")?;
+    let dashpot = col("dashpot")?;
+    let mut series: Vec<(&str, Vec<f64>)> = vec![
+        ("kinetic", col("kinetic")?),
+        ("gravitational − initial", rel(col("gravitational")?)),
+        ("strain", col("strain")?),
+        ("dissipated (slip + dashpot)", rel(slip.iter().zip(&dashpot).map(|(a, b)| a + b).collect())),
+    ];
+    for (name, label) in [("stiffness_work", "stiffness work"), ("wall_work", "wall work"), ("inserted", "inserted"), ("removed", "removed")] {
+        if let Ok(v) = col(name) {
+            if v.iter().any(|&x| x != 0.0) {
+                series.push((label, rel(v)));
+            }
+        }
+    }
+    let drift = rel(col("total")?);
+    let scale = series.iter().flat_map(|(_, v)| v.iter()).fold(0.0f64, |m, &x| m.max(x.abs()));
+    let max_drift = drift.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
+    let drift_text = if scale > 0.0 {
+        format!("total − initial (largest |drift| {max_drift:.2e} J = {:.2e} of the largest partition change)", max_drift / scale)
+    } else {
+        format!("total − initial (largest |drift| {max_drift:.2e} J)")
+    };
+
+    let (w, h) = (900u32, 700u32);
+    let (t0, mut t1) = (time.first().copied().unwrap_or(0.0), time.last().copied().unwrap_or(1.0));
+    if t1 <= t0 {
+        t1 = t0 + 1.0;
+    }
+    let range = |vals: &mut dyn Iterator<Item = f64>| {
+        let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+        for x in vals.filter(|x| x.is_finite()) {
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        if lo > hi {
+            (lo, hi) = (0.0, 1.0);
+        }
+        let pad = 0.05 * (hi - lo).max(1e-300);
+        let (lo, hi) = (lo - pad, hi + pad);
+        if hi - lo < 1e-300 { (lo - 1.0, hi + 1.0) } else { (lo, hi) }
+    };
+    let (y0, y1) = range(&mut series.iter().flat_map(|(_, v)| v.iter().copied()));
+    let (d0, d1) = {
+        let m = max_drift.max(1e-300) * 1.1;
+        range(&mut [-m, m].into_iter())
+    };
+    let text = font_available();
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+        let (top, bottom) = root.split_vertically(470);
+        let mut builder = ChartBuilder::on(&top);
+        builder.margin(15);
+        if text {
+            builder.caption("energy partitions (change since the start)", ("sans-serif", 20)).x_label_area_size(35).y_label_area_size(75);
+        }
+        let mut chart = builder.build_cartesian_2d(t0..t1, y0..y1).map_err(|e| plot_err(path, e))?;
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(RGBColor(235, 235, 235));
+        if text {
+            mesh.x_desc("time (s)").y_desc("energy (J)").label_style(("sans-serif", 14)).y_label_formatter(&|y| format!("{y:.2e}"));
+        } else {
+            mesh.disable_x_axis().disable_y_axis();
+        }
+        mesh.draw().map_err(|e| plot_err(path, e))?;
+        for (k, (name, v)) in series.iter().enumerate() {
+            let c = COLORS[k % COLORS.len()];
+            chart
+                .draw_series(LineSeries::new(time.iter().copied().zip(v.iter().copied()), c.stroke_width(2)))
+                .map_err(|e| plot_err(path, e))?
+                .label(name.to_string())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        }
+        if text {
+            chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.9)).border_style(BLACK).label_font(("sans-serif", 14)).draw().map_err(|e| plot_err(path, e))?;
+        }
+
+        let mut builder = ChartBuilder::on(&bottom);
+        builder.margin(15);
+        if text {
+            builder.caption(&drift_text, ("sans-serif", 15)).x_label_area_size(35).y_label_area_size(75);
+        }
+        let mut chart = builder.build_cartesian_2d(t0..t1, d0..d1).map_err(|e| plot_err(path, e))?;
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(RGBColor(235, 235, 235));
+        if text {
+            mesh.x_desc("time (s)").y_desc("drift (J)").label_style(("sans-serif", 14)).y_label_formatter(&|y| format!("{y:.1e}"));
+        } else {
+            mesh.disable_x_axis().disable_y_axis();
+        }
+        mesh.draw().map_err(|e| plot_err(path, e))?;
+        chart.draw_series(LineSeries::new([(t0, 0.0), (t1, 0.0)], RGBColor(150, 150, 150).stroke_width(1))).map_err(|e| plot_err(path, e))?;
+        chart.draw_series(LineSeries::new(time.iter().copied().zip(drift.iter().copied()), BLACK.stroke_width(2))).map_err(|e| plot_err(path, e))?;
+        root.present().map_err(|e| plot_err(path, e))?;
+    }
+    write_png(path, &buf, w, h)?;
+    Ok(text)
+}
+
+/// Encode an RGB buffer as PNG and write it atomically.
+fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         let mut writer = enc.write_header().map_err(|e| plot_err(path, e))?;
-        writer.write_image_data(&buf).map_err(|e| plot_err(path, e))?;
+        writer.write_image_data(buf).map_err(|e| plot_err(path, e))?;
     }
-    crate::output::write_atomic(path, &png_bytes)?;
-    Ok(text)
+    crate::output::write_atomic(path, &png_bytes)
+}
+
+/// `talus plot`: read `run_dir/energy.csv` and write `energy.png` (default: beside it).
+pub fn plot_run(run_dir: &Path, out: Option<&Path>) -> Result<std::path::PathBuf> {
+    let csv = if run_dir.is_dir() { run_dir.join("energy.csv") } else { run_dir.to_path_buf() };
+    let table = crate::output::read::read_energy_csv(&csv)?;
+    let out = out.map(Path::to_path_buf).unwrap_or_else(|| csv.with_file_name("energy.png"));
+    energy_chart(&out, &csv, &table)?;
+    Ok(out)
 }

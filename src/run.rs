@@ -16,8 +16,8 @@ use crate::gpu::{GpuBackend, GpuOptions};
 use crate::output::atomic::create_dir_all;
 use crate::output::summary::TimeStepSummary;
 use crate::flow::FlowDriver;
-use crate::output::{write_vtu, EnergyCsv, EnergySummary, FlowSummary, OutflowCsv, PvdIndex, Summary, VtuEncoding, WallsCsv};
-use crate::setup::{Setup, TimeStepChoice};
+use crate::output::{write_vtu, EnergyCsv, EnergySummary, FlowSummary, OutflowCsv, PvdIndex, RestSummary, Summary, VtuEncoding, WallsCsv};
+use crate::setup::{RestCriterion, Setup, TimeStepChoice};
 
 /// Which step loop to run on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -121,6 +121,11 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
+/// The energy chart `run_scene` writes into the output directory (`plot::energy_chart`).
+pub const ENERGY_PNG: &str = "energy.png";
+/// The picture of the final state `run_scene` writes (`render::render_png`, default view and colour).
+pub const RENDER_PNG: &str = "render.png";
+
 /// File name of the snapshot at `step`, relative to the output directory.
 pub fn snapshot_file(step: u64) -> String {
     format!("snapshots/particles_{step:010}.vtu")
@@ -195,6 +200,7 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let mut energies = e0;
     let mut last_snapshot = start_step;
     let mut particle_steps = 0.0;
+    let mut rest = setup.until_rest.map(|c| RestWatch::new(c, start_step as f64 * setup.dt, e0.kinetic()));
     while backend.steps_done() < end_step {
         let batch = every.min(end_step - backend.steps_done());
         if let Err(e) = backend.step(batch) {
@@ -221,7 +227,8 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
             w.push(step, time, &load_points, &loads)?;
         }
         measurements.observe(step, time, backend, flow.as_ref().map(|f| f.totals()))?;
-        if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step) && step != last_snapshot {
+        let at_rest = rest.as_mut().is_some_and(|r| r.observe(time, energies.kinetic()));
+        if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step || at_rest) && step != last_snapshot {
             snapshot(backend, &mut pvd)?;
             last_snapshot = step;
         }
@@ -232,6 +239,9 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
                 let rate = particle_steps / secs;
                 bar.set_message(format!("{rate:.3e} particle-steps/s"));
             }
+        }
+        if at_rest {
+            break;
         }
     }
     let contacts = backend.contact_count()?;
@@ -256,9 +266,70 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         energies: EnergySummary::from(&energies),
         flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
         measurements: measurements.finish(),
+        rest: rest.map(|r| r.summary(energies.kinetic())),
     };
     summary.write(&out_dir.join("summary.json"))?;
+    write_pictures(setup, backend, out_dir)?;
     Ok(summary)
+}
+
+/// `energy.png` from `energy.csv`, and `render.png` of the final state (the last snapshot when
+/// snapshots are written), with the walls' outlines.
+fn write_pictures(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path) -> Result<()> {
+    let csv = out_dir.join("energy.csv");
+    let table = crate::output::read::read_energy_csv(&csv)?;
+    crate::plot::energy_chart(&out_dir.join(ENERGY_PNG), &csv, &table)?;
+    let mut s = backend.snapshot()?;
+    if setup.periodic.iter().any(|&p| p) {
+        s.position.iter_mut().for_each(|x| *x = setup.wrap(glam::DVec3::from(*x)).0.to_array());
+    }
+    let opts = crate::render::RenderOptions::default();
+    let outlines = crate::render::wall_outlines(setup, s.step as f64 * setup.dt, opts.view);
+    let points = crate::output::read::VtuPoints::from_snapshot(&s);
+    crate::render::render_png(&points, &out_dir.join(RENDER_PNG), &outlines, opts, &out_dir.join(RENDER_PNG))?;
+    Ok(())
+}
+
+/// `until_rest`: the peak kinetic energy so far and how many consecutive outputs were below
+/// the fraction of it.
+struct RestWatch {
+    criterion: RestCriterion,
+    peak: f64,
+    peak_time: f64,
+    below: u64,
+}
+
+impl RestWatch {
+    fn new(criterion: RestCriterion, time: f64, kinetic: f64) -> Self {
+        RestWatch { criterion, peak: kinetic, peak_time: time, below: 0 }
+    }
+
+    /// One output: true once the criterion holds (never while the peak is 0: a scene that
+    /// starts at rest runs until something moves, or to its `steps`).
+    fn observe(&mut self, time: f64, kinetic: f64) -> bool {
+        if kinetic > self.peak {
+            self.peak = kinetic;
+            self.peak_time = time;
+        }
+        if self.peak > 0.0 && kinetic < self.criterion.kinetic_fraction * self.peak {
+            self.below += 1;
+        } else {
+            self.below = 0;
+        }
+        self.below >= self.criterion.outputs
+    }
+
+    fn summary(&self, final_kinetic: f64) -> RestSummary {
+        RestSummary {
+            reached: self.below >= self.criterion.outputs,
+            kinetic_fraction: self.criterion.kinetic_fraction,
+            outputs: self.criterion.outputs,
+            peak_kinetic: self.peak,
+            peak_time: self.peak_time,
+            final_kinetic,
+            final_ratio: if self.peak > 0.0 { final_kinetic / self.peak } else { 0.0 },
+        }
+    }
 }
 
 /// After a caught blow-up (`TalusError::BlowUp`; the backend holds the last good state, the

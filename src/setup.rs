@@ -146,6 +146,15 @@ pub struct Aabb {
     pub max: [f64; 3],
 }
 
+/// `until_rest` of a scene: the run stops once the kinetic energy has been below
+/// `kinetic_fraction` × its peak (over the outputs so far) at `outputs` consecutive outputs;
+/// `steps` is then the longest the run goes on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RestCriterion {
+    pub kinetic_fraction: f64,
+    pub outputs: u64,
+}
+
 /// How the time step was chosen (printed by `talus run`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TimeStepChoice {
@@ -196,6 +205,8 @@ pub struct Setup {
     pub skin: Option<f64>,
     /// Run-time checks: the lost-particle policy and margin (`crate::model::checks`).
     pub checks: RunChecks,
+    /// Stop at rest (`until_rest`); `None`: run all `steps`.
+    pub until_rest: Option<RestCriterion>,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS

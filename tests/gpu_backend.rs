@@ -34,6 +34,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         measures: Vec::new(),
         skin: None,
         checks: Default::default(),
+        until_rest: None,
     }
 }
 

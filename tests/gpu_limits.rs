@@ -32,6 +32,7 @@ fn tiny_setup() -> Setup {
         measures: Vec::new(),
         skin: None,
         checks: Default::default(),
+        until_rest: None,
     }
 }
 

@@ -106,6 +106,25 @@ pub struct Summary {
     /// Runs with insertions or outlets: what entered and left (`outflow.csv` has the history).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flow: Option<FlowSummary>,
+    /// Scenes with `until_rest`: whether and when the run reached rest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest: Option<RestSummary>,
+}
+
+/// `until_rest` at the end of a run: `reached` false when `steps` ran out first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RestSummary {
+    pub reached: bool,
+    /// The criterion: kinetic energy below this fraction of its peak…
+    pub kinetic_fraction: f64,
+    /// …at this many consecutive outputs.
+    pub outputs: u64,
+    /// Peak kinetic energy over the outputs, J, and the time of the peak, s.
+    pub peak_kinetic: f64,
+    pub peak_time: f64,
+    /// Kinetic energy at the end, J, and its ratio to the peak.
+    pub final_kinetic: f64,
+    pub final_ratio: f64,
 }
 
 /// Per insertion and per outlet: particles and kilograms, cumulative at the end.

@@ -28,7 +28,7 @@ use crate::model::distribution::RadiusDist;
 use crate::model::checks::{LostParticles, RunChecks};
 use crate::model::material::Material;
 use crate::model::overlap::Grid;
-use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
+use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, RestCriterion, Setup, TimeStepChoice, Wall};
 use generate::{Common, Sources};
 use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 
@@ -36,6 +36,8 @@ use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 pub const DEFAULT_TIME_STEP_FRACTION: f64 = 0.2;
 /// Default VTU snapshot period, in outputs.
 pub const DEFAULT_SNAPSHOT_EVERY: u64 = 10;
+/// Default `until_rest.outputs`: consecutive outputs below the kinetic fraction.
+pub const DEFAULT_REST_OUTPUTS: u64 = 2;
 /// Default gravity, m/s².
 pub const DEFAULT_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 
@@ -61,6 +63,7 @@ const TOP_KEYS: &[&str] = &[
     "initial_state",
     "time_step_check",
     "lost_particles",
+    "until_rest",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -167,6 +170,22 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         }
     };
     let snapshot_every = top.u64_opt("snapshot_every")?.unwrap_or(DEFAULT_SNAPSHOT_EVERY);
+    let until_rest = match top.obj_opt("until_rest")? {
+        None => None,
+        Some(o) => {
+            o.allow(&["kinetic_fraction", "outputs"])?;
+            let key = o.key("kinetic_fraction");
+            let f = o.f64_req("kinetic_fraction")?;
+            if !(f > 0.0 && f < 1.0) {
+                return Err(cx.err(&key, format!("must be in (0, 1): the fraction of the peak kinetic energy, got {}", fmt_num(f))));
+            }
+            let outputs = o.u64_opt("outputs")?.unwrap_or(DEFAULT_REST_OUTPUTS);
+            if outputs == 0 {
+                return Err(cx.err(&o.key("outputs"), "must be >= 1, got 0"));
+            }
+            Some(RestCriterion { kinetic_fraction: f, outputs })
+        }
+    };
     let gravity = top.vec3_opt("gravity")?.unwrap_or(DEFAULT_GRAVITY);
 
     // ---- materials ----
@@ -613,6 +632,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         measures,
         skin,
         checks: RunChecks { lost_particles, lost_margin: Some(lost_margin) },
+        until_rest,
     };
     checks::check_ranges(&cx, &setup)?;
     if explicit_domain {

@@ -38,6 +38,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         measures: Vec::new(),
         skin: None,
         checks: Default::default(),
+        until_rest: None,
     }
 }
 
