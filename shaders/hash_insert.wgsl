@@ -10,8 +10,7 @@ fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool
             return;
         }
     }
-    let mask = sim.hash_capacity - 1u;
-    var idx = contact_hash(a, b) & mask;
+    var idx = contact_hash(a, b) % sim.hash_capacity;
     for (var p = 0u; p < HASH_MAX_PROBE; p = p + 1u) {
         loop {
             let t = atomicLoad(&hash_write[idx].tag);
@@ -24,7 +23,7 @@ fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool
                 return;
             }
         }
-        idx = (idx + 1u) & mask;
+        idx = select(idx + 1u, 0u, idx + 1u == sim.hash_capacity);
     }
     atomicOr(&state.flags, OVERFLOW_HASH);
 }

@@ -107,8 +107,9 @@ pub struct OwnerOutputs<'a> {
 /// slots of the list (history updated in place, the partner's share into `incoming`), then
 /// the owner's plane and mesh walls. `dt` = 0 gives forces without advancing dissipation.
 /// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
-/// `gather`.
-pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) {
+/// `gather`. Returns the deepest overlap of any contact as a fraction of the smaller radius
+/// (`Owned::overlap`, for the run-time checks).
+pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
     incoming.resize(list.slots(), SlotForce::default());
     let incoming = DisjointWrites::new(incoming);
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
@@ -117,9 +118,10 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     (histories, contact_flags, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .for_each_init(MeshScratch::default, |scratch, (c, (hist, touching, owned, wall_hist, on_walls))| {
+        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, owned, wall_hist, on_walls))| {
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
+            let mut deepest = 0.0f32;
             for (o, own) in owned.iter_mut().enumerate() {
                 let i = first + o;
                 *own = own.restart();
@@ -131,8 +133,11 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 wall_hist[o].clear();
                 on_walls[o].clear();
                 wall_contacts(ctx, s, i, walls, &old_wall_history[i], own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
+                deepest = deepest.max(own.overlap);
             }
-        });
+            deepest
+        })
+        .reduce(|| 0.0, f32::max)
 }
 
 /// A slice that parallel tasks write at disjoint indices (the partner shares of the force

@@ -10,9 +10,11 @@ use rayon::prelude::*;
 use super::forces::{gather, SlotForce};
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
+use crate::model::checks::LostParticles;
 use crate::setup::Setup;
 
-/// Constants of the drift: periodic axes, domain minimum and period.
+/// Constants of the drift: periodic axes, domain minimum and period, and the box a centre
+/// must stay in (the run-time checks' lost-particle bound; `None` when nothing is lost).
 #[derive(Clone, Copy, Debug)]
 pub struct Drift {
     pub dt: f64,
@@ -20,11 +22,49 @@ pub struct Drift {
     periodic: [bool; 3],
     min: DVec3,
     period: DVec3,
+    keep_in: Option<(DVec3, DVec3)>,
+}
+
+/// What a sweep over the particles reports: the largest squared displacement since the list
+/// build, and whether some particle may have a problem for the run-time checks (a non-finite
+/// quantity or a centre outside the lost-particle bound; the caller then names it with
+/// `checks::first_problem`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sweep {
+    pub displacement2: f64,
+    pub suspicious: bool,
+}
+
+impl Sweep {
+    fn join(a: Sweep, b: Sweep) -> Sweep {
+        Sweep { displacement2: a.displacement2.max(b.displacement2), suspicious: a.suspicious || b.suspicious }
+    }
 }
 
 impl Drift {
     pub fn new(setup: &Setup, dt: f64) -> Drift {
-        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, min: DVec3::from(setup.domain.min), period: setup.period() }
+        let keep_in = match setup.checks.lost_particles {
+            LostParticles::Error => setup.lost_bounds().map(|(lo, hi, margin)| {
+                let open = |v: DVec3, sign: f64| DVec3::from_array(std::array::from_fn(|a| if setup.periodic[a] { sign * f64::INFINITY } else { v[a] + sign * margin }));
+                (open(lo, -1.0), open(hi, 1.0))
+            }),
+            LostParticles::Remove => None,
+        };
+        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, min: DVec3::from(setup.domain.min), period: setup.period(), keep_in }
+    }
+
+    /// True when a quantity of the particle is not finite or its centre left the box it must
+    /// stay in: a few operations on values already in registers, so the run-time checks cost
+    /// no extra pass. Position and velocities suffice: a non-finite force or torque makes the
+    /// velocities of the kick that used it non-finite (sum × 0 is NaN exactly when the sum is
+    /// not finite).
+    #[inline]
+    fn suspicious(&self, x: DVec3, v: DVec3, w: DVec3) -> bool {
+        let out = match self.keep_in {
+            Some((lo, hi)) => x.cmplt(lo).any() || x.cmpgt(hi).any(),
+            None => false,
+        };
+        out || (x + v + w).element_sum() * 0.0 != 0.0
     }
 
     /// v += (F/m + g)·dt/2, ω += T/I·dt/2.
@@ -80,33 +120,36 @@ fn chunk_displacement2(d: &Drift, x: &[DVec3], x_build: &[DVec3], first: usize, 
 
 /// First half of a step for every particle: half kick with the stored force, then drift.
 /// Returns the largest squared displacement since the list build at `x_build`.
-pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> f64 {
+pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks(CHUNK), s.torque.par_chunks(CHUNK))
         .into_par_iter()
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
+            let mut suspicious = false;
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
+                suspicious |= d.suspicious(x[k], v[k], w[k]);
             }
-            chunk_displacement2(d, x, x_build, c * CHUNK, n)
+            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious }
         })
-        .reduce(|| 0.0, f64::max)
+        .reduce(Sweep::default, Sweep::join)
 }
 
 /// After a force pass: total force of every particle, second half kick, and with `next` the
 /// next step's half kick and drift. Returns the largest squared displacement since the list
 /// build (0 without `next`).
-pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> f64 {
+pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
+            let mut suspicious = false;
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 (f[k], t[k]) = gather(list, incoming, &owned[i], i);
@@ -115,10 +158,12 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], 
                     d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                     d.drift(&mut x[k], &mut image[k], v[k]);
                 }
+                suspicious |= d.suspicious(x[k], v[k], w[k]);
             }
-            if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 }
+            let displacement2 = if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 };
+            Sweep { displacement2, suspicious }
         })
-        .reduce(|| 0.0, f64::max)
+        .reduce(Sweep::default, Sweep::join)
 }
 
 /// Total force of every particle without moving anything (after a force evaluation that is

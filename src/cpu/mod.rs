@@ -13,7 +13,7 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::{Result, TalusError};
-use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem};
+use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem, OVERLAP_MAX_FRACTION};
 use crate::model::state::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
@@ -156,8 +156,9 @@ impl CpuBackend {
     }
 
     /// Contacts at time `t` (the walls' pose); `dt` = 0 for a force evaluation outside a
-    /// step. Rebuilds the neighbour list first when its skin is used up.
-    fn force_pass(&mut self, dt: f64, t: f64) {
+    /// step. Rebuilds the neighbour list first when its skin is used up. Returns the deepest
+    /// contact overlap as a fraction of the smaller radius.
+    fn force_pass(&mut self, dt: f64, t: f64) -> f32 {
         let wall_states = self.wall_states(t);
         if self.list.needs_rebuild(&self.setup, self.displacement2, &wall_states) {
             self.rebuild(&wall_states, None);
@@ -167,8 +168,9 @@ impl CpuBackend {
             .collect();
         let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap, periodic: self.setup.periodic.iter().any(|&p| p) };
         let out = OwnerOutputs { owned: &mut self.owned, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
-        forces::forces(&ctx, &self.state, &mut self.list, &mut self.incoming, &self.wall_history, out, dt);
+        let overlap = forces::forces(&ctx, &self.state, &mut self.list, &mut self.incoming, &self.wall_history, out, dt);
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
+        overlap
     }
 
     /// `n` velocity-Verlet steps. The loop runs on a rayon worker, so its parallel sweeps
@@ -178,18 +180,27 @@ impl CpuBackend {
     }
 
     /// `n` steps, each followed by the run-time checks (`crate::model::checks`); stops at the
-    /// first step that leaves a problem, and returns it.
+    /// first step that leaves a problem, and returns it. The sweeps flag what may be wrong as
+    /// they go (`Sweep::suspicious`, the force pass's deepest overlap), so a full scan to name
+    /// the particle runs only then.
     fn steps_on_worker(&mut self, n: u64) -> Option<Problem> {
         let drift = Drift::new(&self.setup, self.setup.dt);
+        let mut suspicious = false;
         for k in 0..n {
             if k == 0 {
-                self.displacement2 = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
+                let sweep = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
+                (self.displacement2, suspicious) = (sweep.displacement2, sweep.suspicious);
             }
-            self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
+            let overlap = self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
             // the last step of a batch ends with full-step velocities; inside a batch the sweep
             // also drifts the next step, so the check sees that step's positions early
-            self.displacement2 = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
+            let sweep = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owned, &drift, k + 1 < n);
+            self.displacement2 = sweep.displacement2;
+            suspicious |= sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION;
             self.steps_done += 1;
+            if !std::mem::take(&mut suspicious) {
+                continue;
+            }
             if let Some(p) = self.first_problem() {
                 // inside a batch the positions are those of the next step already (as the
                 // GPU's `kick_drift` sees them): name that step

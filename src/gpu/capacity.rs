@@ -22,10 +22,10 @@ use super::GpuBackend;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS};
 
-/// Default table size: 4 slots per particle (power of two, ≥ 256).
+/// Default table size: 4 slots per particle (≥ 256; a packed bed uses about 2 at most).
 pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
     let want = 4u64 * n_particles as u64 + 4 * n_walls as u64;
-    (want.max(256).next_power_of_two()).min(1 << 31) as u32
+    want.clamp(256, 1 << 30) as u32
 }
 
 /// Default neighbour-list size: 4 slots per particle (a dense packing with the default skin
@@ -34,9 +34,9 @@ pub fn initial_list_capacity(n_particles: u32) -> u32 {
     (4u64 * n_particles as u64).clamp(256, u32::MAX as u64) as u32
 }
 
-/// A requested capacity rounded to a power of two (≥ 4).
+/// A requested capacity (at least 4 slots).
 pub fn round_capacity(c: u32) -> u32 {
-    c.max(4).next_power_of_two()
+    c.max(4)
 }
 
 /// Insertions per step allowed before OVERFLOW_HASH (load factor 3/4).
@@ -162,7 +162,7 @@ impl GpuBackend {
         let old_cap = self.buffers.hash_capacity;
         let mut old_table: Option<wgpu::Buffer> = None;
         let mut cap = old_cap;
-        let mut want = (inserted as u64 * 2).next_power_of_two();
+        let mut want = inserted as u64 * 2;
         loop {
             let next = (cap as u64 * 2).max(want);
             want = 0;

@@ -20,7 +20,7 @@ gpu_struct! {
         n_particles: u32 => "u32",
         n_walls: u32 => "u32",
         n_materials: u32 => "u32",
-        /// Slots per history table (power of two).
+        /// Slots per history table (any size ≥ 4: the hash is taken modulo it).
         hash_capacity: u32 => "u32",
         /// Insertions per step above which OVERFLOW_HASH is raised.
         hash_max_load: u32 => "u32",

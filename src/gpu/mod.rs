@@ -45,7 +45,7 @@ use step::BindGroups;
 /// Options of the GPU backend.
 #[derive(Clone, Debug)]
 pub struct GpuOptions {
-    /// Initial contact-history table capacity (slots, rounded up to a power of two);
+    /// Initial contact-history table capacity (slots, at least 4);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
     /// Steps encoded into one submit (one 48-byte step-state readback per submit).
