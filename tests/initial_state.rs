@@ -120,3 +120,32 @@ fn lattice_jitter_is_bounded_seeded_and_real() {
     let err = parse(&text(-1.0, 1), Path::new("lattice.json")).expect_err("negative jitter").to_string();
     assert!(err.contains("generators[0].jitter"), "{err}");
 }
+
+/// A VTU snapshot (as `talus run` writes it) read back as a scene's `initial_state`: the same
+/// particles in id order, bit for bit (binary f64 arrays), and file errors name key and file.
+#[test]
+fn vtu_snapshot_is_an_initial_state() {
+    use talus::backend::Backend;
+    let (dir, path) = with_data(DATA);
+    let s = parse(&scene(r#"{ "file": "packing.data", "format": "lammps_data", "material": "grain" }"#, ""), &path).unwrap();
+    let mut cpu = talus::cpu::CpuBackend::new(&s).unwrap();
+    cpu.step(10).unwrap();
+    let snap = cpu.snapshot().unwrap();
+    talus::output::vtu::write_vtu(&dir.path().join("last.vtu"), &snap, talus::output::vtu::VtuEncoding::Base64).unwrap();
+
+    let state = r#"{ "file": "last.vtu", "format": "vtu", "material": "grain" }"#;
+    let again = parse(&scene(state, ""), &path).unwrap();
+    let p = &again.particles;
+    assert_eq!(p.len(), 3);
+    assert_eq!(p.position, snap.position);
+    assert_eq!(p.velocity, snap.velocity);
+    assert_eq!(p.angular_velocity, snap.angular_velocity);
+    assert_eq!(p.radius, snap.radius);
+    assert!(p.velocity.iter().any(|v| v != &[0.0; 3]), "velocities must come through");
+
+    std::fs::write(dir.path().join("bad.vtu"), "<VTKFile type=\"PolyData\">").unwrap();
+    for (file, needle) in [("nope.vtu", "nope.vtu"), ("bad.vtu", "not a VTK UnstructuredGrid")] {
+        let err = parse(&scene(&state.replace("last.vtu", file), ""), &path).expect_err(file).to_string();
+        assert!(err.contains("initial_state.file") && err.contains(needle), "{file}: {err}");
+    }
+}

@@ -9,6 +9,7 @@ mod distribution;
 mod flow;
 mod generate;
 mod lammps_data;
+mod vtu_state;
 mod measure;
 mod mesh;
 mod motion;
@@ -302,13 +303,17 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     if let Some(o) = top.obj_opt("initial_state")? {
         o.allow(INITIAL_STATE_KEYS)?;
         let format = cx.string(o.req("format")?, &o.key("format"))?;
-        if format != "lammps_data" {
-            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data")));
+        if format != "lammps_data" && format != "vtu" {
+            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data, vtu")));
         }
         let file = cx.string(o.req("file")?, &o.key("file"))?;
         let m = mat_ref(&o, "material")?;
         let path = mesh::resolve(cx.file, file);
-        lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?;
+        if format == "vtu" {
+            vtu_state::read(&cx, &o.key("file"), &path, m, &mut particles)?;
+        } else {
+            lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?;
+        }
     }
     if let Some(list) = top.array_opt("particles")? {
         let mut parsed = Vec::with_capacity(list.len());
