@@ -1,7 +1,8 @@
 // Pass `forces`: one thread per particle i evaluates the contacts it owns, each once: its
 // half-list pairs (i, j > i, in partner-id order), then the plane walls, then the mesh walls.
-// It writes their sum on i to `force`/`torque` (the partner's share of a pair goes to the
-// pair's slot in `shares`, which `gather` adds), the history and the energies.
+// It writes their sum on i to `force`/`torque` (the partner's share of an active pair goes to
+// the pair's slot in `shares`, which `total_force` adds in `kick_drift`/`kick`), the history
+// and the energies.
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
@@ -20,7 +21,8 @@
 @group(0) @binding(12) var<storage, read> hash_read: array<HashSlotRead>;
 @group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
 @group(0) @binding(14) var<storage, read_write> state: StepState;
-// Per list slot: (force on the partner, 1 if active else 0), (torque on the partner, 0).
+// Per list slot: (force on the partner, 0), (torque on the partner, 0); written only while
+// the slot's contact is active (its partner word carries SLOT_ACTIVE_BIT).
 @group(0) @binding(15) var<storage, read_write> shares: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
 

@@ -2,9 +2,10 @@
 //! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise):
 //! grid (`list_clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) and half list
 //! (`list_count`, `scan`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
-//! `gather` → `advance`, with each step's second half kick fused into the next `drift`
-//! (`kick_drift`) and a `kick` closing the batch. The force pass alternates between two bind
-//! groups (history-table parity).
+//! `advance`. Each step's total force (the pair shares gathered) and second half kick are fused
+//! into the next `drift` (`kick_drift`), and a `kick` closes the batch (writing the totals
+//! back); `gather` runs only after the initial force evaluation. The force pass alternates
+//! between two bind groups (history-table parity).
 
 use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES};
 use super::encode::{bind_group, dispatch_threads, scan_bind_groups, split_dispatch};
