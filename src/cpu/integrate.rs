@@ -22,7 +22,9 @@ pub struct Drift {
     periodic: [bool; 3],
     min: DVec3,
     period: DVec3,
-    keep_in: Option<(DVec3, DVec3)>,
+    /// The box a centre must stay in (±∞ on periodic axes, or everywhere when nothing is lost).
+    keep_lo: DVec3,
+    keep_hi: DVec3,
 }
 
 /// What a sweep over the particles reports: the largest squared displacement since the list
@@ -43,29 +45,50 @@ impl Sweep {
 
 impl Drift {
     pub fn new(setup: &Setup, dt: f64) -> Drift {
-        let keep_in = match setup.checks.lost_particles {
-            LostParticles::Error => setup.lost_bounds().map(|(lo, hi, margin)| {
-                let open = |v: DVec3, sign: f64| DVec3::from_array(std::array::from_fn(|a| if setup.periodic[a] { sign * f64::INFINITY } else { v[a] + sign * margin }));
-                (open(lo, -1.0), open(hi, 1.0))
-            }),
+        let bounds = match setup.checks.lost_particles {
+            LostParticles::Error => setup.lost_bounds(),
             LostParticles::Remove => None,
         };
-        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, min: DVec3::from(setup.domain.min), period: setup.period(), keep_in }
+        let edge = |sign: f64| -> DVec3 {
+            DVec3::from_array(std::array::from_fn(|a| match bounds {
+                Some((lo, hi, margin)) if !setup.periodic[a] => if sign < 0.0 { lo[a] - margin } else { hi[a] + margin },
+                _ => sign * f64::INFINITY,
+            }))
+        };
+        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, min: DVec3::from(setup.domain.min), period: setup.period(), keep_lo: edge(-1.0), keep_hi: edge(1.0) }
+    }
+}
+
+/// What a sweep over a chunk saw, for the run-time checks, accumulated without branches:
+/// the smallest and largest centre coordinates and the sum of positions and velocities (not
+/// finite as soon as one of them is not; a non-finite force or torque makes the velocities of
+/// the kick that used it non-finite). `suspicious` may also fire for a sum that overflows; the
+/// full scan then finds nothing.
+#[derive(Clone, Copy, Debug)]
+struct Watch {
+    lo: DVec3,
+    hi: DVec3,
+    sum: DVec3,
+}
+
+impl Watch {
+    fn new() -> Watch {
+        Watch { lo: DVec3::INFINITY, hi: DVec3::NEG_INFINITY, sum: DVec3::ZERO }
     }
 
-    /// True when a quantity of the particle is not finite or its centre left the box it must
-    /// stay in: a few operations on values already in registers, so the run-time checks cost
-    /// no extra pass. Position and velocities suffice: a non-finite force or torque makes the
-    /// velocities of the kick that used it non-finite (sum × 0 is NaN exactly when the sum is
-    /// not finite).
     #[inline]
-    fn suspicious(&self, x: DVec3, v: DVec3, w: DVec3) -> bool {
-        let out = match self.keep_in {
-            Some((lo, hi)) => x.cmplt(lo).any() || x.cmpgt(hi).any(),
-            None => false,
-        };
-        out || (x + v + w).element_sum() * 0.0 != 0.0
+    fn see(&mut self, x: DVec3, v: DVec3, w: DVec3) {
+        self.lo = self.lo.min(x);
+        self.hi = self.hi.max(x);
+        self.sum += x + v + w;
     }
+
+    fn suspicious(&self, d: &Drift) -> bool {
+        !self.sum.is_finite() || self.lo.cmplt(d.keep_lo).any() || self.hi.cmpgt(d.keep_hi).any()
+    }
+}
+
+impl Drift {
 
     /// v += (F/m + g)·dt/2, ω += T/I·dt/2.
     #[inline]
@@ -127,14 +150,14 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
         .into_par_iter()
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
-            let mut suspicious = false;
+            let mut watch = Watch::new();
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
-                suspicious |= d.suspicious(x[k], v[k], w[k]);
+                watch.see(x[k], v[k], w[k]);
             }
-            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious }
+            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious: watch.suspicious(d) }
         })
         .reduce(Sweep::default, Sweep::join)
 }
@@ -149,7 +172,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], 
         .into_par_iter()
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
-            let mut suspicious = false;
+            let mut watch = Watch::new();
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 (f[k], t[k]) = gather(list, incoming, &owned[i], i);
@@ -158,10 +181,10 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], 
                     d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                     d.drift(&mut x[k], &mut image[k], v[k]);
                 }
-                suspicious |= d.suspicious(x[k], v[k], w[k]);
+                watch.see(x[k], v[k], w[k]);
             }
             let displacement2 = if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 };
-            Sweep { displacement2, suspicious }
+            Sweep { displacement2, suspicious: watch.suspicious(d) }
         })
         .reduce(Sweep::default, Sweep::join)
 }
