@@ -61,7 +61,8 @@ pub struct Buffers {
     pub incoming_cursor: wgpu::Buffer,
     /// `list_capacity` slot indices: each particle's incoming run, sorted by slot.
     pub incoming_slot: wgpu::Buffer,
-    /// Per slot two vec4<f32>: the partner's force (w = 1 if active) and torque.
+    /// Per slot two vec4<f32>: the partner's force and torque, written only while the contact is
+    /// active (`SLOT_ACTIVE_BIT` in the slot's `list_partner` word).
     pub shares: wgpu::Buffer,
     pub list_capacity: u32,
     /// Prefix-sum levels over n + 1 elements (list and incoming counts).
