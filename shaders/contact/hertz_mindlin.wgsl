@@ -4,7 +4,7 @@
 
 // One step of an active hertz_mindlin contact; |F_n| is the total normal force (≥ 0).
 fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
-    let alpha = tsuji_alpha(p.restitution);
+    let alpha = p.tsuji_alpha;
     let normal = mindlin_normal(p, g, alpha);
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = max(-fn_total, 0.0);

@@ -19,7 +19,7 @@ fn tsuji_alpha(e: f32) -> f32 {
     return select(l / sqrt(9.869604401 + l * l), 0.0, e >= 1.0);
 }
 
-// alpha = tsuji_alpha(p.restitution), computed once per contact by the preset.
+// alpha = Tsuji's α of the pair (PairParamsGpu.tsuji_alpha, formed once per pair on the host).
 fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry, alpha: f32) -> MindlinNormal {
     let r_star = 0.5 * g.r_bar;
     let overlap = max(-g.gap, 0.0);

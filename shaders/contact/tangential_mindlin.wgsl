@@ -27,9 +27,9 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let damp = g.vel_shear * -eta_t;
     let total = spring_trial + damp;
     let strength = p.fric * fn_mag;
-    let total_len = length(total);
-    let slip = total_len > strength;
-    let fs = select(total, total * (strength / total_len), slip);
+    // compared squared: the length is formed only for a slipping contact
+    let slip = dot(total, total) > strength * strength;
+    let fs = select(total, total * (strength / length(total)), slip);
     let spring = select(spring_trial, fs, slip);
     let fs_d = select(damp, vec3<f32>(0.0), slip);
     // the spring's own stretch this step: the whole increment while sticking

@@ -7,7 +7,7 @@ use super::energy::dashpot_work;
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::output::ContactOutput;
-use super::normal_mindlin::{mindlin_normal, tsuji_alpha, TSUJI_FACTOR};
+use super::normal_mindlin::{mindlin_normal, TSUJI_FACTOR};
 use super::params::PairParams;
 use super::rolling::rolling_resistance;
 use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
@@ -15,7 +15,7 @@ use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
 /// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
 /// the total normal force, damping included, as in the spec; never negative.
 pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
-    let alpha = tsuji_alpha(p.restitution);
+    let alpha = p.tsuji_alpha();
     let normal = mindlin_normal(p, g, alpha);
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = (-fn_total).max(0.0);

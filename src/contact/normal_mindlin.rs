@@ -28,13 +28,11 @@ pub struct MindlinNormal {
     pub strain: f64,
 }
 
-/// α = ln e/√(π² + ln² e) (≤ 0); 0 for e ≥ 1; e is floored at 1e-20.
-pub fn tsuji_alpha(e: f64) -> f64 {
-    let l = e.max(1e-20).ln();
-    if e >= 1.0 { 0.0 } else { l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt() }
-}
+/// α = ln e/√(π² + ln² e) (≤ 0); 0 for e ≥ 1 (defined beside `PairParams`, which forms it
+/// once per pair).
+pub use super::params::tsuji_alpha;
 
-/// `alpha` = `tsuji_alpha(p.restitution)`, computed once per contact by the preset.
+/// `alpha` = Tsuji's α of the pair (`PairParams::tsuji_alpha`, formed once per pair).
 pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry, alpha: f64) -> MindlinNormal {
     let r_star = 0.5 * g.r_bar;
     let overlap = (-g.gap).max(0.0);

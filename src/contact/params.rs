@@ -110,6 +110,11 @@ pub struct PairParams {
     /// `limit_damping` (LAMMPS `granular`): the total normal force is never attractive and the
     /// Coulomb cap applies to the total tangential force, spring plus dashpot (default off).
     pub limit_damping: bool,
+    // ---- derived once per pair (`PairParams::prepared`), never read from a scene
+    /// Tsuji's α of `restitution` for `hertz_mindlin` (`normal_mindlin::tsuji_alpha`), formed
+    /// once per pair instead of once per contact step; `None` until prepared (then
+    /// `tsuji_alpha()` computes it on the spot).
+    pub tsuji_alpha: Option<f64>,
 }
 
 impl Default for PairParams {
@@ -144,6 +149,7 @@ impl Default for PairParams {
             maximum_restitution: 1.0,
             no_attraction: true,
             limit_damping: false,
+            tsuji_alpha: None,
         }
     }
 }
@@ -154,6 +160,28 @@ impl PairParams {
     pub fn e_star(&self) -> f64 {
         self.hz_shear / (1.0 - self.hz_poiss)
     }
+
+    /// These parameters with the per-pair constants formed once (the pair table holds
+    /// prepared entries; a contact step with unprepared ones forms them itself, with the
+    /// same bits).
+    pub fn prepared(self) -> PairParams {
+        PairParams { tsuji_alpha: Some(tsuji_alpha(self.restitution)), ..self }
+    }
+
+    /// Tsuji's α of this pair (`hertz_mindlin`): the prepared value, else formed now.
+    #[inline]
+    pub fn tsuji_alpha(&self) -> f64 {
+        self.tsuji_alpha.unwrap_or_else(|| tsuji_alpha(self.restitution))
+    }
+}
+
+/// α = ln e/√(π² + ln² e) (≤ 0) of Tsuji's damping (`hertz-mindlin-musen.txt`, "Normal
+/// force"); 0 for e ≥ 1; e is floored at 1e-20. Defined here so that the pair table can
+/// form it once per pair (`normal_mindlin.rs` re-exports it in its twin position); twin of
+/// `tsuji_alpha` in `shaders/contact/normal_mindlin.wgsl`.
+pub fn tsuji_alpha(e: f64) -> f64 {
+    let l = e.max(1e-20).ln();
+    if e >= 1.0 { 0.0 } else { l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt() }
 }
 
 /// Effective (G, ν) of a contact between two materials, spec eqs (18)–(19).
@@ -207,7 +235,7 @@ gpu_struct! {
         fluid_viscosity: f32 => "f32",
         critical_stokes: f32 => "f32",
         maximum_restitution: f32 => "f32",
-        _pad0: u32 => "u32",
+        tsuji_alpha: f32 => "f32",
         _pad1: u32 => "u32",
     }
 }
@@ -252,7 +280,7 @@ impl From<&PairParams> for PairParamsGpu {
             fluid_viscosity: p.fluid_viscosity as f32,
             critical_stokes: p.critical_stokes as f32,
             maximum_restitution: p.maximum_restitution as f32,
-            _pad0: 0,
+            tsuji_alpha: p.tsuji_alpha() as f32,
             _pad1: 0,
         }
     }

@@ -47,9 +47,9 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let damp = g.vel_shear * -eta_t;
     let total = spring_trial + damp;
     let strength = p.fric * fn_mag;
-    let total_len = total.length();
-    let slip = total_len > strength;
-    let fs = if slip { total * (strength / total_len) } else { total };
+    // compared squared: the length is formed only for a slipping contact
+    let slip = total.length_squared() > strength * strength;
+    let fs = if slip { total * (strength / total.length()) } else { total };
     let spring = if slip { fs } else { spring_trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
     // the spring's own stretch this step: the whole increment while sticking

@@ -15,6 +15,7 @@ use crate::contact::params::PairParams;
 use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
 use crate::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
 use crate::mesh::contacts::MESH_REACH_SLACK;
+use crate::model::checks::overlap_beyond_limit;
 use crate::mesh::{ball_mesh_contacts_into, ContactScratch, MeshContact, TriangleGrid};
 use crate::motion::Pose;
 use crate::setup::{MeshWall, PairTable, Setup, Wall, WallState};
@@ -107,8 +108,8 @@ pub struct OwnerOutputs<'a> {
 /// slots of the list (history updated in place, the partner's share into `incoming`), then
 /// the owner's plane and mesh walls. `dt` = 0 gives forces without advancing dissipation.
 /// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
-/// `gather`. Returns the deepest overlap of any contact as a fraction of the smaller radius
-/// (`Owned::overlap`, for the run-time checks).
+/// `gather`. Returns the deepest overlap beyond the run-time check's limit as a fraction of
+/// the smaller radius (`Owned::overlap`; 0 when no contact is that deep).
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
     incoming.resize(list.slots(), SlotForce::default());
     let incoming = DisjointWrites::new(incoming);
@@ -192,11 +193,11 @@ fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, slots: SlotRun, incomi
         } else {
             let g = ball_ball_geometry(d, r_i, s.radius[j], s.mass[i], s.mass[j], s.velocity[i], s.angular_velocity[i], s.velocity[j], s.angular_velocity[j]);
             let p = ctx.pairs.get(s.material[i], s.material[j]);
-            contact_active(p, &g).then(|| (contact_force(p, &g, h, dt), -g.gap / r_i.min(s.radius[j])))
+            contact_active(p, &g).then(|| (contact_force(p, &g, h, dt), overlap_beyond_limit(-g.gap, r_i.min(s.radius[j]))))
         };
         let share = match c {
             Some((c, overlap)) => {
-                own.overlap = own.overlap.max(overlap as f32);
+                own.overlap = own.overlap.max(overlap);
                 own.force -= c.force_j;
                 own.torque += c.torque_i;
                 *h = c.history;
@@ -232,7 +233,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let u = now.pose.surface_velocity(x_p);
         let key = WALL_KEY_BIT | w;
         let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, dt) else { continue };
-        own.overlap = own.overlap.max(((s.radius[iu] - s_dist) / s.radius[iu]) as f32);
+        own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - s_dist, s.radius[iu]));
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
@@ -246,7 +247,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
             let u = mesh.pose.surface_velocity(x_p);
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
             let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, dt) else { continue };
-            own.overlap = own.overlap.max(((s.radius[iu] - mc.distance) / s.radius[iu]) as f32);
+            own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - mc.distance, s.radius[iu]));
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
     }

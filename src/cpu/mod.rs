@@ -157,7 +157,8 @@ impl CpuBackend {
 
     /// Contacts at time `t` (the walls' pose); `dt` = 0 for a force evaluation outside a
     /// step. Rebuilds the neighbour list first when its skin is used up. Returns the deepest
-    /// contact overlap as a fraction of the smaller radius.
+    /// contact overlap beyond the run-time check's limit, as a fraction of the smaller radius
+    /// (0 when no contact is that deep).
     fn force_pass(&mut self, dt: f64, t: f64) -> f32 {
         let wall_states = self.wall_states(t);
         if self.list.needs_rebuild(&self.setup, self.displacement2, &wall_states) {

@@ -48,8 +48,9 @@ pub struct Owned {
     pub wall_work: f64,
     /// Active owned contacts (last force pass).
     pub contacts: u32,
-    /// Deepest overlap of the owned contacts (last force pass), as a fraction of the smaller
-    /// radius (the run-time check `OVERLAP_MAX_FRACTION`).
+    /// Deepest overlap of the owned contacts (last force pass) as a fraction of the smaller
+    /// radius, counted only beyond the run-time check's `OVERLAP_MAX_FRACTION`
+    /// (`checks::overlap_beyond_limit`; 0 when no contact is that deep).
     pub overlap: f32,
 }
 

@@ -118,6 +118,15 @@ fn finite(v: DVec3) -> bool {
     v.is_finite()
 }
 
+/// The overlap `depth` of a contact as a fraction of `r` (the smaller radius; a ball's own
+/// against a wall) when it lies beyond `OVERLAP_MAX_FRACTION`, else 0. The CPU force pass
+/// keeps the largest per particle; the division is formed only for a contact the check will
+/// report.
+#[inline]
+pub fn overlap_beyond_limit(depth: f64, r: f64) -> f32 {
+    if depth > OVERLAP_MAX_FRACTION * r { (depth / r) as f32 } else { 0.0 }
+}
+
 /// The first particle (lowest index) whose deepest contact overlap `overlap(i)` (δ / the
 /// smaller radius) is beyond `OVERLAP_MAX_FRACTION`.
 pub fn overlap_problem(n: usize, overlap: impl Fn(usize) -> f64 + Sync) -> Option<Problem> {

@@ -289,8 +289,8 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                 path = e.2.path.clone();
             }
             contacts::check_resolved(&cx, &pp, &path)?;
-            entries[a * nm + b] = pp;
-            entries[b * nm + a] = pp;
+            entries[a * nm + b] = pp.prepared();
+            entries[b * nm + a] = pp.prepared();
         }
     }
     let pairs = PairTable { n_materials: nm, entries };
