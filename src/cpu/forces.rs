@@ -69,12 +69,49 @@ pub struct MeshScratch {
     found: Vec<MeshContact>,
 }
 
-/// What a slot's partner takes from the contact (zero when the pair is not in contact),
-/// stored in the partner's incoming order (`NeighbourList::in_pos`).
+/// What a slot's partner takes from the contact, stored in the partner's incoming order
+/// (`NeighbourList::in_pos`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SlotForce {
     pub force_j: DVec3,
     pub torque_j: DVec3,
+}
+
+/// The partner shares of the last force pass, in incoming order. Only active contacts write
+/// theirs, stamped with the pass; a share whose stamp is not the current pass is stale (its
+/// contact is not active) and the gather skips it.
+#[derive(Clone, Debug, Default)]
+pub struct Incoming {
+    pub shares: Vec<SlotForce>,
+    pub stamp: Vec<u32>,
+    /// The current force pass (≥ 1; stamps of 0 are never current).
+    pub pass: u32,
+}
+
+impl Incoming {
+    /// Room for `slots` shares and a new pass number (all stamps cleared when it wraps).
+    fn begin_pass(&mut self, slots: usize) {
+        self.shares.resize(slots, SlotForce::default());
+        self.stamp.resize(slots, 0);
+        self.pass = match self.pass.checked_add(1) {
+            Some(p) => p,
+            None => {
+                self.stamp.iter_mut().for_each(|s| *s = 0);
+                1
+            }
+        };
+    }
+
+    /// The share at incoming position `k`: its force and torque when its contact was active
+    /// in the current pass, else exact +0 (selected without a branch: whether a contact is
+    /// active is data the branch predictor cannot learn).
+    #[inline]
+    fn current(&self, k: usize) -> (DVec3, DVec3) {
+        let keep = ((self.stamp[k] == self.pass) as u64).wrapping_neg();
+        let mask = |v: DVec3| DVec3::new(f64::from_bits(v.x.to_bits() & keep), f64::from_bits(v.y.to_bits() & keep), f64::from_bits(v.z.to_bits() & keep));
+        let share = &self.shares[k];
+        (mask(share.force_j), mask(share.torque_j))
+    }
 }
 
 /// Everything the force pass needs besides the particle state.
@@ -110,12 +147,14 @@ pub struct OwnerOutputs<'a> {
 /// Reads `old_wall_history`, fills `out.wall_history`. The particles' totals are formed by
 /// `gather`. Returns the deepest overlap beyond the run-time check's limit as a fraction of
 /// the smaller radius (`Owned::overlap`; 0 when no contact is that deep).
-pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Vec<SlotForce>, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
-    incoming.resize(list.slots(), SlotForce::default());
-    let incoming = DisjointWrites::new(incoming);
+pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Incoming, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
+    incoming.begin_pass(list.slots());
+    let pass = incoming.pass;
+    let incoming = SharesOut { shares: DisjointWrites::new(&mut incoming.shares), stamp: DisjointWrites::new(&mut incoming.stamp), pass };
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
     let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
     let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
+    let view = PairView::new(s);
     (histories, contact_flags, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
@@ -129,10 +168,15 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
                 let slot = SlotRun { partner: &partner[slots.clone()], history: &mut hist[local.clone()], in_contact: &mut touching[local], in_pos: &in_pos[slots] };
-                pair_contacts(ctx, s, i, slot, &incoming, own, dt);
+                pair_contacts(ctx, &view, i, slot, &incoming, own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
-                wall_hist[o].clear();
-                on_walls[o].clear();
+                // (most particles touch no wall: their lists stay empty and are only read)
+                if !wall_hist[o].is_empty() {
+                    wall_hist[o].clear();
+                }
+                if !on_walls[o].is_empty() {
+                    on_walls[o].clear();
+                }
                 wall_contacts(ctx, s, i, walls, &old_wall_history[i], own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
                 deepest = deepest.max(own.overlap);
             }
@@ -167,6 +211,13 @@ impl<'a, T> DisjointWrites<'a, T> {
     }
 }
 
+/// Where the force pass writes the partner shares of active contacts (`Incoming`).
+struct SharesOut<'a> {
+    shares: DisjointWrites<'a, SlotForce>,
+    stamp: DisjointWrites<'a, u32>,
+    pass: u32,
+}
+
 /// One owner's slots of the neighbour list.
 struct SlotRun<'a> {
     partner: &'a [u32],
@@ -175,48 +226,72 @@ struct SlotRun<'a> {
     in_pos: &'a [u32],
 }
 
+/// The state arrays the pair loop reads, each cut to the particle count, so that one bounds
+/// check of a partner index covers them all.
+struct PairView<'a> {
+    position: &'a [DVec3],
+    radius: &'a [f64],
+    mass: &'a [f64],
+    velocity: &'a [DVec3],
+    angular_velocity: &'a [DVec3],
+    material: &'a [u32],
+}
+
+impl<'a> PairView<'a> {
+    fn new(s: &'a State) -> Self {
+        let n = s.len();
+        PairView { position: &s.position[..n], radius: &s.radius[..n], mass: &s.mass[..n], velocity: &s.velocity[..n], angular_velocity: &s.angular_velocity[..n], material: &s.material[..n] }
+    }
+}
+
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
-/// partner's share of slot k (zero out of contact) goes to position `in_pos[k]` of `incoming`.
-fn pair_contacts(ctx: &ForceContext, s: &State, i: usize, slots: SlotRun, incoming: &DisjointWrites<SlotForce>, own: &mut Owned, dt: f64) {
-    let (x_i, r_i) = (s.position[i], s.radius[i]);
-    let pairs = slots.partner.iter().zip(slots.history.iter_mut()).zip(slots.in_contact.iter_mut()).zip(slots.in_pos);
-    for (((&j, h), touching), &pos) in pairs {
-        let j = j as usize;
-        let reach = r_i + s.radius[j] + ctx.max_rgap;
+/// partner's share of an active slot k goes to position `in_pos[k]` of the incoming shares.
+/// The owner's sums run in locals (same order, same bits as summing into `own` directly).
+fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, incoming: &SharesOut, own: &mut Owned, dt: f64) {
+    let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
+    let m = slots.partner.len();
+    let (partner, history, touching, in_pos) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &slots.in_pos[..m]);
+    let mut sum = *own;
+    for k in 0..m {
+        let j = partner[k] as usize;
+        let r_j = s.radius[j];
+        let reach = r_i + r_j + ctx.max_rgap;
         // canonical separation x_j − x_i (i has the lower id), nearest image across periodic boundaries
         let mut d = s.position[j] - x_i;
         if ctx.periodic {
             d = ctx.setup.minimum_image(d);
         }
-        let c = if d.length_squared() > reach * reach {
+        let apart = d.length_squared() > reach * reach;
+        let contact = if apart {
             None
         } else {
-            let g = ball_ball_geometry(d, r_i, s.radius[j], s.mass[i], s.mass[j], s.velocity[i], s.angular_velocity[i], s.velocity[j], s.angular_velocity[j]);
-            let p = ctx.pairs.get(s.material[i], s.material[j]);
-            contact_active(p, &g).then(|| (contact_force(p, &g, h, dt), overlap_beyond_limit(-g.gap, r_i.min(s.radius[j]))))
+            let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+            let p = ctx.pairs.get(mat_i, s.material[j]);
+            contact_active(p, &g).then_some((p, g))
         };
-        let share = match c {
-            Some((c, overlap)) => {
-                own.overlap = own.overlap.max(overlap);
-                own.force -= c.force_j;
-                own.torque += c.torque_i;
-                *h = c.history;
-                *touching = true;
-                add_energies(own, &c);
-                SlotForce { force_j: c.force_j, torque_j: c.torque_j }
+        let Some((p, g)) = contact else {
+            // a slot that stays apart keeps its NEW history without touching it
+            if touching[k] {
+                history[k] = History::NEW;
+                touching[k] = false;
             }
-            None => {
-                // a slot that stays apart keeps its NEW history without touching it
-                if *touching {
-                    *h = History::NEW;
-                    *touching = false;
-                }
-                SlotForce::default()
-            }
+            continue;
         };
+        let c = contact_force(p, &g, &history[k], dt);
+        sum.overlap = sum.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
+        sum.force -= c.force_j;
+        sum.torque += c.torque_i;
+        history[k] = c.history;
+        touching[k] = true;
+        add_energies(&mut sum, &c);
+        let pos = in_pos[k] as usize;
         // SAFETY: `in_pos` is a permutation of the slots and this slot belongs to owner i alone.
-        unsafe { incoming.write(pos as usize, share) };
+        unsafe {
+            incoming.shares.write(pos, SlotForce { force_j: c.force_j, torque_j: c.torque_j });
+            incoming.stamp.write(pos, incoming.pass);
+        }
     }
+    *own = sum;
 }
 
 /// The contacts of ball `iu` with its listed plane walls and with every mesh wall.
@@ -265,17 +340,18 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 }
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
-/// owner id (contiguous in `incoming`, see `NeighbourList::in_pos`), then its own contacts
-/// (pairs by partner id, then walls). The order depends on ids only, never on when the list
-/// was built or how particles are stored (a slot out of contact adds +0 to a sum that is
-/// never −0, which changes no bit).
+/// owner id (contiguous in `incoming`, see `NeighbourList::in_pos`; a contact that is not
+/// active adds +0), then its own contacts (pairs by partner id, then walls). The order
+/// depends on ids only, never on when the list was built or how particles are stored (a +0
+/// changes no bit of a sum that starts at +0 and so is never −0).
 #[inline]
-pub fn gather(list: &NeighbourList, incoming: &[SlotForce], own: &Owned, i: usize) -> (DVec3, DVec3) {
+pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
-    for f in &incoming[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
-        force += f.force_j;
-        torque += f.torque_j;
+    for k in list.in_start[i] as usize..list.in_start[i + 1] as usize {
+        let (f, t) = incoming.current(k);
+        force += f;
+        torque += t;
     }
     (force + own.force, torque + own.torque)
 }

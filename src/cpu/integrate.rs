@@ -7,7 +7,7 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::forces::{gather, SlotForce};
+use super::forces::{gather, Incoming};
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
 use crate::model::checks::LostParticles;
@@ -165,7 +165,7 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
 /// After a force pass: total force of every particle, second half kick, and with `next` the
 /// next step's half kick and drift. Returns the largest squared displacement since the list
 /// build (0 without `next`).
-pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned], d: &Drift, next: bool) -> Sweep {
+pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, owned: &[Owned], d: &Drift, next: bool) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
@@ -191,7 +191,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], 
 
 /// Total force of every particle without moving anything (after a force evaluation that is
 /// not part of a step).
-pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &[SlotForce], owned: &[Owned]) {
+pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &Incoming, owned: &[Owned]) {
     (s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK)).into_par_iter().enumerate().for_each(|(c, (f, t))| {
         for k in 0..f.len() {
             let i = c * CHUNK + k;

@@ -17,7 +17,7 @@ use crate::model::checks::{first_problem, overlap_problem, LostParticles, Proble
 use crate::model::state::{ContactRecord, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
-use forces::{ForceContext, MeshView, OwnedHistory, OwnerOutputs, SlotForce, WallContacts};
+use forces::{ForceContext, Incoming, MeshView, OwnedHistory, OwnerOutputs, WallContacts};
 use integrate::Drift;
 use neighbour::{NeighbourList, SORT_EVERY};
 use state::{permute, Owned, State};
@@ -27,8 +27,8 @@ pub struct CpuBackend {
     setup: Setup,
     state: State,
     list: NeighbourList,
-    /// The partner's share of every pair slot of the last force pass.
-    incoming: Vec<SlotForce>,
+    /// The partner shares of the pair contacts active in the last force pass.
+    incoming: Incoming,
     /// Per particle (internal order): what its owned contacts produced, its cumulative work.
     owned: Vec<Owned>,
     /// Per particle: wall and mesh contact history of the last pass and the one being written.
@@ -68,7 +68,7 @@ impl CpuBackend {
             setup: setup.clone(),
             state: State::default(),
             list: NeighbourList::new(setup, max_rgap)?,
-            incoming: Vec::new(),
+            incoming: Incoming::default(),
             owned: Vec::new(),
             wall_history: Vec::new(),
             next_wall_history: Vec::new(),
@@ -131,7 +131,7 @@ impl CpuBackend {
         self.list.seed(&self.state, &pairs);
     }
 
-    /// A new neighbour list, renumbering the particles in cell order first on every
+    /// A new neighbour list, renumbering the particles in cell (Z-)order first on every
     /// `SORT_EVERY`-th build. The pair history moves to the new slots (`records`, when given,
     /// replaces it).
     fn rebuild(&mut self, walls_now: &[WallState], records: Option<&[ContactRecord]>) {

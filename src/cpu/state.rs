@@ -1,4 +1,4 @@
-//! CPU particle state, f64 structure of arrays, stored in an internal order (cell order after
+//! CPU particle state, f64 structure of arrays, stored in an internal order (cell Z-order after
 //! `permute`) with each particle's user-visible id beside it.
 
 use glam::DVec3;
