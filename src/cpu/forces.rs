@@ -162,13 +162,13 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
             let mut deepest = 0.0f32;
-            for (o, own) in owned.iter_mut().enumerate() {
+            for (o, owned) in owned.iter_mut().enumerate() {
                 let i = first + o;
-                *own = own.restart();
+                let mut own = owned.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
                 let slot = SlotRun { partner: &partner[slots.clone()], history: &mut hist[local.clone()], in_contact: &mut touching[local], in_pos: &in_pos[slots] };
-                pair_contacts(ctx, &view, i, slot, &incoming, own, dt);
+                pair_contacts(ctx, &view, i, slot, &incoming, &mut own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 // (most particles touch no wall: their lists stay empty and are only read)
                 if !wall_hist[o].is_empty() {
@@ -177,8 +177,11 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 if !on_walls[o].is_empty() {
                     on_walls[o].clear();
                 }
-                wall_contacts(ctx, s, i, walls, &old_wall_history[i], own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
+                if !walls.is_empty() || !ctx.meshes.is_empty() {
+                    wall_contacts(ctx, s, i, walls, &old_wall_history[i], &mut own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
+                }
                 deepest = deepest.max(own.overlap);
+                *owned = own;
             }
             deepest
         })
@@ -248,8 +251,11 @@ impl<'a> PairView<'a> {
 /// partner's share of an active slot k goes to position `in_pos[k]` of the incoming shares.
 /// The owner's sums run in locals (same order, same bits as summing into `own` directly).
 fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, incoming: &SharesOut, own: &mut Owned, dt: f64) {
-    let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
     let m = slots.partner.len();
+    if m == 0 {
+        return;
+    }
+    let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
     let (partner, history, touching, in_pos) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &slots.in_pos[..m]);
     let mut sum = *own;
     for k in 0..m {

@@ -20,6 +20,9 @@ pub struct Drift {
     pub dt: f64,
     pub gravity: DVec3,
     periodic: [bool; 3],
+    /// Whether any axis is periodic (the wrap and the nearest-image displacement are skipped
+    /// otherwise).
+    any_periodic: bool,
     min: DVec3,
     period: DVec3,
     /// The box a centre must stay in (±∞ on periodic axes, or everywhere when nothing is lost).
@@ -55,36 +58,34 @@ impl Drift {
                 _ => sign * f64::INFINITY,
             }))
         };
-        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, min: DVec3::from(setup.domain.min), period: setup.period(), keep_lo: edge(-1.0), keep_hi: edge(1.0) }
+        Drift { dt, gravity: DVec3::from(setup.gravity), periodic: setup.periodic, any_periodic: setup.periodic.iter().any(|&p| p), min: DVec3::from(setup.domain.min), period: setup.period(), keep_lo: edge(-1.0), keep_hi: edge(1.0) }
     }
 }
 
 /// What a sweep over a chunk saw, for the run-time checks, accumulated without branches:
-/// the smallest and largest centre coordinates and the sum of positions and velocities (not
+/// whether a centre lay outside the lost-particle bound and the sum of positions and velocities (not
 /// finite as soon as one of them is not; a non-finite force or torque makes the velocities of
 /// the kick that used it non-finite). `suspicious` may also fire for a sum that overflows; the
 /// full scan then finds nothing.
 #[derive(Clone, Copy, Debug)]
 struct Watch {
-    lo: DVec3,
-    hi: DVec3,
+    outside: bool,
     sum: DVec3,
 }
 
 impl Watch {
     fn new() -> Watch {
-        Watch { lo: DVec3::INFINITY, hi: DVec3::NEG_INFINITY, sum: DVec3::ZERO }
+        Watch { outside: false, sum: DVec3::ZERO }
     }
 
     #[inline]
-    fn see(&mut self, x: DVec3, v: DVec3, w: DVec3) {
-        self.lo = self.lo.min(x);
-        self.hi = self.hi.max(x);
+    fn see(&mut self, d: &Drift, x: DVec3, v: DVec3, w: DVec3) {
+        self.outside |= (x.cmplt(d.keep_lo) | x.cmpgt(d.keep_hi)).any();
         self.sum += x + v + w;
     }
 
-    fn suspicious(&self, d: &Drift) -> bool {
-        !self.sum.is_finite() || self.lo.cmplt(d.keep_lo).any() || self.hi.cmpgt(d.keep_hi).any()
+    fn suspicious(&self) -> bool {
+        !self.sum.is_finite() || self.outside
     }
 }
 
@@ -103,6 +104,10 @@ impl Drift {
     #[inline]
     fn drift(&self, x: &mut DVec3, image: &mut [i32; 3], v: DVec3) {
         let mut y = *x + v * self.dt;
+        if !self.any_periodic {
+            *x = y;
+            return;
+        }
         for a in 0..3 {
             if !self.periodic[a] {
                 continue;
@@ -122,6 +127,9 @@ impl Drift {
     #[inline]
     fn displacement2(&self, x: DVec3, x0: DVec3) -> f64 {
         let mut d = x - x0;
+        if !self.any_periodic {
+            return d.length_squared();
+        }
         for a in 0..3 {
             if self.periodic[a] {
                 d[a] -= self.period[a] * (d[a] / self.period[a]).round();
@@ -155,9 +163,9 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
-                watch.see(x[k], v[k], w[k]);
+                watch.see(d, x[k], v[k], w[k]);
             }
-            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious: watch.suspicious(d) }
+            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious: watch.suspicious() }
         })
         .reduce(Sweep::default, Sweep::join)
 }
@@ -181,10 +189,10 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
                     d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                     d.drift(&mut x[k], &mut image[k], v[k]);
                 }
-                watch.see(x[k], v[k], w[k]);
+                watch.see(d, x[k], v[k], w[k]);
             }
             let displacement2 = if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 };
-            Sweep { displacement2, suspicious: watch.suspicious(d) }
+            Sweep { displacement2, suspicious: watch.suspicious() }
         })
         .reduce(Sweep::default, Sweep::join)
 }
