@@ -249,7 +249,6 @@ impl<'a> PairView<'a> {
 
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
 /// partner's share of an active slot k goes to position `in_pos[k]` of the incoming shares.
-/// The owner's sums run in locals (same order, same bits as summing into `own` directly).
 fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, incoming: &SharesOut, own: &mut Owned, dt: f64) {
     let m = slots.partner.len();
     if m == 0 {
@@ -257,7 +256,6 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
     }
     let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
     let (partner, history, touching, in_pos) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &slots.in_pos[..m]);
-    let mut sum = *own;
     for k in 0..m {
         let j = partner[k] as usize;
         let r_j = s.radius[j];
@@ -284,12 +282,12 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
             continue;
         };
         let c = contact_force(p, &g, &history[k], dt);
-        sum.overlap = sum.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
-        sum.force -= c.force_j;
-        sum.torque += c.torque_i;
+        own.overlap = own.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
+        own.force -= c.force_j;
+        own.torque += c.torque_i;
         history[k] = c.history;
         touching[k] = true;
-        add_energies(&mut sum, &c);
+        add_energies(own, &c);
         let pos = in_pos[k] as usize;
         // SAFETY: `in_pos` is a permutation of the slots and this slot belongs to owner i alone.
         unsafe {
@@ -297,7 +295,6 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
             incoming.stamp.write(pos, incoming.pass);
         }
     }
-    *own = sum;
 }
 
 /// The contacts of ball `iu` with its listed plane walls and with every mesh wall.
