@@ -6,6 +6,8 @@
 //! (no atomics, no dependence on the list). Plane and mesh contacts share `surface_contact`
 //! once their geometry (distance, normal, surface velocity) is known.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -80,26 +82,39 @@ pub struct SlotForce {
 /// The partner shares of the last force pass, in incoming order. Only active contacts write
 /// theirs, stamped with the pass; a share whose stamp is not the current pass is stale (its
 /// contact is not active) and the gather skips it.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Incoming {
     pub shares: Vec<SlotForce>,
     pub stamp: Vec<u32>,
+    /// Per particle (internal order): the last pass in which some contact it is partner of
+    /// was active (so the gather skips the runs of particles nothing pushed; set by the
+    /// owners, several of which may write the same value at once).
+    pub partnered: Vec<AtomicU32>,
     /// The current force pass (≥ 1; stamps of 0 are never current).
     pub pass: u32,
 }
 
 impl Incoming {
-    /// Room for `slots` shares and a new pass number (all stamps cleared when it wraps).
-    fn begin_pass(&mut self, slots: usize) {
+    /// Room for `slots` shares and `n` particles, and a new pass number (all stamps cleared
+    /// when it wraps).
+    fn begin_pass(&mut self, slots: usize, n: usize) {
         self.shares.resize(slots, SlotForce::default());
         self.stamp.resize(slots, 0);
+        self.partnered.resize_with(n, || AtomicU32::new(0));
         self.pass = match self.pass.checked_add(1) {
             Some(p) => p,
             None => {
                 self.stamp.iter_mut().for_each(|s| *s = 0);
+                self.partnered.iter_mut().for_each(|s| *s.get_mut() = 0);
                 1
             }
         };
+    }
+
+    /// Whether some contact particle `i` is partner of was active in the current pass.
+    #[inline]
+    fn partnered(&self, i: usize) -> bool {
+        self.partnered[i].load(Ordering::Relaxed) == self.pass
     }
 
     /// The share at incoming position `k`: its force and torque when its contact was active
@@ -148,9 +163,9 @@ pub struct OwnerOutputs<'a> {
 /// `gather`. Returns the deepest overlap beyond the run-time check's limit as a fraction of
 /// the smaller radius (`Owned::overlap`; 0 when no contact is that deep).
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Incoming, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
-    incoming.begin_pass(list.slots());
+    incoming.begin_pass(list.slots(), s.len());
     let pass = incoming.pass;
-    let incoming = SharesOut { shares: DisjointWrites::new(&mut incoming.shares), stamp: DisjointWrites::new(&mut incoming.stamp), pass };
+    let incoming = SharesOut { shares: DisjointWrites::new(&mut incoming.shares), stamp: DisjointWrites::new(&mut incoming.stamp), partnered: &incoming.partnered, pass };
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
     let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
     let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
@@ -181,7 +196,10 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                     wall_contacts(ctx, s, i, walls, &old_wall_history[i], &mut own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
                 }
                 deepest = deepest.max(own.overlap);
-                *owned = own;
+                // a particle without contacts in this pass and the last keeps its record as it is
+                if own.contacts != 0 || owned.contacts != 0 {
+                    *owned = own;
+                }
             }
             deepest
         })
@@ -218,6 +236,7 @@ impl<'a, T> DisjointWrites<'a, T> {
 struct SharesOut<'a> {
     shares: DisjointWrites<'a, SlotForce>,
     stamp: DisjointWrites<'a, u32>,
+    partnered: &'a [AtomicU32],
     pass: u32,
 }
 
@@ -294,6 +313,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
             incoming.shares.write(pos, SlotForce { force_j: c.force_j, torque_j: c.torque_j });
             incoming.stamp.write(pos, incoming.pass);
         }
+        incoming.partnered[j].store(incoming.pass, Ordering::Relaxed);
     }
 }
 
@@ -344,17 +364,19 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
 /// owner id (contiguous in `incoming`, see `NeighbourList::in_pos`; a contact that is not
-/// active adds +0), then its own contacts (pairs by partner id, then walls). The order
+/// active adds +0, and the run is skipped when none was), then its own contacts (pairs by partner id, then walls). The order
 /// depends on ids only, never on when the list was built or how particles are stored (a +0
 /// changes no bit of a sum that starts at +0 and so is never −0).
 #[inline]
 pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
-    for k in list.in_start[i] as usize..list.in_start[i + 1] as usize {
-        let (f, t) = incoming.current(k);
-        force += f;
-        torque += t;
+    if incoming.partnered(i) {
+        for k in list.in_start[i] as usize..list.in_start[i + 1] as usize {
+            let (f, t) = incoming.current(k);
+            force += f;
+            torque += t;
+        }
     }
     (force + own.force, torque + own.torque)
 }
