@@ -8,13 +8,15 @@
 # Cases (CASES, default "fall10k fall100k dense100k"):
 #   fall10k    10,000 particles (25 x 25 x 16), 4000 steps from the lattice
 #   fall100k   100,000 particles (50 x 50 x 40), 4000 steps from the lattice
+#   dense10k   10,000 particles, 2000 steps from the settled 10k packing (not in the default CASES)
 #   dense100k  100,000 particles, 2000 steps from one settled packing that every code reads:
 #              LIGGGHTS settles 10,000 particles for 30,000 steps and writes it (write_data),
 #              LAMMPS tiles it 2 x 5 (in.tile.lammps); Talus reads the same file through the
 #              scene key "initial_state" (format lammps_data).
 # Environment: NP (MPI ranks of the peers, default 2), BACKEND (talus backend, default cpu),
 # LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, best is reported, default 1),
-# PEERS (default ../shared/peers beside the repository).
+# PEERS (default ../shared/peers beside the repository), SCENES_ONLY=1 to write the scenes and
+# the settled packings into WORKDIR and stop (benches/instructions.sh uses it).
 # Throughput = particles × steps / loop time (the peers' "Loop time", Talus's timed steps; set-up
 # and the first neighbour build are excluded in all codes). Peak RSS: /usr/bin/time -v for the
 # peers (summed over ranks), VmHWM for Talus. Install the peers with
@@ -94,13 +96,14 @@ for case in $CASES; do
   case $case in
     fall10k) dims=(25 25 16); steps=4000; phase=fall; n=10000 ;;
     fall100k) dims=(50 50 40); steps=4000; phase=fall; n=100000 ;;
+    dense10k) dims=(25 25 16); steps=2000; phase=dense; n=10000 ;;
     dense100k) dims=(50 125 16); steps=2000; phase=dense; n=100000 ;;
     *) echo "peers.sh: unknown case $case" >&2; exit 2 ;;
   esac
   data=""
   if [ "$phase" = dense ]; then
-    data=$WORK/settled_N100000.data
-    if [ ! -f "$data" ]; then
+    data=$WORK/settled_N$n.data
+    if [ ! -f "$WORK/settled_N10000.data" ] || [ ! -f "$WORK/settled_N100000.data" ]; then
       if [ "$HAVE_LIGGGHTS" = 0 ] || ! have lmp; then echo "peers.sh: $case needs liggghts and lmp to make the settled packing; skipped" >&2; continue; fi
       echo "peers.sh: settling the 10k packing with LIGGGHTS (30,000 steps) and tiling it 2 x 5 with LAMMPS" >&2
       python3 "$PEERS/settle/bench_settle.py" --code liggghts --n 10000 --np "$NP" --phase make-data --data "$WORK/settled_N10000.data" --outdir "$WORK/liggghts" > "$WORK/make-data.txt" 2>&1
@@ -108,6 +111,7 @@ for case in $CASES; do
     fi
   fi
   talus_scene "$case" "${dims[@]}" "$steps" "$data"
+  [ "${SCENES_ONLY:-0}" = 1 ] && continue
   echo "peers.sh: $case: Talus ($BACKEND)" >&2
   read -r t_ps t_rss t_cpp < <(run_talus "$case" "$steps")
   l_ps=""; l_rss=""; m_ps=""
@@ -118,6 +122,7 @@ for case in $CASES; do
   ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}")
 done
 
+[ "${SCENES_ONLY:-0}" = 1 ] && exit 0
 python3 - "$BACKEND" "$NP" "${ROWS[@]}" <<'PY'
 import sys
 backend, np_, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
