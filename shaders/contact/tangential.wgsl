@@ -18,12 +18,13 @@ fn shear_stiffness(p: PairParamsGpu, h_n: f32, fn_mag: f32) -> f32 {
     return 2.0 * (1.0 - p.hz_poiss) / (2.0 - p.hz_poiss) * p.hz_alpha * pow(h_n, 1.0 / p.hz_alpha) * pow(fn_mag, (p.hz_alpha - 1.0) / p.hz_alpha);
 }
 
-// Turn the stored shear force into the current contact plane, keeping its magnitude.
+// Turn the stored shear force into the current contact plane, keeping its magnitude (the
+// scale from squared lengths: one square root).
 fn rotate_history(fs_old: vec3<f32>, normal: vec3<f32>) -> vec3<f32> {
     let projected = fs_old - normal * dot(fs_old, normal);
-    let len_new = length(projected);
-    if (len_new > 0.0) {
-        return projected * (length(fs_old) / len_new);
+    let len2_new = dot(projected, projected);
+    if (len2_new > 0.0) {
+        return projected * sqrt(dot(fs_old, fs_old) / len2_new);
     }
     return vec3<f32>(0.0);
 }

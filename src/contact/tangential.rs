@@ -32,12 +32,13 @@ pub fn shear_stiffness(p: &PairParams, h_n: f64, fn_mag: f64) -> f64 {
     2.0 * (1.0 - p.hz_poiss) / (2.0 - p.hz_poiss) * p.hz_alpha * h_n.powf(1.0 / p.hz_alpha) * fn_mag.powf((p.hz_alpha - 1.0) / p.hz_alpha)
 }
 
-/// Turn the stored shear force into the current contact plane, keeping its magnitude.
+/// Turn the stored shear force into the current contact plane, keeping its magnitude (the
+/// scale from squared lengths: one square root).
 pub fn rotate_history(fs_old: DVec3, normal: DVec3) -> DVec3 {
     let projected = fs_old - normal * fs_old.dot(normal);
-    let len_new = projected.length();
-    if len_new > 0.0 {
-        projected * (fs_old.length() / len_new)
+    let len2_new = projected.length_squared();
+    if len2_new > 0.0 {
+        projected * (fs_old.length_squared() / len2_new).sqrt()
     } else {
         DVec3::ZERO
     }
