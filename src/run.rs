@@ -343,7 +343,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
             snapshot(backend, &mut pvd)?;
             last_snapshot = step;
         }
-        if checkpoint_every > 0 && outputs % checkpoint_every == 0 && step != end_step && !at_rest {
+        if checkpoint_every > 0 && outputs.is_multiple_of(checkpoint_every) && step != end_step && !at_rest {
             write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
             last_checkpoint = Some(step);
         }

@@ -230,7 +230,7 @@ fn ctrl_c_writes_a_checkpoint_that_resumes_exactly() {
 
     let c = Checkpoint::read(&file).unwrap();
     let k = c.meta.step;
-    assert!(k >= periodic.meta.step && k % 25 == 0, "{k}");
+    assert!(k >= periodic.meta.step && k.is_multiple_of(25), "{k}");
     let energy = std::fs::read_to_string(d.join("long/energy.csv")).unwrap();
     let last = energy.lines().last().unwrap();
     assert!(last.starts_with(&format!("{k},")), "checkpoint at {k}, energy.csv ends with {last}");
