@@ -1,11 +1,11 @@
 //! The interface both step loops implement, and the quantities they report.
 
 use crate::error::Result;
-use crate::model::state::ParticleState;
+use crate::model::state::{ExactState, ParticleState};
 
 /// Energy partitions, J. Work partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`) are
 /// cumulative since step 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Energies {
     /// Σ ½ m v²
     pub kinetic_translational: f64,
@@ -109,6 +109,17 @@ pub trait Backend {
     /// Cumulative partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`, `inserted`,
     /// `removed`) to add to the per-particle sums in `energies`; the others are ignored.
     fn set_carried(&mut self, carried: Energies);
+    /// The cumulative partitions last given to `set_carried`.
+    fn carried(&self) -> Energies;
+    /// What `export_state` leaves out and a checkpoint keeps: every particle's cumulative work
+    /// and the backend's own arrays (GPU: the f32 particle buffers, Kahan pairs and unfolded
+    /// per-step work; CPU: strain and contact counts), so that the same kind of backend
+    /// continues bit for bit.
+    fn export_exact(&mut self) -> Result<ExactState>;
+    /// Right after `import_state` of the state `exact` was exported with: restore it, bit for
+    /// bit when it comes from a backend of this kind, else the per-particle work only (the
+    /// other backend's precision).
+    fn import_exact(&mut self, exact: &ExactState) -> Result<()>;
 }
 
 impl Energies {

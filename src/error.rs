@@ -23,6 +23,18 @@ pub enum TalusError {
     /// run` exits with status 3 (`BLOW_UP_EXIT_STATUS`).
     #[error("run stopped at step {step}{}: {message}", particle.map(|p| format!(", particle {p}")).unwrap_or_default())]
     BlowUp { step: u64, particle: Option<u32>, message: String },
+    /// A checkpoint file that cannot be used (truncated, corrupt, another format version, or
+    /// not matching what it is used with): the file and what is wrong.
+    #[error("{file}: {message}")]
+    Checkpoint { file: PathBuf, message: String },
+    /// `talus run` or `talus resume` stopped on Ctrl-C or SIGTERM after the last complete
+    /// batch; `checkpoint` holds the state at `step` when one was written. Exit status
+    /// `INTERRUPTED_EXIT_STATUS`.
+    #[error("interrupted at step {step}; {}", match checkpoint {
+        Some(c) => format!("the state is saved in {} (continue with `talus resume {}`)", c.display(), c.display()),
+        None => "no checkpoint was written".to_string(),
+    })]
+    Interrupted { step: u64, checkpoint: Option<PathBuf> },
     #[error("{0}")]
     Other(String),
 }
@@ -30,12 +42,19 @@ pub enum TalusError {
 /// Exit status of `talus run` when a blow-up was caught (`TalusError::BlowUp`).
 pub const BLOW_UP_EXIT_STATUS: u8 = 3;
 
+/// Exit status of `talus run` / `talus resume` stopped by Ctrl-C or SIGTERM
+/// (`TalusError::Interrupted`): 128 + SIGINT, as shells report an interrupted command.
+pub const INTERRUPTED_EXIT_STATUS: u8 = 130;
+
 impl TalusError {
     pub fn scene(file: impl Into<PathBuf>, key: impl Into<String>, message: impl Into<String>) -> Self {
         TalusError::Scene { file: file.into(), key: key.into(), message: message.into() }
     }
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         TalusError::Io { path: path.into(), source }
+    }
+    pub fn checkpoint(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        TalusError::Checkpoint { file: file.into(), message: message.into() }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod bench;
 pub mod bench_scene;
+pub mod checkpoint;
 pub mod chung_ooi;
 pub mod contact;
 pub mod cpu;
@@ -20,6 +21,7 @@ pub mod motion;
 pub mod output;
 pub mod plot;
 pub mod render;
+pub mod resume;
 pub mod run;
 pub mod scene;
 pub mod setup;

@@ -1,13 +1,17 @@
 //! `talus`: command-line front end. Every subcommand is a thin layer over the library
 //! (`talus::run`, `talus::verify`, `talus::bench`, `talus::gpu::list_adapters`).
 //! Errors print `talus: <error>` and exit with status 2; a failed verification exits with 1; a
-//! run stopped by a caught blow-up (`TalusError::BlowUp`) exits with 3.
+//! run stopped by a caught blow-up (`TalusError::BlowUp`) exits with 3; a run stopped by Ctrl-C
+//! or SIGTERM (`TalusError::Interrupted`, after writing its checkpoint) exits with 130.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use talus::run::{BackendChoice, RunOptions};
+use talus::checkpoint::{Checkpoint, SceneRecord};
+use talus::run::{BackendChoice, CheckpointOptions, RunOptions};
 use talus::{Result, TalusError};
 
 #[derive(Parser)]
@@ -64,6 +68,34 @@ enum Command {
         /// Number of steps (overrides the scene's `steps`)
         #[arg(long)]
         steps: Option<u64>,
+        /// Write checkpoint.talus every N outputs besides at the end and on Ctrl-C (0: only
+        /// then) [default: the scene's checkpoint_every]
+        #[arg(long, value_name = "N")]
+        checkpoint_every: Option<u64>,
+        /// Do not draw a progress bar
+        #[arg(long)]
+        no_progress: bool,
+    },
+    /// Continue a run from its checkpoint.talus (docs/output.md, "Resuming")
+    Resume {
+        /// A checkpoint written by `talus run` or `talus resume`
+        checkpoint: PathBuf,
+        /// Run N more steps [default: to the step the checkpointed run was to end at]
+        #[arg(long, value_name = "N")]
+        steps: Option<u64>,
+        /// Run until this simulated time, s
+        #[arg(long, value_name = "T")]
+        until: Option<f64>,
+        /// Output directory [default: <run dir>-resume-<step> beside the checkpoint's directory;
+        /// the checkpoint's own directory continues the run in place]
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// Write checkpoint.talus every N outputs besides at the end and on Ctrl-C (0: only
+        /// then) [default: the scene's checkpoint_every]
+        #[arg(long, value_name = "N")]
+        checkpoint_every: Option<u64>,
         /// Do not draw a progress bar
         #[arg(long)]
         no_progress: bool,
@@ -226,6 +258,10 @@ fn talus_main() -> ExitCode {
             eprintln!("talus: {e}");
             ExitCode::from(talus::error::BLOW_UP_EXIT_STATUS)
         }
+        Err(e @ TalusError::Interrupted { .. }) => {
+            eprintln!("talus: {e}");
+            ExitCode::from(talus::error::INTERRUPTED_EXIT_STATUS)
+        }
         Err(e) => {
             eprintln!("talus: {e}");
             ExitCode::from(2)
@@ -235,8 +271,10 @@ fn talus_main() -> ExitCode {
 
 fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Run { scene, backend, out, steps, no_progress } => {
-            let setup = talus::scene::load(&scene)?;
+        Command::Run { scene, backend, out, steps, checkpoint_every, no_progress } => {
+            let record = SceneRecord::read(&scene)?;
+            let setup = talus::scene::parse_str(&record.text, &scene)?;
+            let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
             let (mut backend, notice) = talus::run::open_backend(&setup, backend.into())?;
             if let Some(notice) = notice {
                 eprintln!("{notice}");
@@ -252,28 +290,33 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 backend.adapter()
             );
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));
-            let s = talus::run::run_scene(&setup, backend.as_mut(), &out, RunOptions { steps, progress: !no_progress })?;
-            println!(
-                "{} steps ({:e} s simulated) in {:.3} s: {:.4e} particle-steps/s, {} contacts, total energy {:e} J",
-                s.steps, s.simulated_time, s.wall_seconds, s.particle_steps_per_second, s.contacts, s.energies.total
+            let opts = RunOptions { steps, progress: !no_progress, checkpoint: Some(checkpoint), stop: stop_on_signal() };
+            let s = talus::run::run_scene(&setup, backend.as_mut(), &out, opts)?;
+            report_run(&setup, &s, &out);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
+            let c = Checkpoint::read(&file)?;
+            let steps = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until })?;
+            let setup = talus::resume::setup_of(&file, &c)?;
+            let out = talus::resume::out_dir(&file, &c, &setup.name, out)?;
+            let (mut backend, notice) = talus::resume::open_at(&setup, &c, backend.into())?;
+            if let Some(notice) = notice {
+                eprintln!("{notice}");
+            }
+            eprintln!(
+                "talus: {} at step {} ({} particles, written on {}): {steps} more steps on {} [{}]",
+                file.display(),
+                c.meta.step,
+                c.state.len(),
+                c.meta.backend,
+                backend.kind(),
+                backend.adapter()
             );
-            for m in &s.measurements {
-                println!("{}", m.line());
-            }
-            if let Some(r) = &s.rest {
-                if r.reached {
-                    println!("at rest: kinetic energy {:.3e} J = {:.2e} of its peak {:.3e} J (at {:.4} s)", r.final_kinetic, r.final_ratio, r.peak_kinetic, r.peak_time);
-                } else {
-                    println!("not at rest after {} steps: kinetic energy {:.3e} J = {:.2e} of its peak (until_rest asks < {:e})", s.steps, r.final_kinetic, r.final_ratio, r.kinetic_fraction);
-                }
-            }
-            println!("output: {}", out.display());
-            println!("  energy chart:   {}", out.join(talus::run::ENERGY_PNG).display());
-            println!("  final state:    {}", out.join(talus::run::RENDER_PNG).display());
-            if setup.snapshot_every > 0 {
-                println!("  snapshots:      {} (ParaView: {})", out.join("snapshots").display(), out.join("particles.pvd").display());
-                println!("  other views:    talus render {} --view iso --color radius", out.display());
-            }
+            let checkpoint = CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: checkpoint_every };
+            let opts = RunOptions { steps: Some(steps), progress: !no_progress, checkpoint: Some(checkpoint), stop: stop_on_signal() };
+            let s = talus::run::continue_run(&setup, backend.as_mut(), &out, opts, c.meta.run)?;
+            report_run(&setup, &s, &out);
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { scene: None, benchmark: Some(BenchmarkArg::ChungOoi), backend, out, .. } => {
@@ -395,6 +438,54 @@ fn outlines_for(run_dir: Option<&std::path::Path>, vtu: &std::path::Path, view: 
             (talus::render::wall_outlines(&setup, time, view), None)
         }
         Err(e) => (Vec::new(), Some(format!("walls not drawn: the run's scene does not load ({e})"))),
+    }
+}
+
+/// What `talus run` and `talus resume` print at the end: speed, measurements, rest, and where
+/// the outputs are.
+fn report_run(setup: &talus::Setup, s: &talus::output::Summary, out: &Path) {
+    println!(
+        "{} steps ({:e} s simulated) in {:.3} s: {:.4e} particle-steps/s, {} contacts, total energy {:e} J",
+        s.steps, s.simulated_time, s.wall_seconds, s.particle_steps_per_second, s.contacts, s.energies.total
+    );
+    for m in &s.measurements {
+        println!("{}", m.line());
+    }
+    if let Some(r) = &s.rest {
+        if r.reached {
+            println!("at rest: kinetic energy {:.3e} J = {:.2e} of its peak {:.3e} J (at {:.4} s)", r.final_kinetic, r.final_ratio, r.peak_kinetic, r.peak_time);
+        } else {
+            println!("not at rest after {} steps: kinetic energy {:.3e} J = {:.2e} of its peak (until_rest asks < {:e})", s.steps, r.final_kinetic, r.final_ratio, r.kinetic_fraction);
+        }
+    }
+    println!("output: {}", out.display());
+    println!("  energy chart:   {}", out.join(talus::run::ENERGY_PNG).display());
+    println!("  final state:    {}", out.join(talus::run::RENDER_PNG).display());
+    if setup.snapshot_every > 0 {
+        println!("  snapshots:      {} (ParaView: {})", out.join("snapshots").display(), out.join("particles.pvd").display());
+        println!("  other views:    talus render {} --view iso --color radius", out.display());
+    }
+    println!("  checkpoint:     {} (continue with `talus resume`)", out.join(talus::checkpoint::CHECKPOINT_FILE).display());
+}
+
+/// A flag Ctrl-C (SIGINT) and SIGTERM set, so the run loop stops after the current batch and
+/// writes its checkpoint; a second signal exits at once. `None` when no handler could be set.
+fn stop_on_signal() -> Option<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = flag.clone();
+    let handler = move || {
+        if seen.swap(true, Ordering::SeqCst) {
+            eprintln!("talus: stopped at once, without a checkpoint");
+            std::process::exit(talus::error::INTERRUPTED_EXIT_STATUS as i32);
+        }
+        eprintln!("\ntalus: stopping after the current batch to write a checkpoint (again to stop at once)");
+    };
+    match ctrlc::set_handler(handler) {
+        Ok(()) => Some(flag),
+        Err(e) => {
+            eprintln!("talus: cannot catch Ctrl-C ({e}); an interrupted run writes no checkpoint");
+            None
+        }
     }
 }
 

@@ -1,14 +1,20 @@
 //! Running a scene: choose a backend, step it in batches of `output_every`, let particles
 //! enter and leave between batches (`crate::flow`), and write the outputs (`energy.csv`,
-//! `walls.csv`, `outflow.csv`, VTU snapshots + `particles.pvd`, `summary.json`). `talus run` is a
-//! thin layer over `open_backend` and `run_scene`.
+//! `walls.csv`, `outflow.csv`, VTU snapshots + `particles.pvd`, `summary.json`, and
+//! `checkpoint.talus` when asked). `talus run` is a thin layer over `open_backend` and
+//! `run_scene`; `talus resume` continues a checkpoint's run with `continue_run`
+//! (`crate::resume`).
 
 use std::io::IsTerminal;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::backend::Backend;
+use crate::checkpoint::inputs::InputFile;
+use crate::checkpoint::{Checkpoint, RestProgress, RunProgress, SceneRecord, CHECKPOINT_FILE};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::measure::Measurements;
@@ -119,6 +125,29 @@ pub struct RunOptions {
     pub steps: Option<u64>,
     /// Show a progress bar (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// Write `checkpoint.talus` into the output directory (at the end, every so many outputs,
+    /// and when `stop` ends the run); `None`: no checkpoints.
+    pub checkpoint: Option<CheckpointOptions>,
+    /// Checked between batches: once set (by a Ctrl-C handler), the run writes its checkpoint
+    /// at the last completed batch and returns `TalusError::Interrupted`.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// What a run's checkpoints record besides the state: the scene and the files it reads.
+#[derive(Clone, Debug)]
+pub struct CheckpointOptions {
+    pub scene: SceneRecord,
+    pub inputs: Vec<InputFile>,
+    /// Outputs between checkpoints (0: only at the end and when stopped); `None`: the scene's
+    /// `checkpoint_every`.
+    pub every: Option<u64>,
+}
+
+impl CheckpointOptions {
+    /// For the scene file `scene` of `setup`: its text and the files it read, by checksum.
+    pub fn for_scene(scene: SceneRecord, setup: &Setup, every: Option<u64>) -> Result<CheckpointOptions> {
+        Ok(CheckpointOptions { scene, inputs: crate::checkpoint::inputs::record(&setup.input_files)?, every })
+    }
 }
 
 /// The energy chart `run_scene` writes into the output directory (`plot::energy_chart`).
@@ -152,21 +181,32 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
 /// every `snapshot_every`-th output and the last step it writes a VTU snapshot and rewrites
 /// `particles.pvd`; after every batch the scene's measurements observe the state
 /// (`Measurements::observe`). At the end it writes `summary.json` (with the measurement
-/// results) and returns the summary.
+/// results) and returns the summary. With `opts.checkpoint` it also writes
+/// `checkpoint.talus` (see `RunOptions`).
 pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions) -> Result<Summary> {
+    run_from(setup, backend, out_dir, opts, None)
+}
+
+/// Continue a run whose loop state at the backend's current step is `progress` (a
+/// checkpoint's; the backend holds the checkpoint's state): the CSV logs go on from the rows
+/// they had, `particles.pvd` keeps the earlier snapshots found in `out_dir` and a snapshot of
+/// the current step is added when the index has none, and insertions, outlets, measurements
+/// and the rest watch go on where they were, so the outputs are those of a run that never
+/// stopped. `opts.steps` counts from the current step.
+pub fn continue_run(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: RunProgress) -> Result<Summary> {
+    run_from(setup, backend, out_dir, opts, Some(progress))
+}
+
+fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
     let every = setup.output_every.max(1);
     let mut n = setup.particles.len();
     let mut flow = FlowDriver::new(setup)?;
-    let mut outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
     create_dir_all(out_dir)?;
     if setup.snapshot_every > 0 {
         create_dir_all(&out_dir.join("snapshots"))?;
     }
-    let mut csv = EnergyCsv::new(out_dir.join("energy.csv"));
     let load_points = setup.load_points();
-    let mut walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
-    let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
     let mut measurements = Measurements::new(setup);
     let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
         let mut s = backend.snapshot()?;
@@ -185,23 +225,94 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
     let start_step = backend.steps_done();
     let end_step = start_step + total;
     let t0 = Instant::now();
-    let e0 = backend.energies()?;
-    check_energies(&e0, start_step)?;
-    csv.push(start_step, start_step as f64 * setup.dt, &e0)?;
-    if let (Some(f), Some(c)) = (&flow, &mut outflow_csv) {
-        c.push(start_step, start_step as f64 * setup.dt, f.totals())?;
-    }
-    if setup.snapshot_every > 0 {
-        snapshot(backend, &mut pvd)?;
+    let mut outputs = 0u64;
+    let mut last_snapshot = start_step;
+    let mut rest = setup.until_rest.map(|c| RestWatch::new(c, start_step as f64 * setup.dt, 0.0));
+    let (mut csv, mut walls_csv, mut outflow_csv, mut pvd);
+    let mut energies = backend.energies()?;
+    check_energies(&energies, start_step)?;
+    match progress {
+        None => {
+            csv = EnergyCsv::new(out_dir.join("energy.csv"));
+            walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
+            outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
+            pvd = PvdIndex::new(out_dir.join("particles.pvd"));
+            rest = rest.map(|r| RestWatch { peak: energies.kinetic(), ..r });
+            csv.push(start_step, start_step as f64 * setup.dt, &energies)?;
+            if let (Some(f), Some(c)) = (&flow, &mut outflow_csv) {
+                c.push(start_step, start_step as f64 * setup.dt, f.totals())?;
+            }
+            if setup.snapshot_every > 0 {
+                snapshot(backend, &mut pvd)?;
+            }
+        }
+        Some(p) => {
+            let mismatch = |what: &str| TalusError::Other(format!("the run's saved progress does not fit the scene: {what}"));
+            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv)?;
+            walls_csv = match (load_points.is_empty(), &p.walls_csv) {
+                (true, None) => None,
+                (false, Some(text)) => Some(WallsCsv::continued(out_dir.join("walls.csv"), text)?),
+                _ => return Err(mismatch("walls.csv")),
+            };
+            outflow_csv = match (&mut flow, p.flow) {
+                (None, None) => None,
+                (Some(f), Some(state)) => {
+                    f.restore(state)?;
+                    n = f.totals().held_count as usize;
+                    Some(OutflowCsv::continued(out_dir.join("outflow.csv"), p.outflow_csv.as_deref().ok_or_else(|| mismatch("outflow.csv"))?)?)
+                }
+                _ => return Err(mismatch("insertions and outlets")),
+            };
+            measurements.restore(&p.measurements)?;
+            (outputs, last_snapshot) = (p.outputs, p.last_snapshot);
+            rest = match (rest, p.rest) {
+                (Some(r), Some(saved)) => Some(RestWatch { peak: saved.peak, peak_time: saved.peak_time, below: saved.below, ..r }),
+                (None, None) => None,
+                _ => return Err(mismatch("until_rest")),
+            };
+            // the earlier snapshots that are in this directory stay listed
+            let kept = p.pvd.into_iter().filter(|(_, f)| out_dir.join(f).is_file()).collect();
+            pvd = PvdIndex::continued(out_dir.join("particles.pvd"), kept)?;
+            if setup.snapshot_every > 0 && !pvd.entries().iter().any(|(_, f)| *f == snapshot_file(start_step)) {
+                snapshot(backend, &mut pvd)?;
+            }
+        }
     }
 
+    let checkpoint_every = opts.checkpoint.as_ref().map(|c| c.every.unwrap_or(setup.checkpoint_every)).unwrap_or(0);
+    let checkpoint_path = out_dir.join(CHECKPOINT_FILE);
+    let mut last_checkpoint = None;
+    // the whole state at this output boundary into `checkpoint.talus` (with `opts.checkpoint`)
+    let write_checkpoint = |backend: &mut dyn Backend, outputs: u64, last_snapshot: u64, rest: &Option<RestWatch>, logs: (&EnergyCsv, &Option<WallsCsv>, &Option<OutflowCsv>, &PvdIndex), flow: &Option<FlowDriver>, measurements: &Measurements| -> Result<()> {
+        let Some(c) = &opts.checkpoint else { return Ok(()) };
+        let run = RunProgress {
+            end_step,
+            outputs,
+            last_snapshot,
+            rest: rest.as_ref().map(|r| RestProgress { peak: r.peak, peak_time: r.peak_time, below: r.below }),
+            energy_csv: logs.0.text().to_string(),
+            walls_csv: logs.1.as_ref().map(|w| w.text().to_string()),
+            outflow_csv: logs.2.as_ref().map(|o| o.text().to_string()),
+            pvd: logs.3.entries().to_vec(),
+            flow: flow.as_ref().map(|f| f.state()),
+            measurements: measurements.state(),
+        };
+        Checkpoint::capture(setup, &c.scene, &c.inputs, backend, run)?.write(&checkpoint_path)
+    };
+
     let bar = if opts.progress && std::io::stderr().is_terminal() { progress_bar(total) } else { None };
-    let mut outputs = 0u64;
-    let mut energies = e0;
-    let mut last_snapshot = start_step;
     let mut particle_steps = 0.0;
-    let mut rest = setup.until_rest.map(|c| RestWatch::new(c, start_step as f64 * setup.dt, e0.kinetic()));
     while backend.steps_done() < end_step {
+        if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst)) {
+            if let Some(bar) = &bar {
+                bar.finish_and_clear();
+            }
+            let step = backend.steps_done();
+            if opts.checkpoint.is_some() && last_checkpoint != Some(step) {
+                write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
+            }
+            return Err(TalusError::Interrupted { step, checkpoint: opts.checkpoint.as_ref().map(|_| checkpoint_path.clone()) });
+        }
         let batch = every.min(end_step - backend.steps_done());
         if let Err(e) = backend.step(batch) {
             return Err(keep_last_good(e, backend, &mut pvd, last_snapshot, &snapshot));
@@ -232,6 +343,10 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
             snapshot(backend, &mut pvd)?;
             last_snapshot = step;
         }
+        if checkpoint_every > 0 && outputs.is_multiple_of(checkpoint_every) && step != end_step && !at_rest {
+            write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
+            last_checkpoint = Some(step);
+        }
         if let Some(bar) = &bar {
             bar.set_position(step - start_step);
             let secs = t0.elapsed().as_secs_f64();
@@ -243,6 +358,9 @@ pub fn run_scene(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts:
         if at_rest {
             break;
         }
+    }
+    if last_checkpoint != Some(backend.steps_done()) {
+        write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
     }
     let contacts = backend.contact_count()?;
     let wall = t0.elapsed().as_secs_f64();

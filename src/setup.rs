@@ -13,6 +13,7 @@ use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
 use crate::model::flow::{Insertion, Outlet, Rate};
 use crate::model::checks::RunChecks;
+use crate::model::contact_record::ContactRecord;
 use crate::model::material::Material;
 use crate::model::measure::Measure;
 use crate::motion::{Pose, WallMotion};
@@ -207,6 +208,15 @@ pub struct Setup {
     pub checks: RunChecks,
     /// Stop at rest (`until_rest`); `None`: run all `steps`.
     pub until_rest: Option<RestCriterion>,
+    /// `talus run` writes a checkpoint every this many outputs (`checkpoint_every`; 0: only
+    /// at the end and when interrupted).
+    pub checkpoint_every: u64,
+    /// Contact history of `particles` to start from (an `initial_state` of format
+    /// `checkpoint`), sorted by (owner, partner); empty: every contact starts new.
+    pub initial_contacts: Vec<ContactRecord>,
+    /// Files the scene read besides itself (mesh STL files, the `initial_state` file), as
+    /// resolved; a checkpoint records them with a checksum.
+    pub input_files: Vec<PathBuf>,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS

@@ -227,6 +227,25 @@ pub fn verify_backends(
     steps: u64,
     tol: &Tolerances,
 ) -> Result<VerifyReport> {
+    let flows = (FlowDriver::new(setup)?, FlowDriver::new(setup)?);
+    verify_from(setup, reference, other, flows, steps, tol)
+}
+
+/// `verify` on two backends that hold the same state at the same step (e.g. both resumed from
+/// one checkpoint), with their insertions and outlets where they were (`flows`, one driver per
+/// backend): checkpoints and the early window count from that step.
+pub fn verify_from(
+    setup: &Setup,
+    reference: &mut dyn Backend,
+    other: &mut dyn Backend,
+    mut flows: (Option<FlowDriver>, Option<FlowDriver>),
+    steps: u64,
+    tol: &Tolerances,
+) -> Result<VerifyReport> {
+    let start = reference.steps_done();
+    if other.steps_done() != start {
+        return Err(crate::error::TalusError::Verify(format!("the backends are at steps {start} and {}", other.steps_done())));
+    }
     let state_tol = [tol.position, tol.velocity, tol.angular_velocity, tol.force, tol.force];
     let mut rows: Vec<Deviation> = Vec::new();
     for ((q, scale), t) in STATE.iter().zip(state_tol) {
@@ -244,11 +263,10 @@ pub fn verify_backends(
     let min_radius = setup.particles.radius.iter().cloned().chain(inserted_min).fold(f64::INFINITY, f64::min);
     let min_radius = if min_radius.is_finite() { min_radius } else { 0.0 };
     let mut seen = [0.0f64; 5]; // max speed, angular speed, force, torque (index 1..)
-    let points = checkpoints(steps, setup.output_every, tol.early_steps);
+    let points: Vec<u64> = checkpoints(steps, setup.output_every, tol.early_steps).into_iter().map(|c| start + c).collect();
     let mut final_contacts = (0, 0);
     let mut active_energy: f64 = 0.0;
     // insertions and outlets act at output boundaries, as in `run_scene`, on each backend
-    let mut flows = (FlowDriver::new(setup)?, FlowDriver::new(setup)?);
     for &step in &points {
         let ahead = step - reference.steps_done();
         if ahead > 0 {
@@ -256,7 +274,7 @@ pub fn verify_backends(
             other.step(step - other.steps_done())?;
         }
         if let (Some(fa), Some(fb)) = (&mut flows.0, &mut flows.1) {
-            if step > 0 && step % setup.output_every.max(1) == 0 {
+            if step > start && step % setup.output_every.max(1) == 0 {
                 fa.exchange(setup, reference)?;
                 fb.exchange(setup, other)?;
             }
@@ -278,7 +296,7 @@ pub fn verify_backends(
                 seen[k]
             };
             let d = max_diff(x, y);
-            if step <= tol.early_steps {
+            if step - start <= tol.early_steps {
                 rows[k].record(d, scale, step);
             }
             rows[n_state / 2 + k].record(d, scale, step);

@@ -17,7 +17,7 @@ fn shortened_drum_run_measures_a_sensible_angle() {
     let steps = (3.0 / setup.dt).ceil() as u64;
     let dir = tempfile::tempdir().unwrap();
     let mut cpu = CpuBackend::new(&setup).unwrap();
-    let summary = run_scene(&setup, &mut cpu, dir.path(), RunOptions { steps: Some(steps), progress: false }).expect("CPU run");
+    let summary = run_scene(&setup, &mut cpu, dir.path(), RunOptions { steps: Some(steps), progress: false, ..Default::default() }).expect("CPU run");
 
     // one sample per output (every `output_every` steps and the last step) from 2 s on
     let mut outputs: Vec<u64> = (1..).map(|k| k * setup.output_every).take_while(|&s| s < steps).collect();

@@ -35,6 +35,9 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         skin: None,
         checks: Default::default(),
         until_rest: None,
+        checkpoint_every: 0,
+        initial_contacts: Vec::new(),
+        input_files: Vec::new(),
     }
 }
 

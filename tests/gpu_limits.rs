@@ -33,6 +33,9 @@ fn tiny_setup() -> Setup {
         skin: None,
         checks: Default::default(),
         until_rest: None,
+        checkpoint_every: 0,
+        initial_contacts: Vec::new(),
+        input_files: Vec::new(),
     }
 }
 

@@ -65,7 +65,7 @@ fn two_gpu_runs_agree(setup: &Setup, steps: u64) {
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     for d in &dirs {
         let mut g = gpu(setup);
-        let s = run_scene(setup, &mut g, d.path(), RunOptions { steps: Some(steps), progress: false }).expect("GPU run");
+        let s = run_scene(setup, &mut g, d.path(), RunOptions { steps: Some(steps), progress: false, ..Default::default() }).expect("GPU run");
         assert!(s.contacts > 0, "{}: no contacts after {steps} steps", setup.name);
     }
     for file in ["energy.csv", "walls.csv"] {

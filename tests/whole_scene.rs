@@ -77,7 +77,7 @@ fn two_gpu_runs_give_identical_energy_csv() {
     let b = tempfile::tempdir().unwrap();
     for dir in [a.path(), b.path()] {
         let mut g = gpu(&setup);
-        run_scene(&setup, &mut g, dir, RunOptions { steps: None, progress: false }).expect("GPU run");
+        run_scene(&setup, &mut g, dir, RunOptions { steps: None, progress: false, ..Default::default() }).expect("GPU run");
     }
     let ea = std::fs::read(a.path().join("energy.csv")).unwrap();
     let eb = std::fs::read(b.path().join("energy.csv")).unwrap();

@@ -3,6 +3,7 @@
 //! (`neighbour.rs`) → `forces` (each contact once, by its owner) → `gather_kick` (each
 //! particle's total force in id order, second half kick, fused with the next `kick_drift`).
 
+pub mod checkpoint;
 pub mod forces;
 pub mod grid;
 pub mod integrate;
@@ -14,7 +15,7 @@ use glam::DVec3;
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::{Result, TalusError};
 use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem, OVERLAP_MAX_FRACTION};
-use crate::model::state::{ContactRecord, ParticleState};
+use crate::model::state::{ContactRecord, ExactState, ParticleState};
 use crate::mesh::TriangleGrid;
 use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
 use forces::{ForceContext, Incoming, MeshView, OwnedHistory, OwnerOutputs, WallContacts};
@@ -80,13 +81,14 @@ impl CpuBackend {
             steps_done: 0,
             carried: Energies::default(),
         };
-        backend.load(State::of(setup, &setup.particles), &[]);
+        backend.load(State::of(setup, &setup.particles), &setup.initial_contacts);
         // Initial forces for the first half kick. Like the GPU, this evaluation keeps nothing
-        // but forces, torques, strain and counts: history starts empty at step 1 (dt = 0 also
-        // leaves the dissipation at zero).
+        // but forces, torques, strain and counts: history starts at step 1 as the set-up gives
+        // it, empty unless the scene started from a checkpoint (dt = 0 also leaves the
+        // dissipation at zero).
         backend.force_pass(0.0, 0.0);
         integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, &backend.owned);
-        backend.restore_history(&[]);
+        backend.restore_history(&setup.initial_contacts);
         // a start that already overlaps beyond the stated fraction does not run (as on the GPU)
         if let Some(p) = overlap_problem(backend.state.len(), |i| backend.owned[i].overlap as f64) {
             return Err(backend.blow_up(&p, 0));
@@ -372,5 +374,14 @@ impl Backend for CpuBackend {
     }
     fn set_carried(&mut self, carried: Energies) {
         self.carried = carried;
+    }
+    fn carried(&self) -> Energies {
+        self.carried
+    }
+    fn export_exact(&mut self) -> Result<ExactState> {
+        Ok(self.export_exact_state())
+    }
+    fn import_exact(&mut self, exact: &ExactState) -> Result<()> {
+        self.import_exact_state(exact)
     }
 }

@@ -13,7 +13,7 @@ use crate::model::checks::{outside, LostParticles};
 use crate::setup::{mesh_group_bases, Setup};
 
 /// Cumulative particle counts and masses of a run with insertions and outlets.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlowTotals {
     /// Particles and kilograms inserted, per insertion (scene order).
     pub inserted_count: Vec<u64>,
@@ -40,6 +40,14 @@ impl FlowTotals {
     pub fn outlet_total(&self) -> f64 {
         self.outlet_mass.iter().sum()
     }
+}
+
+/// What a `FlowDriver` carries from one exchange to the next (a checkpoint keeps it): every
+/// insertion's random stream and counts, and the totals.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FlowState {
+    pub inserters: Vec<Inserter>,
+    pub totals: FlowTotals,
 }
 
 /// Runs the insertions and outlets of a set-up at batch boundaries.
@@ -86,6 +94,27 @@ impl FlowDriver {
 
     pub fn totals(&self) -> &FlowTotals {
         &self.totals
+    }
+
+    /// The running state, for a checkpoint.
+    pub fn state(&self) -> FlowState {
+        FlowState { inserters: self.inserters.clone(), totals: self.totals.clone() }
+    }
+
+    /// Continue from `state` (saved by `state` for the same set-up).
+    pub fn restore(&mut self, state: FlowState) -> Result<()> {
+        let t = &state.totals;
+        let (n_in, n_out) = (self.inserters.len(), self.totals.outlet_count.len());
+        if state.inserters.len() != n_in || t.inserted_count.len() != n_in || t.deferred.len() != n_in || t.outlet_count.len() != n_out || t.outlet_mass.len() != n_out {
+            return Err(crate::error::TalusError::Other(format!(
+                "the saved flow state has {} insertions and {} outlets; the scene has {n_in} and {n_out}",
+                state.inserters.len(),
+                t.outlet_count.len()
+            )));
+        }
+        self.inserters = state.inserters;
+        self.totals = state.totals;
+        Ok(())
     }
 
     /// Apply the outlets and insertions at the backend's current step.

@@ -16,8 +16,9 @@ use crate::setup::Setup;
 /// Placement attempts per particle in one batch before the rest waits for the next batch.
 pub const ATTEMPTS_PER_PARTICLE: usize = 200;
 
-/// The running state of one insertion: its random stream and what it has inserted.
-#[derive(Clone, Debug)]
+/// The running state of one insertion: its random stream and what it has inserted (saved
+/// whole in checkpoints).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Inserter {
     rng: Pcg64,
     /// The radius drawn for the next particle (kept when it could not be placed yet, so the

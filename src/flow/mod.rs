@@ -15,4 +15,4 @@ pub mod driver;
 pub mod insert;
 pub mod outlet;
 
-pub use driver::{FlowDriver, FlowTotals};
+pub use driver::{FlowDriver, FlowState, FlowTotals};

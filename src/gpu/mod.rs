@@ -3,7 +3,8 @@
 //! Files: `context` (adapter/device), `shader` (composition), `layout` (GPU structs),
 //! `grid` (BLOCK size and grid geometry), `pipelines`, `buffers`, `encode` (bind groups,
 //! dispatch, prefix sum), `step` (pass encoding),
-//! `capacity` (overflow → grow → redo), `readback`, `energy` (reduction), `walls` (wall
+//! `capacity` (overflow → grow → redo), `checkpoint` (the exact device state a checkpoint
+//! keeps), `readback`, `energy` (reduction), `walls` (wall
 //! tables, loads), `meshes` (mesh walls: packed data, binning on the device, pose rows).
 //!
 //! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
@@ -12,6 +13,7 @@
 pub mod blowup;
 pub mod buffers;
 pub mod capacity;
+pub mod checkpoint;
 pub mod context;
 pub mod encode;
 pub mod energy;
@@ -199,6 +201,13 @@ impl GpuBackend {
             // the start already overlaps beyond the stated fraction (`forces.wgsl`)
             return Err(backend.blow_up(&st, 0, 0));
         }
+        if !setup.initial_contacts.is_empty() {
+            // a scene started from a checkpoint: forces again, from the saved history
+            let n = setup.particles.len();
+            let history = setup.initial_contacts.clone();
+            let zero = vec![[0.0; 3]; n];
+            backend.import(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history })?;
+        }
         Ok(backend)
     }
 
@@ -363,5 +372,17 @@ impl Backend for GpuBackend {
 
     fn set_carried(&mut self, carried: Energies) {
         self.carried = carried;
+    }
+
+    fn carried(&self) -> Energies {
+        self.carried
+    }
+
+    fn export_exact(&mut self) -> Result<crate::model::state::ExactState> {
+        self.export_exact_state()
+    }
+
+    fn import_exact(&mut self, exact: &crate::model::state::ExactState) -> Result<()> {
+        self.import_exact_state(exact)
     }
 }

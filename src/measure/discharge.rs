@@ -79,6 +79,16 @@ impl Sampler for DischargeSampler {
         });
         r
     }
+
+    fn save(&self) -> serde_json::Value {
+        json!({ "points": self.points })
+    }
+
+    fn restore(&mut self, saved: &serde_json::Value) -> Result<()> {
+        let points = saved.get("points").cloned().unwrap_or_default();
+        self.points = serde_json::from_value(points).map_err(|e| TalusError::Other(format!("saved discharge samples: {e}")))?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,18 @@ pub trait Sampler {
     fn sample(&mut self, obs: &Observation) -> Result<()>;
     /// The result over all samples so far.
     fn finish(&self, name: &str) -> MeasurementResult;
+    /// The samples so far, for a checkpoint (JSON; f64 values read back exactly).
+    fn save(&self) -> serde_json::Value;
+    /// Continue from what `save` returned.
+    fn restore(&mut self, saved: &serde_json::Value) -> Result<()>;
+}
+
+/// The samples of every measurement and the outputs observed, as a checkpoint keeps them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MeasurementsState {
+    pub outputs: u64,
+    /// (name, what its sampler saved), in scene order.
+    pub samplers: Vec<(String, serde_json::Value)>,
 }
 
 /// The running measurements of a scene.
@@ -107,6 +119,26 @@ impl Measurements {
                 s.sample(&obs)?;
             }
         }
+        Ok(())
+    }
+
+    /// The state to continue from (`restore`).
+    pub fn state(&self) -> MeasurementsState {
+        MeasurementsState { outputs: self.outputs, samplers: self.items.iter().map(|(m, s)| (m.name.clone(), s.save())).collect() }
+    }
+
+    /// Continue from `state` (saved by `state` for the same scene).
+    pub fn restore(&mut self, state: &MeasurementsState) -> Result<()> {
+        let names = |v: Vec<&str>| v.join(", ");
+        let saved: Vec<&str> = state.samplers.iter().map(|(n, _)| n.as_str()).collect();
+        let ours: Vec<&str> = self.items.iter().map(|(m, _)| m.name.as_str()).collect();
+        if saved != ours {
+            return Err(crate::error::TalusError::Other(format!("the saved measurements are [{}]; the scene's are [{}]", names(saved), names(ours))));
+        }
+        for ((m, s), (_, v)) in self.items.iter_mut().zip(&state.samplers) {
+            s.restore(v).map_err(|e| crate::error::TalusError::Other(format!("measurement {}: {e}", m.name)))?;
+        }
+        self.outputs = state.outputs;
         Ok(())
     }
 

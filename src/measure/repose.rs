@@ -29,7 +29,7 @@ pub fn frame(axis: DVec3, gravity: DVec3) -> Option<(DVec3, DVec3)> {
 }
 
 /// One fitted free surface.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SurfaceFit {
     /// atan(slope) in degrees, positive when the surface rises towards +across.
     pub signed_angle: f64,
@@ -159,6 +159,21 @@ impl Sampler for ReposeSampler {
             "mean_bins": bins,
         });
         r
+    }
+
+    fn save(&self) -> serde_json::Value {
+        json!({ "fits": self.fits, "failed": self.failed })
+    }
+
+    fn restore(&mut self, saved: &serde_json::Value) -> Result<()> {
+        #[derive(serde::Deserialize)]
+        struct Saved {
+            fits: Vec<SurfaceFit>,
+            failed: u64,
+        }
+        let s: Saved = serde_json::from_value(saved.clone()).map_err(|e| crate::error::TalusError::Other(format!("saved repose samples: {e}")))?;
+        (self.fits, self.failed) = (s.fits, s.failed);
+        Ok(())
     }
 }
 

@@ -1,26 +1,9 @@
 //! The whole state a backend hands out and takes back when particles enter or leave: particle
 //! arrays, periodic images and the contact history, keyed as the backends key it.
 
-use crate::contact::History;
-use crate::layout::consts::WALL_KEY_BIT;
 use crate::setup::Particles;
 
-/// The history of one active contact: owner (the lower particle id, or the ball of a
-/// ball–wall contact) and partner key (particle id, or `WALL_KEY_BIT | …` for walls and mesh
-/// facet groups).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactRecord {
-    pub owner: u32,
-    pub partner: u32,
-    pub history: History,
-}
-
-impl ContactRecord {
-    /// Whether the partner is a particle (not a wall or mesh).
-    pub fn between_particles(&self) -> bool {
-        self.partner < WALL_KEY_BIT
-    }
-}
+pub use super::contact_record::ContactRecord;
 
 /// Particle state at a step boundary. Positions are wrapped into the domain on periodic axes
 /// (`image` counts the periods removed); velocities are full-step values.
@@ -108,6 +91,30 @@ impl ParticleState {
     }
 }
 
+/// What a backend holds beyond `ParticleState` that a checkpoint keeps (`Backend::export_exact`):
+/// the cumulative work of every particle, in a form either backend takes, and the backend's own
+/// arrays, with which the same kind of backend continues bit for bit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExactState {
+    /// `Backend::kind` of the backend that wrote it ("cpu" or "gpu").
+    pub kind: String,
+    /// Per particle (id order): cumulative slip, dashpot, shear-stiffness and wall work of the
+    /// contacts it owns since the last exchange, J (GPU: its Kahan sums and the steps not yet
+    /// folded, added in f64).
+    pub work: Vec<[f64; 4]>,
+    /// The backend's own arrays by name, raw little-endian bytes (restored only by a backend of
+    /// the same kind).
+    pub raw: Vec<(String, Vec<u8>)>,
+}
+
+impl ExactState {
+    /// The raw array `name`, or an error saying which array of which backend is missing.
+    pub fn raw(&self, name: &str) -> crate::error::Result<&[u8]> {
+        (self.raw.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice()))
+            .ok_or_else(|| crate::error::TalusError::Other(format!("the {} state has no array `{name}`", self.kind)))
+    }
+}
+
 /// Keep the elements of `v` whose flag in `keep` is set, in order.
 fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
     let mut k = keep.iter();
@@ -117,6 +124,8 @@ fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::History;
+    use crate::layout::consts::WALL_KEY_BIT;
 
     #[test]
     fn retain_renumbers_and_drops_contacts_of_removed_particles() {

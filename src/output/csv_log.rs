@@ -19,6 +19,14 @@ impl CsvLog {
         CsvLog { path: path.into(), text }
     }
 
+    /// A log that continues `text` (header and rows of an earlier part of the run, e.g. from a
+    /// checkpoint), written at once.
+    pub fn continued(path: impl Into<PathBuf>, text: &str) -> Result<Self> {
+        let log = CsvLog { path: path.into(), text: text.to_string() };
+        write_atomic(&log.path, log.text.as_bytes())?;
+        Ok(log)
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

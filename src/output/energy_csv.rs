@@ -59,6 +59,11 @@ impl EnergyCsv {
         EnergyCsv { log: CsvLog::new(path, &COLUMNS) }
     }
 
+    /// A log continuing `text` (an earlier part of the run), written at once.
+    pub fn continued(path: impl Into<PathBuf>, text: &str) -> Result<Self> {
+        Ok(EnergyCsv { log: CsvLog::continued(path, text)? })
+    }
+
     pub fn path(&self) -> &Path {
         self.log.path()
     }

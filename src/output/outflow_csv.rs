@@ -35,6 +35,11 @@ impl OutflowCsv {
         OutflowCsv { log: CsvLog::new(path, &refs) }
     }
 
+    /// A log continuing `text` (an earlier part of the run), written at once.
+    pub fn continued(path: impl Into<PathBuf>, text: &str) -> crate::error::Result<Self> {
+        Ok(OutflowCsv { log: CsvLog::continued(path, text)? })
+    }
+
     /// Append the row of `totals` at `step` and replace the file.
     pub fn push(&mut self, step: u64, time: f64, t: &FlowTotals) -> Result<()> {
         let mut row = format!("{step},{time:e},{},{:e}", t.held_count, t.held_mass);

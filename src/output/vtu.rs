@@ -169,6 +169,18 @@ impl PvdIndex {
         &self.path
     }
 
+    /// An index listing `entries` (time, file) first, written at once.
+    pub fn continued(path: impl Into<PathBuf>, entries: Vec<(f64, String)>) -> Result<Self> {
+        let index = PvdIndex { path: path.into(), entries };
+        write_atomic(&index.path, index.text().as_bytes())?;
+        Ok(index)
+    }
+
+    /// The datasets listed: (time, file relative to the `.pvd`).
+    pub fn entries(&self) -> &[(f64, String)] {
+        &self.entries
+    }
+
     /// Datasets listed.
     pub fn len(&self) -> usize {
         self.entries.len()

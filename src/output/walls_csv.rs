@@ -25,6 +25,11 @@ impl WallsCsv {
         WallsCsv { log: CsvLog::new(path, &COLUMNS) }
     }
 
+    /// A log continuing `text` (an earlier part of the run), written at once.
+    pub fn continued(path: impl Into<PathBuf>, text: &str) -> crate::error::Result<Self> {
+        Ok(WallsCsv { log: CsvLog::continued(path, text)? })
+    }
+
     /// Append one row per wall, given as (name, load point) in `loads` order, and replace the
     /// file.
     pub fn push(&mut self, step: u64, time: f64, walls: &[(&str, [f64; 3])], loads: &[WallLoad]) -> Result<()> {

@@ -3,6 +3,7 @@
 //! Every error is a `TalusError::Scene` naming the file, the key path
 //! (`materials.glass.density`, `generators[1].radius.min`) and the offending value.
 
+mod checkpoint_state;
 mod checks;
 mod contacts;
 mod distribution;
@@ -65,6 +66,7 @@ const TOP_KEYS: &[&str] = &[
     "time_step_check",
     "lost_particles",
     "until_rest",
+    "checkpoint_every",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -187,6 +189,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
             Some(RestCriterion { kinetic_fraction: f, outputs })
         }
     };
+    let checkpoint_every = top.u64_opt("checkpoint_every")?.unwrap_or(0);
     let gravity = top.vec3_opt("gravity")?.unwrap_or(DEFAULT_GRAVITY);
 
     // ---- materials ----
@@ -300,20 +303,28 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let mut grid = Grid::new();
     let mut sources = Sources::default();
     sources.begin(0, None);
+    let mut input_files = Vec::new();
+    let mut saved_contacts = None;
     if let Some(o) = top.obj_opt("initial_state")? {
         o.allow(INITIAL_STATE_KEYS)?;
         let format = cx.string(o.req("format")?, &o.key("format"))?;
-        if format != "lammps_data" && format != "vtu" {
-            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data, vtu")));
+        if !["lammps_data", "vtu", "checkpoint"].contains(&format) {
+            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data, vtu, checkpoint")));
         }
         let file = cx.string(o.req("file")?, &o.key("file"))?;
-        let m = mat_ref(&o, "material")?;
         let path = mesh::resolve(cx.file, file);
-        if format == "vtu" {
-            vtu_state::read(&cx, &o.key("file"), &path, m, &mut particles)?;
-        } else {
-            lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?;
+        match format {
+            "vtu" => vtu_state::read(&cx, &o.key("file"), &path, mat_ref(&o, "material")?, &mut particles)?,
+            "lammps_data" => {
+                let m = mat_ref(&o, "material")?;
+                lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?
+            }
+            _ => {
+                let m = o.get("material").map(|_| mat_ref(&o, "material")).transpose()?;
+                saved_contacts = Some(checkpoint_state::read(&cx, &o.key("file"), &path, m, &materials, &mut particles)?);
+            }
         }
+        input_files.push(path);
     }
     if let Some(list) = top.array_opt("particles")? {
         let mut parsed = Vec::with_capacity(list.len());
@@ -483,6 +494,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                     o.allow(mesh::MESH_KEYS)?;
                     let material = mat_ref(&o, "material")?;
                     let wall = mesh::mesh_wall(&o, name, material)?;
+                    input_files.push(wall.mesh.source.clone());
                     let (min, max) = mesh::bounds(&wall.mesh);
                     wall_boxes.push(Aabb { min, max });
                     meshes.push(wall);
@@ -615,6 +627,10 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let largest_extent = (0..3).map(|a| domain.max[a] - domain.min[a]).fold(0.0, f64::max);
     let lost_margin = if explicit_domain { 0.0 } else { LOST_MARGIN_EXTENTS * largest_extent };
 
+    let initial_contacts = match saved_contacts {
+        Some(saved) => saved.for_walls(&walls, &meshes).map_err(|e| cx.err("initial_state", e.to_string()))?,
+        None => Vec::new(),
+    };
     let name = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scene".to_string());
     let setup = Setup {
         name,
@@ -638,6 +654,9 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         skin,
         checks: RunChecks { lost_particles, lost_margin: Some(lost_margin) },
         until_rest,
+        checkpoint_every,
+        initial_contacts,
+        input_files,
     };
     checks::check_ranges(&cx, &setup)?;
     if explicit_domain {

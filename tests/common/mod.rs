@@ -39,6 +39,9 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         skin: None,
         checks: Default::default(),
         until_rest: None,
+        checkpoint_every: 0,
+        initial_contacts: Vec::new(),
+        input_files: Vec::new(),
     }
 }
 

@@ -1,0 +1,50 @@
+//! The CPU backend's share of a checkpoint beyond `ParticleState` (`Backend::export_exact`,
+//! `import_exact`): every particle's cumulative work (f64, exact), and the strain and contact
+//! count of its owned contacts in the last force pass, which an import would otherwise
+//! re-evaluate with Δt = 0 (equal only to rounding). All arrays are in particle-id order.
+
+use super::CpuBackend;
+use crate::error::{Result, TalusError};
+use crate::model::state::ExactState;
+
+/// `ExactState::kind` of the CPU backend.
+pub const KIND: &str = "cpu";
+/// Raw arrays: per particle, the strain energy (f64) and active contacts (u32) it owns.
+const STRAIN: &str = "strain";
+const CONTACTS: &str = "contacts";
+
+impl CpuBackend {
+    pub(super) fn export_exact_state(&self) -> ExactState {
+        let o = |i: usize| &self.owned[i];
+        let ids = || self.state.by_id();
+        let work = ids().map(|i| [o(i).slip_work, o(i).dashpot_work, o(i).stiffness_work, o(i).wall_work]).collect();
+        let strain: Vec<f64> = ids().map(|i| o(i).strain).collect();
+        let contacts: Vec<u32> = ids().map(|i| o(i).contacts).collect();
+        let raw = vec![(STRAIN.to_string(), bytemuck::cast_slice(&strain).to_vec()), (CONTACTS.to_string(), bytemuck::cast_slice(&contacts).to_vec())];
+        ExactState { kind: KIND.into(), work, raw }
+    }
+
+    pub(super) fn import_exact_state(&mut self, exact: &ExactState) -> Result<()> {
+        let n = self.state.len();
+        if exact.work.len() != n {
+            return Err(TalusError::Other(format!("the {} state holds the work of {} particles, the CPU backend holds {n}", exact.kind, exact.work.len())));
+        }
+        for (u, w) in exact.work.iter().enumerate() {
+            let o = &mut self.owned[self.state.index_of[u] as usize];
+            [o.slip_work, o.dashpot_work, o.stiffness_work, o.wall_work] = *w;
+        }
+        if exact.kind != KIND {
+            return Ok(());
+        }
+        let strain: Vec<f64> = bytemuck::pod_collect_to_vec(exact.raw(STRAIN)?);
+        let contacts: Vec<u32> = bytemuck::pod_collect_to_vec(exact.raw(CONTACTS)?);
+        if strain.len() != n || contacts.len() != n {
+            return Err(TalusError::Other(format!("the CPU state's strain and contact arrays hold {} and {} particles, not {n}", strain.len(), contacts.len())));
+        }
+        for u in 0..n {
+            let o = &mut self.owned[self.state.index_of[u] as usize];
+            (o.strain, o.contacts) = (strain[u], contacts[u]);
+        }
+        Ok(())
+    }
+}
