@@ -1,7 +1,7 @@
 // Pass `kick`: second half-kick with the forces just computed (stored v, ω become full-step),
 // which it gathers (`total_force`) and writes back, so between batches `force`/`torque` hold
 // each particle's total. Closes a batch, so it checks what the batch's last force pass
-// produced (BLOWUP, as `drift`).
+// produced (BLOWUP, as `drift`), and folds that pass's work (`work_fold.wgsl`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> velocity: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
@@ -12,6 +12,8 @@
 @group(0) @binding(7) var<storage, read> incoming_slot: array<u32>;
 @group(0) @binding(8) var<storage, read> list_partner: array<u32>;
 @group(0) @binding(9) var<storage, read> shares: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(11) var<storage, read> work_step: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -21,6 +23,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let v = velocity[i];
     let w = omega[i];
     let total = total_force(i);
+    fold_work(i);
     force[i] = total.force;
     torque[i] = total.torque;
     let f = total.force.xyz;

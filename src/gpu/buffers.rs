@@ -32,9 +32,11 @@ pub struct Buffers {
     pub omega: wgpu::Buffer,
     pub force: wgpu::Buffer,
     pub torque: wgpu::Buffer,
+    /// Per workgroup of the force pass (`WORKGROUP_SIZE` particles): Kahan pairs of the slip,
+    /// dashpot, stiffness and wall work of the contacts its particles own (`work_fold.wgsl`).
     pub dissipation: wgpu::Buffer,
-    /// Per particle: slip, dashpot, stiffness and wall work since the last fold (vec4<f32>).
-    pub dissipation_step: wgpu::Buffer,
+    /// Per workgroup: that work in the last force pass (vec4<f32>), folded by the next kick.
+    pub work_step: wgpu::Buffer,
     /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
@@ -90,6 +92,12 @@ pub const MAX_REBUILD_DISPATCHES: u64 = 16;
 
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
 
+/// Workgroups of a one-particle-per-thread pass over `n` particles (at least 1): the force
+/// pass sums the work per workgroup.
+pub fn work_groups(n: u32) -> u64 {
+    (n as u64).div_ceil(crate::layout::consts::WORKGROUP_SIZE as u64).max(1)
+}
+
 /// The levels of a multi-level prefix sum over `n` u32 elements: level 0 scans the data in
 /// blocks of `SCAN_BLOCK`, each next level the block totals of the one before, until one block.
 pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
@@ -110,7 +118,7 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 impl Buffers {
     /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
     pub fn state_buffers(&self) -> [&wgpu::Buffer; 9] {
-        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.dissipation_step, &self.image]
+        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.work_step, &self.image]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -122,9 +130,10 @@ impl Buffers {
         let cell_scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
         let list_scan_levels = scan_levels(ctx, n + 1)?;
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
-        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
-        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, v4, v4];
-        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_dissipation_step", "backup_image"];
+        let groups = work_groups(n_particles);
+        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups;
+        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, 16 * groups, v4];
+        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_work_step", "backup_image"];
         let mut backup_state = Vec::new();
         for (l, size) in state_labels.iter().zip(sizes) {
             backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
@@ -139,7 +148,7 @@ impl Buffers {
             force: b("force", v4, STATE)?,
             torque: b("torque", v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
-            dissipation_step: b("dissipation_step", v4, STATE)?,
+            work_step: b("work_step", 16 * groups, STATE)?,
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
@@ -184,7 +193,7 @@ impl Buffers {
     pub fn device_bytes(&self) -> u64 {
         let mut all: Vec<&wgpu::Buffer> = vec![
             &self.sim, &self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image,
-            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.dissipation_step,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
             &self.dispatch, &self.one, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.backup.step_state, &self.backup.hash,
             &self.flags_readback,

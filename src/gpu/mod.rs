@@ -244,10 +244,11 @@ impl GpuBackend {
     /// velocities read by `forces` and `list_build` are assumed cached. Per particle (vec4 = 16 B):
     /// - kick_drift (the previous step's total force gathered, its second half kick, this
     ///   step's half kick and drift): read pos_block, pos_offset, velocity, omega, force,
-    ///   torque (96), incoming starts (8), write the first four (64) → 168; every
-    ///   `DISSIPATION_FOLD_STEPS` steps also the fold (32 + 2 × 32) → + 1.5
-    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), this
-    ///   step's work r/w (2 × 16), write force, torque (32) → 136
+    ///   torque (96), incoming starts (8), write the first four (64) → 168
+    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), write
+    ///   force, torque (32) → 104
+    /// - per workgroup of `WORKGROUP_SIZE` particles: `forces` writes the step's work (16),
+    ///   `kick_drift` reads it and adds it to the four Kahan pairs (16 + 2 × 32) → 96 / 64 = 1.5
     /// - per list slot: partner word read and written with its active bit (8), incoming slot id
     ///   and the partner word read by the gather (8) → 16
     /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 12 +
@@ -265,9 +266,9 @@ impl GpuBackend {
         let cells = self.grid.n_cells as f64 / n;
         let steps_per_rebuild = if st.rebuilds > 0 { (self.steps_done as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
         let rebuild = 148.0 + 20.0 * slots + 24.0 * cells;
-        let fold = 96.0 / crate::layout::consts::DISSIPATION_FOLD_STEPS as f64;
+        let fold = 96.0 / crate::layout::consts::WORKGROUP_SIZE as f64;
         Ok(TrafficModel {
-            bytes_per_particle_step: 168.0 + fold + 136.0 + 16.0 * slots + rebuild / steps_per_rebuild,
+            bytes_per_particle_step: 168.0 + fold + 104.0 + 16.0 * slots + rebuild / steps_per_rebuild,
             bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 64.0,
             slots_per_particle: slots,
             steps_per_rebuild,
