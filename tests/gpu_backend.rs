@@ -213,3 +213,25 @@ fn hash_overflow_mid_run_with_live_history() {
     assert_eq!(e_small, e_big);
     assert!(e_big.slip > 0.0 || e_big.dashpot > 0.0, "{e_big:?}");
 }
+
+/// The GPU keeps no copy of the state, so a blow-up stops the backend: it points back to the
+/// step of its last snapshot (a good state, read before the blow-up) and refuses to go on.
+#[test]
+fn blow_up_stops_the_backend_at_its_last_snapshot() {
+    // two balls 190 mm apart closing by 5 mm per step: they meet in step 38, overlapping deeply
+    let mut s = base_setup(1e-4, [0.0; 3], unit_box());
+    s.particles.push([0.4, 0.5, 0.5], [25.0, 0.0, 0.0], [0.0; 3], 0.005, 0);
+    s.particles.push([0.6, 0.5, 0.5], [-25.0, 0.0, 0.0], [0.0; 3], 0.005, 0);
+    let mut b = backend(&s, GpuOptions { steps_per_submit: 8, ..Default::default() });
+    b.step(5).unwrap();
+    let good = b.snapshot().unwrap();
+    assert!(good.position.iter().flatten().all(|x| x.is_finite()));
+    let e = b.step(100).unwrap_err();
+    let talus::TalusError::BlowUp { step, ref message, .. } = e else { panic!("expected a blow-up, got {e}") };
+    assert!((38..=40).contains(&step), "{e}");
+    assert!(message.contains("overlap") && message.contains("last snapshot, step 5"), "{e}");
+    assert_eq!(b.steps_done(), 5, "the backend points at its last snapshot");
+    let again = b.step(1).unwrap_err().to_string();
+    assert!(again.contains("stopped after a blow-up"), "{again}");
+    assert!(b.snapshot().is_err() && b.energies().is_err() && b.export_state().is_err());
+}

@@ -48,7 +48,7 @@ pub struct GpuOptions {
     /// Initial contact-history table capacity (slots, at least 4);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 48-byte step-state readback per submit).
+    /// Steps encoded into one submit (one 64-byte step-state readback per submit).
     pub steps_per_submit: u64,
     /// Initial neighbour-list capacity (slots); `None` = 4 per particle. It grows on overflow.
     pub list_capacity: Option<u32>,
@@ -100,6 +100,11 @@ pub struct GpuBackend {
     /// Run-time checks: the lost-particle bounds (policy `error`) and the periodic axes.
     lost: Option<(glam::DVec3, glam::DVec3, f64)>,
     periodic: [bool; 3],
+    /// Step of the last snapshot read (`Backend::snapshot`): the last good state after a
+    /// blow-up (`gpu::blowup`).
+    last_snapshot_step: Option<u64>,
+    /// Set by a blow-up: why the backend stopped (it holds no good state any more).
+    stopped: Option<String>,
 }
 
 impl GpuBackend {
@@ -186,7 +191,7 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -318,6 +323,46 @@ impl Backend for GpuBackend {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot> {
+        self.check_usable()?;
+        let s = self.read_snapshot()?;
+        self.last_snapshot_step = Some(s.step);
+        Ok(s)
+    }
+
+    fn energies(&mut self) -> Result<Energies> {
+        self.check_usable()?;
+        Ok(self.reduce_energies()?.0.plus_carried(&self.carried))
+    }
+
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
+        self.check_usable()?;
+        self.read_wall_loads()
+    }
+
+    fn contact_count(&mut self) -> Result<u64> {
+        self.check_usable()?;
+        Ok(self.reduce_energies()?.1)
+    }
+
+    fn export_state(&mut self) -> Result<crate::model::state::ParticleState> {
+        self.check_usable()?;
+        self.export()
+    }
+
+    fn import_state(&mut self, state: &crate::model::state::ParticleState) -> Result<()> {
+        // a new state: a backend stopped by a blow-up runs again from it
+        self.stopped = None;
+        self.import(state)
+    }
+
+    fn set_carried(&mut self, carried: Energies) {
+        self.carried = carried;
+    }
+}
+
+impl GpuBackend {
+    /// The particles as they are on the device now (one readback).
+    pub(crate) fn read_snapshot(&mut self) -> Result<Snapshot> {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
@@ -340,29 +385,5 @@ impl Backend for GpuBackend {
             s.torque.push(v3(to[i]));
         }
         Ok(s)
-    }
-
-    fn energies(&mut self) -> Result<Energies> {
-        Ok(self.reduce_energies()?.0.plus_carried(&self.carried))
-    }
-
-    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
-        self.read_wall_loads()
-    }
-
-    fn contact_count(&mut self) -> Result<u64> {
-        Ok(self.reduce_energies()?.1)
-    }
-
-    fn export_state(&mut self) -> Result<crate::model::state::ParticleState> {
-        self.export()
-    }
-
-    fn import_state(&mut self, state: &crate::model::state::ParticleState) -> Result<()> {
-        self.import(state)
-    }
-
-    fn set_carried(&mut self, carried: Energies) {
-        self.carried = carried;
     }
 }

@@ -236,6 +236,30 @@ impl StepEncoder<'_> {
         }
     }
 
+    /// The rest of a batch that halted in step `s` (an overflow raised there; the host has
+    /// grown the capacity and cleared the flags): that step from its rebuild passes on (its
+    /// `drift` and `list_plan` have run, and the `dispatch` table still holds its plan), then
+    /// steps `s + 1 .. end` and the closing `kick`. Every pass from the rebuild on writes only
+    /// what it later reads back in this order, so a resumed batch equals one that never
+    /// overflowed.
+    pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64) {
+        for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS) {
+            pass(self, enc, s, false);
+            if *name == "forces" && s + 1 == end {
+                self.wall_loads(enc, s);
+            }
+        }
+        for t in s + 1..end {
+            for (name, pass) in Self::STEP_PASSES {
+                pass(self, enc, t, false);
+                if name == "forces" && t + 1 == end {
+                    self.wall_loads(enc, t);
+                }
+            }
+        }
+        self.kick(enc);
+    }
+
     /// Loads on every wall from the contacts of step `s` (one workgroup per plane wall, then
     /// one per mesh wall).
     pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
@@ -251,6 +275,9 @@ impl StepEncoder<'_> {
     pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {
         self.simple(enc, "kick", &self.p.kick, &self.g.kick, self.b.n_particles);
     }
+
+    /// Index in `STEP_PASSES` of the first pass a halted step is resumed from (the grid).
+    pub const RESUME_PASS: usize = 2;
 
     /// The named passes of a step, in order (`talus bench --profile` times them one by one);
     /// the flag says whether this is the first step of a batch.
