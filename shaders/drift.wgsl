@@ -9,19 +9,19 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> velocity: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> state: StepState;
-@group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
-@group(0) @binding(9) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(10) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(11) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(12) var<storage, read> shares: array<vec4<f32>>;
+// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+@group(0) @binding(3) var<storage, read_write> motion: array<vec4<f32>>;
+// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
+@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> state: StepState;
+@group(0) @binding(6) var<storage, read_write> image: array<vec4<i32>>;
+@group(0) @binding(7) var<storage, read> incoming_start: array<u32>;
+@group(0) @binding(8) var<storage, read> incoming_slot: array<u32>;
+@group(0) @binding(9) var<storage, read> list_partner: array<u32>;
+@group(0) @binding(10) var<storage, read> shares: array<vec4<f32>>;
 // Per workgroup: Kahan pairs of the work, and the work of the last force pass (`work_fold.wgsl`).
-@group(0) @binding(13) var<storage, read_write> dissipation: array<vec2<f32>>;
-@group(0) @binding(14) var<storage, read> work_step: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(12) var<storage, read> work_step: array<vec4<f32>>;
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -51,9 +51,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    var v = velocity[i];
-    var w = omega[i];
-    var total = Total(force[i], torque[i]);
+    var v = motion[2u * i];
+    var w = motion[2u * i + 1u];
+    var total = Total(force[2u * i], force[2u * i + 1u]);
     if (KICK_FIRST) {
         total = total_force(i);
         fold_work(i);
@@ -66,8 +66,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
     w = vec4<f32>(w.xyz + t * w.w * half, w.w);
-    velocity[i] = v;
-    omega[i] = w;
+    motion[2u * i] = v;
+    motion[2u * i + 1u] = w;
     let b = pos_block[i];
     let o = pos_offset[i];
     let step = v.xyz * sim.dt;

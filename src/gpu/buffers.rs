@@ -20,10 +20,12 @@ pub struct Buffers {
     pub sim: wgpu::Buffer,
     pub pos_block: wgpu::Buffer,
     pub pos_offset: wgpu::Buffer,
-    pub velocity: wgpu::Buffer,
-    pub omega: wgpu::Buffer,
+    /// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I), vec4<f32>
+    /// (one binding for both: the force pass is at the storage-buffer limit).
+    pub motion: wgpu::Buffer,
+    /// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned);
+    /// the particle's own sums after `forces`, its totals after `gather` or `kick`.
     pub force: wgpu::Buffer,
-    pub torque: wgpu::Buffer,
     /// Per workgroup of the force pass (`WORKGROUP_SIZE` particles): Kahan pairs of the slip,
     /// dashpot, stiffness and wall work of the contacts its particles own (`work_fold.wgsl`).
     pub dissipation: wgpu::Buffer,
@@ -121,10 +123,8 @@ impl Buffers {
             sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
             pos_block: b("pos_block", v4, STATE)?,
             pos_offset: b("pos_offset", v4, STATE)?,
-            velocity: b("velocity", v4, STATE)?,
-            omega: b("omega", v4, STATE)?,
-            force: b("force", v4, STATE)?,
-            torque: b("torque", v4, STATE)?,
+            motion: b("motion", 2 * v4, STATE)?,
+            force: b("force", 2 * v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             work_step: b("work_step", 16 * groups, STATE)?,
             image: b("image", v4, STATE)?,
@@ -160,7 +160,7 @@ impl Buffers {
     /// flags; the mesh data is counted by its owner).
     pub fn device_bytes(&self) -> u64 {
         let all: Vec<&wgpu::Buffer> = vec![
-            &self.sim, &self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image,
+            &self.sim, &self.pos_block, &self.pos_offset, &self.motion, &self.force, &self.dissipation, &self.image,
             &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
             &self.dispatch, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.flags_readback,

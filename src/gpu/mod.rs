@@ -366,23 +366,25 @@ impl GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.force, v4), (&b.torque, v4), (&b.image, v4)])?;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.force, 2 * v4), (&b.image, v4)])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[6]);
+        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
         let period = self.period;
         let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::pod_collect_to_vec(&data[k]) };
-        let (off, vel, om, fo, to) = (f4(1), f4(2), f4(3), f4(4), f4(5));
+        let (off, motion, force) = (f4(1), f4(2), f4(3));
+        let (vel, om) = (|i: usize| motion[2 * i], |i: usize| motion[2 * i + 1]);
+        let (fo, to) = (|i: usize| force[2 * i], |i: usize| force[2 * i + 1]);
         let blk = self.grid.block;
         let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };
         for i in 0..n {
             // unwrapped: + image × period on the periodic axes
             s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk) + image[i][a] as f64 * period[a]));
             s.radius.push(self.radius[i]);
-            s.velocity.push(v3(vel[i]));
-            s.angular_velocity.push(v3(om[i]));
-            s.force.push(v3(fo[i]));
-            s.torque.push(v3(to[i]));
+            s.velocity.push(v3(vel(i)));
+            s.angular_velocity.push(v3(om(i)));
+            s.force.push(v3(fo(i)));
+            s.torque.push(v3(to(i)));
         }
         Ok(s)
     }

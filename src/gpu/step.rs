@@ -46,13 +46,13 @@ impl BindGroups {
     pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
             bind_group(device, pipe, "forces", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.work_step,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.work_step,
                 &b.pairs, &b.walls, &b.list_start, &b.list_partner, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.shares,
                 &b.mesh_data,
             ])
         };
         let drift_buffers = [
-            &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
+            &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
             &b.list_partner, &b.shares, &b.dissipation, &b.work_step,
         ];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
@@ -64,7 +64,7 @@ impl BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
             kick: bind_group(device, &p.kick, "kick", &[
-                &b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
+                &b.sim, &b.motion, &b.force, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
                 &b.dissipation, &b.work_step,
             ]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
@@ -83,15 +83,15 @@ impl BindGroups {
             incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
             incoming_scan,
             incoming_scan_add,
-            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.torque, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
+            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.torque, &b.partials, &b.image,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.dissipation, &b.partials, &b.image,
             ]),
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[
-                    &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
+                    &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
                     &b.mesh_data,
                 ])
             }),
