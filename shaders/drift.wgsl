@@ -3,32 +3,25 @@
 // the other side (twin of src/cpu/integrate.rs::drift). `kick_drift` forms each particle's total
 // force first (`total_force`: the previous step's pair-once shares). The longest step of any
 // particle goes into `state.max_step` (bounds every displacement since the last list build,
-// `list_plan.wgsl`). Every DISSIPATION_FOLD_STEPS steps (by the step counter, so batching does
-// not matter) the f32 work of the steps since is folded into the Kahan pairs. A
-// non-finite velocity, force or position, or a centre farther than `lost_margin` outside the
+// `list_plan.wgsl`). `kick_drift` also folds the previous step's work into its workgroup's
+// Kahan pairs (`work_fold.wgsl`). A non-finite velocity, force or position, or a centre farther than `lost_margin` outside the
 // domain on a closed axis, raises BLOWUP (run-time checks, `src/model/checks.rs`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> velocity: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> state: StepState;
-@group(0) @binding(8) var<storage, read_write> image: array<vec4<i32>>;
-@group(0) @binding(9) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(10) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(11) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(12) var<storage, read> shares: array<vec4<f32>>;
-@group(0) @binding(13) var<storage, read_write> dissipation: array<vec2<f32>>;
-@group(0) @binding(14) var<storage, read_write> dissipation_step: array<vec4<f32>>;
-
-// Kahan-compensated add: acc = (sum, compensation).
-fn kahan_add(acc: vec2<f32>, x: f32) -> vec2<f32> {
-    let y = x - acc.y;
-    let t = acc.x + y;
-    return vec2<f32>(t, (t - acc.x) - y);
-}
+// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+@group(0) @binding(3) var<storage, read_write> motion: array<vec4<f32>>;
+// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
+@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> state: StepState;
+@group(0) @binding(6) var<storage, read_write> image: array<vec4<i32>>;
+@group(0) @binding(7) var<storage, read> incoming_start: array<u32>;
+@group(0) @binding(8) var<storage, read> incoming_slot: array<u32>;
+@group(0) @binding(9) var<storage, read> list_partner: array<u32>;
+@group(0) @binding(10) var<storage, read> shares: array<vec4<f32>>;
+// Per workgroup: Kahan pairs of the work, and the work of the last force pass (`work_fold.wgsl`).
+@group(0) @binding(11) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(12) var<storage, read> work_step: array<vec4<f32>>;
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -58,11 +51,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    var v = velocity[i];
-    var w = omega[i];
-    var total = Total(force[i], torque[i]);
+    var v = motion[2u * i];
+    var w = motion[2u * i + 1u];
+    var total = Total(force[2u * i], force[2u * i + 1u]);
     if (KICK_FIRST) {
         total = total_force(i);
+        fold_work(i);
     }
     let f = total.force.xyz;
     let t = total.torque.xyz;
@@ -72,8 +66,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
     w = vec4<f32>(w.xyz + t * w.w * half, w.w);
-    velocity[i] = v;
-    omega[i] = w;
+    motion[2u * i] = v;
+    motion[2u * i + 1u] = w;
     let b = pos_block[i];
     let o = pos_offset[i];
     let step = v.xyz * sim.dt;
@@ -81,17 +75,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let len_bits = bitcast<u32>(length(step));
     if (len_bits > atomicLoad(&state.max_step)) {
         atomicMax(&state.max_step, len_bits);
-    }
-    if (state.step % DISSIPATION_FOLD_STEPS == 0u) {
-        let w = dissipation_step[i];
-        if (any(w != vec4<f32>(0.0))) {
-            let base = i * DISSIPATION_PARTS;
-            dissipation[base] = kahan_add(dissipation[base], w.x);
-            dissipation[base + 1u] = kahan_add(dissipation[base + 1u], w.y);
-            dissipation[base + 2u] = kahan_add(dissipation[base + 2u], w.z);
-            dissipation[base + 3u] = kahan_add(dissipation[base + 3u], w.w);
-            dissipation_step[i] = vec4<f32>(0.0);
-        }
     }
     var p = normalize_offset(b.xyz, o.xyz + step);
     if (sim.periodic != 0u) {

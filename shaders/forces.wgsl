@@ -2,29 +2,30 @@
 // half-list pairs (i, j > i, in partner-id order), then the plane walls, then the mesh walls.
 // It writes their sum on i to `force`/`torque` (the partner's share of an active pair goes to
 // the pair's slot in `shares`, which `total_force` adds in `kick_drift`/`kick`), the history
-// and the energies.
+// and the energies; the work of the step is summed per workgroup (`work_step`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> velocity: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> force: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read_write> torque: array<vec4<f32>>;
-// Work of the owned contacts since the last fold (slip, dashpot, stiffness, wall; `drift`
-// folds it into the Kahan pairs every DISSIPATION_FOLD_STEPS steps).
-@group(0) @binding(7) var<storage, read_write> dissipation_step: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read> pairs: array<PairParamsGpu>;
-@group(0) @binding(9) var<storage, read> walls: array<WallGpu>;
-@group(0) @binding(10) var<storage, read> list_start: array<u32>;
+// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+@group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
+// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
+@group(0) @binding(4) var<storage, read_write> force: array<vec4<f32>>;
+// Per workgroup of WORKGROUP_SIZE particles: the slip, dashpot, stiffness and wall work of the
+// contacts they own in this step (the next `kick_drift` or `kick` folds it into the workgroup's
+// Kahan pairs, `work_fold.wgsl`).
+@group(0) @binding(5) var<storage, read_write> work_step: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> pairs: array<PairParamsGpu>;
+@group(0) @binding(7) var<storage, read> walls: array<WallGpu>;
+@group(0) @binding(8) var<storage, read> list_start: array<u32>;
 // The partner of each slot; SLOT_ACTIVE_BIT is set by this pass when the contact is active.
-@group(0) @binding(11) var<storage, read_write> list_partner: array<u32>;
-@group(0) @binding(12) var<storage, read> hash_read: array<HashSlotRead>;
-@group(0) @binding(13) var<storage, read_write> hash_write: array<HashSlot>;
-@group(0) @binding(14) var<storage, read_write> state: StepState;
+@group(0) @binding(9) var<storage, read_write> list_partner: array<u32>;
+@group(0) @binding(10) var<storage, read> hash_read: array<HashSlotRead>;
+@group(0) @binding(11) var<storage, read_write> hash_write: array<HashSlot>;
+@group(0) @binding(12) var<storage, read_write> state: StepState;
 // Per list slot: (force on the partner, 0), (torque on the partner, 0); written only while
 // the slot's contact is active (its partner word carries SLOT_ACTIVE_BIT).
-@group(0) @binding(15) var<storage, read_write> shares: array<vec4<f32>>;
-@group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
+@group(0) @binding(13) var<storage, read_write> shares: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read> mesh_data: array<vec4<u32>>;
 
 // false for the initial force evaluation before step 0 (no history, no dissipation).
 override WRITE_HISTORY: bool = true;
@@ -67,16 +68,15 @@ fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOut
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_index(gid, nwg);
-    if (i >= sim.n_particles || state.halt != 0u || (atomicLoad(&state.flags) & OVERFLOW_LIST) != 0u) { return; }
+// The contacts particle i owns: writes its force and torque sums, the partners' shares and the
+// history; returns the work of the step (slip, dashpot, stiffness, wall).
+fn owned_contacts(i: u32) -> vec4<f32> {
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
     let bi = pos_block[i];
     let oi = pos_offset[i];
-    let vi = velocity[i];
-    let wi = omega[i];
+    let vi = motion[2u * i];
+    let wi = motion[2u * i + 1u];
     let mat_i = u32(bi.w);
     let m_i = 1.0 / vi.w;
     var out = Gathered();
@@ -91,8 +91,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var touching = dot(d, d) <= reach * reach;
         var c: ContactOutput;
         if (touching) {
-            let vj = velocity[j];
-            let wj = omega[j];
+            let vj = motion[2u * j];
+            let wj = motion[2u * j + 1u];
             let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
             let g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             touching = contact_active(p, g);
@@ -140,13 +140,33 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
 
-    force[i] = vec4<f32>(out.force, out.strain);
+    force[2u * i] = vec4<f32>(out.force, out.strain);
     // w: the number of contacts i owns (for the contact count of the energy reduction)
-    torque[i] = vec4<f32>(out.torque, f32(out.contacts));
+    force[2u * i + 1u] = vec4<f32>(out.torque, f32(out.contacts));
+    return vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
+}
+
+var<workgroup> work_sum: array<vec4<f32>, WORKGROUP_SIZE>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = linear_index(gid, nwg);
+    var work = vec4<f32>(0.0);
+    if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
+        work = owned_contacts(i);
+    }
     if (WRITE_HISTORY) {
-        let work = vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
-        if (any(work != vec4<f32>(0.0))) {
-            dissipation_step[i] = dissipation_step[i] + work;
+        // the workgroup's work, summed in a fixed tree order (particle ids only)
+        work_sum[lid.x] = work;
+        for (var s = WORKGROUP_SIZE / 2u; s > 0u; s = s / 2u) {
+            workgroupBarrier();
+            if (lid.x < s) {
+                work_sum[lid.x] = work_sum[lid.x] + work_sum[lid.x + s];
+            }
+        }
+        let wg = i / WORKGROUP_SIZE;
+        if (lid.x == 0u && wg < arrayLength(&work_step)) {
+            work_step[wg] = work_sum[0];
         }
     }
 }

@@ -1,8 +1,8 @@
-// The total contact force and torque on particle i: its own sum (`force`/`torque`, written by
-// `forces`: the contacts it owns) plus the shares of the active contacts it is the partner of,
+// The total contact force and torque on particle i: its own sum (`force[2i]`, `force[2i + 1]`,
+// written by `forces`: the contacts it owns) plus the shares of the active contacts it is the partner of,
 // in owner-id order (its incoming run). Used by `gather`, `kick_drift` and `kick`, so every
 // pass that needs the total forms it with the same arithmetic. Needs the module-scope
-// `force`, `torque`, `incoming_start`, `incoming_slot`, `list_partner` (the owner sets
+// `force`, `incoming_start`, `incoming_slot`, `list_partner` (the owner sets
 // SLOT_ACTIVE_BIT in a slot's partner word when the contact is active) and `shares`.
 struct Total {
     force: vec4<f32>,
@@ -10,7 +10,7 @@ struct Total {
 }
 
 fn total_force(i: u32) -> Total {
-    var t = Total(force[i], torque[i]);
+    var t = Total(force[2u * i], force[2u * i + 1u]);
     for (var s = incoming_start[i]; s < incoming_start[i + 1u]; s = s + 1u) {
         let k = incoming_slot[s];
         if ((list_partner[k] & SLOT_ACTIVE_BIT) == 0u) { continue; }

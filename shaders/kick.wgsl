@@ -1,34 +1,37 @@
 // Pass `kick`: second half-kick with the forces just computed (stored v, ω become full-step),
 // which it gathers (`total_force`) and writes back, so between batches `force`/`torque` hold
 // each particle's total. Closes a batch, so it checks what the batch's last force pass
-// produced (BLOWUP, as `drift`).
+// produced (BLOWUP, as `drift`), and folds that pass's work (`work_fold.wgsl`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
-@group(0) @binding(1) var<storage, read_write> velocity: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> force: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> torque: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> state: StepState;
-@group(0) @binding(6) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(7) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(8) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(9) var<storage, read> shares: array<vec4<f32>>;
+// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+@group(0) @binding(1) var<storage, read_write> motion: array<vec4<f32>>;
+// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
+@group(0) @binding(2) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> state: StepState;
+@group(0) @binding(4) var<storage, read> incoming_start: array<u32>;
+@group(0) @binding(5) var<storage, read> incoming_slot: array<u32>;
+@group(0) @binding(6) var<storage, read> list_partner: array<u32>;
+@group(0) @binding(7) var<storage, read> shares: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(9) var<storage, read> work_step: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    let v = velocity[i];
-    let w = omega[i];
+    let v = motion[2u * i];
+    let w = motion[2u * i + 1u];
     let total = total_force(i);
-    force[i] = total.force;
-    torque[i] = total.torque;
+    fold_work(i);
+    force[2u * i] = total.force;
+    force[2u * i + 1u] = total.torque;
     let f = total.force.xyz;
     let t = total.torque.xyz;
     let v1 = v.xyz + (f * v.w + sim.gravity) * half;
     let w1 = w.xyz + t * w.w * half;
-    velocity[i] = vec4<f32>(v1, v.w);
-    omega[i] = vec4<f32>(w1, w.w);
+    motion[2u * i] = vec4<f32>(v1, v.w);
+    motion[2u * i + 1u] = vec4<f32>(w1, w.w);
     let what = select(0u, BLOWUP_VELOCITY, non_finite3(v1) || non_finite3(w1)) | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));
     if (what != 0u) {
         // the lowest flagged index wins (atomicMax of its complement)

@@ -5,31 +5,37 @@
 // starts again from 0. Every rebuild pass is dispatched indirectly from `dispatch`: this pass
 // copies the full workgroup counts (`dispatch_full`, written by the host) on a rebuild and
 // zeros otherwise, so a step without a rebuild launches empty dispatches and there is no host
-// round trip.
+// round trip. On a halted batch it changes nothing: a resumed step rebuilds (or not) as planned.
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> state: StepState;
 @group(0) @binding(2) var<storage, read> dispatch_full: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> dispatch: array<vec4<u32>>;
 
-var<workgroup> rebuild: u32;
+// 0: no rebuild, 1: rebuild, 2: the batch is halted (an overflow): the table and the
+// displacement bound are left as the halted step planned them, for the resumed step.
+var<workgroup> plan: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
     if (lid.x == 0u) {
-        let travelled = bitcast<f32>(state.travelled) + bitcast<f32>(atomicLoad(&state.max_step));
-        atomicStore(&state.max_step, 0u);
-        var on = atomicLoad(&state.rebuild) != 0u || travelled > 0.5 * sim.skin;
-        on = on && state.halt == 0u;
-        if (on) {
-            atomicStore(&state.rebuild, 1u);
-            state.travelled = 0u;
+        if (state.halt != 0u) {
+            plan = 2u;
         } else {
-            state.travelled = bitcast<u32>(travelled);
+            let travelled = bitcast<f32>(state.travelled) + bitcast<f32>(atomicLoad(&state.max_step));
+            atomicStore(&state.max_step, 0u);
+            let on = atomicLoad(&state.rebuild) != 0u || travelled > 0.5 * sim.skin;
+            if (on) {
+                atomicStore(&state.rebuild, 1u);
+                state.travelled = 0u;
+            } else {
+                state.travelled = bitcast<u32>(travelled);
+            }
+            plan = select(0u, 1u, on);
         }
-        rebuild = select(0u, 1u, on);
     }
-    let on = workgroupUniformLoad(&rebuild) != 0u;
+    let p = workgroupUniformLoad(&plan);
+    if (p == 2u) { return; }
     for (var k = lid.x; k < arrayLength(&dispatch_full); k = k + WORKGROUP_SIZE) {
-        dispatch[k] = select(vec4<u32>(0u), dispatch_full[k], on);
+        dispatch[k] = select(vec4<u32>(0u), dispatch_full[k], p == 1u);
     }
 }

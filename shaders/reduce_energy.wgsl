@@ -6,16 +6,14 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> velocity: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> omega: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> dissipation: array<vec2<f32>>;
-// w: the number of contacts the particle owns (written by `forces`)
-@group(0) @binding(7) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> partials: array<EnergyPartial>;
-@group(0) @binding(9) var<storage, read> image: array<vec4<i32>>;
-// Work not yet folded into the Kahan pairs (see `drift.wgsl`).
-@group(0) @binding(10) var<storage, read> dissipation_step: array<vec4<f32>>;
+// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+@group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
+// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
+@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
+// Per workgroup of WORKGROUP_SIZE particles: Kahan pairs of the work (`work_fold.wgsl`).
+@group(0) @binding(5) var<storage, read> dissipation: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read_write> partials: array<EnergyPartial>;
+@group(0) @binding(7) var<storage, read> image: array<vec4<i32>>;
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
 var<workgroup> sum_b: array<vec4<f32>, 256>;
@@ -29,21 +27,24 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var b = vec4<f32>(0.0);
     var n = 0u;
     if (i < sim.n_particles) {
-        let v = velocity[i];
-        let w = omega[i];
+        let v = motion[2u * i];
+        let w = motion[2u * i + 1u];
         let m = 1.0 / v.w;
         let inertia = 1.0 / w.w;
         // unwrapped position: + image × period on the periodic axes
         let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
         let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + vec3<f32>(image[i].xyz) * period;
-        let base = i * DISSIPATION_PARTS;
-        let slip = dissipation[base];
-        let dashpot = dissipation[base + 1u];
-        let stiffness = dissipation[base + 2u];
-        let wall = dissipation[base + 3u];
-        a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[i].w);
-        b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y) + dissipation_step[i];
-        n = u32(torque[i].w);
+        a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[2u * i].w);
+        if (i % WORKGROUP_SIZE == 0u) {
+            // the work of the force workgroup starting at i (all of it folded at a batch end)
+            let base = (i / WORKGROUP_SIZE) * DISSIPATION_PARTS;
+            let slip = dissipation[base];
+            let dashpot = dissipation[base + 1u];
+            let stiffness = dissipation[base + 2u];
+            let wall = dissipation[base + 3u];
+            b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y);
+        }
+        n = u32(force[2u * i + 1u].w);
     }
     sum_a[lid.x] = a;
     sum_b[lid.x] = b;

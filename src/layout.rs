@@ -79,16 +79,14 @@ pub mod consts {
     /// Set in a GPU list slot's partner word while the slot's contact is active (partner ids
     /// stay below `WALL_KEY_BIT`, the same bit).
     pub const SLOT_ACTIVE_BIT: u32 = 0x8000_0000;
-    /// The GPU folds each particle's f32 work of the last steps into its Kahan pairs every
-    /// this many steps (by the step counter, so batching does not change a bit).
-    pub const DISSIPATION_FOLD_STEPS: u32 = 64;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
     pub const MESH_FLAG_TWO_SIDED: u32 = 1;
     pub const MESH_FLAG_MOVING: u32 = 2;
-    /// Kahan pairs (sum, compensation) per particle in the GPU `dissipation` buffer: slip,
-    /// dashpot, shear-stiffness and wall work of the contacts the particle owns.
+    /// Kahan pairs (sum, compensation) per workgroup of the force pass in the GPU
+    /// `dissipation` buffer: slip, dashpot, shear-stiffness and wall work of the contacts its
+    /// particles own.
     pub const DISSIPATION_PARTS: u32 = 4;
     /// Dashpot modes of spec eqs (13)–(14).
     pub const DP_MODE_FULL: u32 = 0;
@@ -123,7 +121,6 @@ pub fn wgsl_constants() -> String {
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
         u32_const("OVERFLOW_LIST", OVERFLOW_LIST),
         u32_const("SLOT_ACTIVE_BIT", SLOT_ACTIVE_BIT),
-        u32_const("DISSIPATION_FOLD_STEPS", DISSIPATION_FOLD_STEPS),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("BLOWUP", BLOWUP),
         u32_const("BLOWUP_POSITION", BLOWUP_POSITION),

@@ -216,3 +216,58 @@ fn hash_overflow_mid_run_with_live_history() {
     assert_eq!(e_small, e_big);
     assert!(e_big.slip > 0.0 || e_big.dashpot > 0.0, "{e_big:?}");
 }
+
+/// A packed bed (in contact from the start) with a sparse layer of balls falling onto it: the
+/// half list needs more slots once they land, so a list sized for the first build overflows in
+/// a later rebuild while its slots hold live pair history, and the resumed step (slots and
+/// history copied into the larger list, then rebuilt) must match a run with room to spare bit
+/// for bit.
+#[test]
+fn list_overflow_mid_run_with_live_history() {
+    let mut s = talus::bench::bed_setup(512, talus::contact::params::ContactModel::HertzMindlin);
+    let top = s.particles.position.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+    let spacing = talus::bench::BED_SPACING;
+    for ix in 0..4 {
+        for iy in 0..4 {
+            let p = [(2 * ix) as f64 * spacing + spacing, (2 * iy) as f64 * spacing + spacing, top + 1.5 * spacing];
+            s.particles.push(p, [0.0, 0.0, -1.0], [0.0; 3], 0.001, 0);
+        }
+    }
+    let first = backend(&s, GpuOptions::default()).list_slots().unwrap();
+    let run = |list: Option<u32>| {
+        let mut b = backend(&s, GpuOptions { list_capacity: list, steps_per_submit: 25, ..GpuOptions::default() });
+        assert!(b.contact_count().unwrap() > 500, "the bed starts in contact");
+        let start = b.list_capacity();
+        b.step(1000).unwrap();
+        (b.snapshot().unwrap(), b.energies().unwrap(), b.contact_count().unwrap(), start, b.list_capacity())
+    };
+    let (small, e_small, n_small, start, grown) = run(Some(first));
+    let (big, e_big, n_big, ..) = run(None);
+    assert_eq!(start, first, "the first build fits the list exactly");
+    assert!(grown > first, "the list never grew mid-run ({first} slots)");
+    assert_eq!(n_small, n_big);
+    assert!(bits(&small) == bits(&big), "snapshots differ after the list grew mid-run");
+    assert_eq!(e_small, e_big);
+}
+
+/// The GPU keeps no copy of the state, so a blow-up stops the backend: it points back to the
+/// step of its last snapshot (a good state, read before the blow-up) and refuses to go on.
+#[test]
+fn blow_up_stops_the_backend_at_its_last_snapshot() {
+    // two balls 190 mm apart closing by 5 mm per step: they meet in step 38, overlapping deeply
+    let mut s = base_setup(1e-4, [0.0; 3], unit_box());
+    s.particles.push([0.4, 0.5, 0.5], [25.0, 0.0, 0.0], [0.0; 3], 0.005, 0);
+    s.particles.push([0.6, 0.5, 0.5], [-25.0, 0.0, 0.0], [0.0; 3], 0.005, 0);
+    let mut b = backend(&s, GpuOptions { steps_per_submit: 8, ..Default::default() });
+    b.step(5).unwrap();
+    let good = b.snapshot().unwrap();
+    assert!(good.position.iter().flatten().all(|x| x.is_finite()));
+    let e = b.step(100).unwrap_err();
+    let talus::TalusError::BlowUp { step, ref message, .. } = e else { panic!("expected a blow-up, got {e}") };
+    assert!((38..=40).contains(&step), "{e}");
+    assert!(message.contains("overlap") && message.contains("last snapshot, step 5"), "{e}");
+    assert_eq!(b.steps_done(), 5, "the backend points at its last snapshot");
+    let again = b.step(1).unwrap_err().to_string();
+    assert!(again.contains("stopped after a blow-up"), "{again}");
+    assert!(b.snapshot().is_err() && b.energies().is_err() && b.export_state().is_err());
+}

@@ -1,30 +1,29 @@
-//! A caught blow-up on the GPU. `drift.wgsl` (every step) and `kick.wgsl` (closing a batch)
-//! raise `BLOWUP` in the step state with the lowest flagged particle and the quantities; the
-//! step halts like an overflow, and the host, which reads the step state after every batch
-//! anyway, reads the halted state once (to name the particle, quantity and value), restores the
-//! batch-start backup (the last good state, for the run driver's last snapshot) and stops.
+//! A caught blow-up on the GPU. `drift.wgsl` (every step), `kick.wgsl` (closing a batch) and
+//! `forces.wgsl` (overlaps) raise `BLOWUP` in the step state with the lowest flagged particle
+//! and the quantities; the step halts like an overflow, and the host, which reads the step
+//! state after every batch anyway, reads the halted state once (to name the particle, quantity
+//! and value) and stops. The GPU keeps no copy of the state (device memory is the limit of the
+//! particle count), so it cannot hand back the batch start: the backend stops for good
+//! (`step`, `export_state`, `energies`, … return an error), and `steps_done` goes back to the
+//! step of its last snapshot, whose state was good when it was read (the run driver wrote it),
+//! or stays at the batch start when no snapshot was taken.
 
 use glam::DVec3;
 
 use super::layout::StepStateRead;
 use super::GpuBackend;
-use crate::backend::Backend;
-use crate::error::TalusError;
+use crate::error::{Result, TalusError};
 use crate::layout::consts::{BLOWUP_FORCE, BLOWUP_LOST, BLOWUP_OVERLAP, BLOWUP_POSITION, BLOWUP_VELOCITY};
 use crate::model::checks::{first_problem, OVERLAP_MAX_FRACTION};
 
 impl GpuBackend {
     /// The error of a batch of `n` steps from `s0` that raised BLOWUP (`st`: its step state);
-    /// leaves the backend at the batch start.
+    /// leaves the backend stopped (see the module doc).
     pub(crate) fn blow_up(&mut self, st: &StepStateRead, s0: u64, n: u64) -> TalusError {
-        let bad = self.snapshot();
-        // back to the batch start: particles, step state and the table the batch read first
-        let _ = self.restore(s0);
-        // the device step counter stopped at the flagged step (relative to the batch start)
-        let step = match self.read_step_state() {
-            Ok(start) => s0 + (st.step.wrapping_sub(start.step) as u64 + 1).min(n),
-            Err(_) => s0 + n,
-        };
+        let bad = self.read_snapshot();
+        // the device step counter stopped at the flagged step (the kick closing the batch runs
+        // after the last step's `advance`)
+        let step = (s0 + st.step.wrapping_sub(s0 as u32) as u64 + 1).min(s0 + n.max(1));
         let mut particle = (st.blowup_particle != 0).then_some(!st.blowup_particle);
         let mut what = Vec::new();
         for (bit, name) in [(BLOWUP_POSITION, "position"), (BLOWUP_VELOCITY, "velocity"), (BLOWUP_FORCE, "contact force"), (BLOWUP_LOST, "left the domain"), (BLOWUP_OVERLAP, "contact overlap")] {
@@ -45,6 +44,22 @@ impl GpuBackend {
                 message = p.describe((lo, hi), margin);
             }
         }
-        TalusError::BlowUp { step, particle, message: format!("{message}; the backend holds the last good state, step {s0}") }
+        let held = match self.last_snapshot_step {
+            Some(k) => {
+                self.steps_done = k;
+                format!("the GPU keeps no copy of the state; the last good state is its last snapshot, step {k}")
+            }
+            None => format!("the GPU keeps no copy of the state and took no snapshot before the batch from step {s0}"),
+        };
+        self.stopped = Some(format!("a blow-up at step {step}"));
+        TalusError::BlowUp { step, particle, message: format!("{message}; {held}") }
+    }
+
+    /// An error once a blow-up has stopped the backend.
+    pub(crate) fn check_usable(&self) -> Result<()> {
+        match &self.stopped {
+            None => Ok(()),
+            Some(why) => Err(TalusError::Device(format!("the GPU backend stopped after {why} and holds no good state"))),
+        }
     }
 }

@@ -15,26 +15,22 @@ pub struct ScanLevel {
     pub sums: wgpu::Buffer,
 }
 
-/// Copies of the state taken at the start of each batch (for redo after overflow).
-pub struct Backup {
-    pub state: Vec<wgpu::Buffer>,
-    pub step_state: wgpu::Buffer,
-    /// The history table read by the batch's first step.
-    pub hash: wgpu::Buffer,
-}
-
 pub struct Buffers {
     pub n_particles: u32,
     pub sim: wgpu::Buffer,
     pub pos_block: wgpu::Buffer,
     pub pos_offset: wgpu::Buffer,
-    pub velocity: wgpu::Buffer,
-    pub omega: wgpu::Buffer,
+    /// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I), vec4<f32>
+    /// (one binding for both: the force pass is at the storage-buffer limit).
+    pub motion: wgpu::Buffer,
+    /// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned);
+    /// the particle's own sums after `forces`, its totals after `gather` or `kick`.
     pub force: wgpu::Buffer,
-    pub torque: wgpu::Buffer,
+    /// Per workgroup of the force pass (`WORKGROUP_SIZE` particles): Kahan pairs of the slip,
+    /// dashpot, stiffness and wall work of the contacts its particles own (`work_fold.wgsl`).
     pub dissipation: wgpu::Buffer,
-    /// Per particle: slip, dashpot, stiffness and wall work since the last fold (vec4<f32>).
-    pub dissipation_step: wgpu::Buffer,
+    /// Per workgroup: that work in the last force pass (vec4<f32>), folded by the next kick.
+    pub work_step: wgpu::Buffer,
     /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
@@ -71,15 +67,12 @@ pub struct Buffers {
     pub dispatch_full: wgpu::Buffer,
     /// What the rebuild dispatches use: `dispatch_full` on rebuild steps, else zeros.
     pub dispatch: wgpu::Buffer,
-    /// One u32 = 1, copied into `StepState::rebuild` to force a rebuild after a restore.
-    pub one: wgpu::Buffer,
     /// Ping-pong history tables; step s reads `hash[s % 2]`.
     pub hash: [wgpu::Buffer; 2],
     pub hash_capacity: u32,
     pub step_state: wgpu::Buffer,
     pub partials: wgpu::Buffer,
     pub n_partials: u32,
-    pub backup: Backup,
     /// MAP_READ buffer for the step state (flags) after each batch.
     pub flags_readback: wgpu::Buffer,
 }
@@ -89,6 +82,12 @@ pub struct Buffers {
 pub const MAX_REBUILD_DISPATCHES: u64 = 16;
 
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
+
+/// Workgroups of a one-particle-per-thread pass over `n` particles (at least 1): the force
+/// pass sums the work per workgroup.
+pub fn work_groups(n: u32) -> u64 {
+    (n as u64).div_ceil(crate::layout::consts::WORKGROUP_SIZE as u64).max(1)
+}
 
 /// The levels of a multi-level prefix sum over `n` u32 elements: level 0 scans the data in
 /// blocks of `SCAN_BLOCK`, each next level the block totals of the one before, until one block.
@@ -108,11 +107,6 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 }
 
 impl Buffers {
-    /// Buffers whose contents are the simulation state (backed up per batch), in a fixed order.
-    pub fn state_buffers(&self) -> [&wgpu::Buffer; 9] {
-        [&self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.dissipation_step, &self.image]
-    }
-
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
     pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer) -> Result<Self> {
@@ -122,24 +116,17 @@ impl Buffers {
         let cell_scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
         let list_scan_levels = scan_levels(ctx, n + 1)?;
         let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
-        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * n;
-        let sizes = [v4, v4, v4, v4, v4, v4, dissipation_bytes, v4, v4];
-        let state_labels = ["backup_pos_block", "backup_pos_offset", "backup_velocity", "backup_omega", "backup_force", "backup_torque", "backup_dissipation", "backup_dissipation_step", "backup_image"];
-        let mut backup_state = Vec::new();
-        for (l, size) in state_labels.iter().zip(sizes) {
-            backup_state.push(b(l, size, U::COPY_SRC | U::COPY_DST)?);
-        }
+        let groups = work_groups(n_particles);
+        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups;
         Ok(Buffers {
             n_particles,
             sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
             pos_block: b("pos_block", v4, STATE)?,
             pos_offset: b("pos_offset", v4, STATE)?,
-            velocity: b("velocity", v4, STATE)?,
-            omega: b("omega", v4, STATE)?,
-            force: b("force", v4, STATE)?,
-            torque: b("torque", v4, STATE)?,
+            motion: b("motion", 2 * v4, STATE)?,
+            force: b("force", 2 * v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
-            dissipation_step: b("dissipation_step", v4, STATE)?,
+            work_step: b("work_step", 16 * groups, STATE)?,
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
@@ -160,42 +147,30 @@ impl Buffers {
             list_scan_levels,
             dispatch_full: b("dispatch_full", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::COPY_DST)?,
             dispatch: b("dispatch", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::INDIRECT)?,
-            one: {
-                let one = b("one", 4, U::COPY_SRC | U::COPY_DST)?;
-                ctx.queue.write_buffer(&one, 0, bytemuck::bytes_of(&1u32));
-                one
-            },
             hash: [b("hash_table_0", hash_bytes, STATE)?, b("hash_table_1", hash_bytes, STATE)?],
             hash_capacity,
             step_state: b("step_state", STEP_STATE_BYTES, STATE)?,
             partials: b("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?,
             n_partials,
-            backup: Backup {
-                state: backup_state,
-                step_state: b("backup_step_state", STEP_STATE_BYTES, U::COPY_SRC | U::COPY_DST)?,
-                hash: b("backup_hash", hash_bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?,
-            },
             flags_readback: b("flags_readback", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?,
         })
     }
 
-    /// Bytes of every device buffer held here (state, backups, grid, list, history tables,
-    /// staging for flags; the mesh data is counted by its owner).
+    /// Bytes of every device buffer held here (state, grid, list, history tables, staging for
+    /// flags; the mesh data is counted by its owner).
     pub fn device_bytes(&self) -> u64 {
-        let mut all: Vec<&wgpu::Buffer> = vec![
-            &self.sim, &self.pos_block, &self.pos_offset, &self.velocity, &self.omega, &self.force, &self.torque, &self.dissipation, &self.image,
-            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.dissipation_step,
+        let all: Vec<&wgpu::Buffer> = vec![
+            &self.sim, &self.pos_block, &self.pos_offset, &self.motion, &self.force, &self.dissipation, &self.image,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
-            &self.dispatch, &self.one, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.backup.step_state, &self.backup.hash,
-            &self.flags_readback,
+            &self.dispatch, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.flags_readback,
         ];
-        all.extend(self.backup.state.iter());
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
         all.iter().map(|b| b.size()).sum::<u64>() + levels
     }
 
     /// Replace the list-slot buffers by ones of `capacity` slots (their contents are rebuilt
-    /// by the next step, which must rebuild).
+    /// by the rebuild the halted step resumes from).
     pub fn replace_list(&mut self, ctx: &GpuContext, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
         self.list_partner = ctx.create_buffer("list_partner", 4 * slots, U::STORAGE)?;
@@ -205,13 +180,11 @@ impl Buffers {
         Ok(())
     }
 
-    /// Replace both history tables and the backup table by zeroed ones of `capacity` slots;
-    /// returns the old backup table (holding the batch-start history).
-    pub fn replace_hash(&mut self, ctx: &GpuContext, capacity: u32) -> Result<wgpu::Buffer> {
+    /// Replace both history tables by zeroed ones of `capacity` slots; returns the old ones.
+    pub fn replace_hash(&mut self, ctx: &GpuContext, capacity: u32) -> Result<[wgpu::Buffer; 2]> {
         let bytes = capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
-        self.hash = [ctx.create_buffer("hash_table_0", bytes, STATE)?, ctx.create_buffer("hash_table_1", bytes, STATE)?];
-        let old = std::mem::replace(&mut self.backup.hash, ctx.create_buffer("backup_hash", bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?);
+        let new = [ctx.create_buffer("hash_table_0", bytes, STATE)?, ctx.create_buffer("hash_table_1", bytes, STATE)?];
         self.hash_capacity = capacity;
-        Ok(old)
+        Ok(std::mem::replace(&mut self.hash, new))
     }
 }

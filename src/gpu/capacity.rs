@@ -2,17 +2,24 @@
 //! overflow detection, growth and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
 //! grow: its flag `OVERFLOW_MESH_GROUPS` ends the run with an error naming the mesh.)
 //!
-//! Every batch of steps starts by copying the state (particles, step state and the history
-//! table the batch reads first) into backup buffers on the device. All kernels exit early once
-//! an overflow flag is set. After the batch the host reads the 48-byte step state (the only
-//! readback per batch); on overflow it doubles the table, restores the backup, migrates the
-//! saved history into the new table (`rehash`, lookups are by key so results are unchanged) and
-//! redoes the batch. A list build that needs more slots than the list has raises
-//! `OVERFLOW_LIST` with the number it needed; the host re-creates the slot buffers with room to
-//! spare, restores the backup and redoes the batch. Every restore forces a list rebuild in the
-//! redone batch's first step (results do not depend on when the list was built). Nothing is
-//! dropped, so a run with a tiny initial table or list is bit-identical to one with generous
-//! ones.
+//! No copy of the state is kept (HOOMD's checkConditions style: flag, grow, redo). A pass that
+//! finds a capacity too small raises its flag in the step state before it has changed anything
+//! a redo reads; the rest of that step's passes, and `advance`, see the flag and every later
+//! pass of the batch exits early (`halt`), so the device stops inside step s with the step
+//! counter at s. After the batch the host reads the step state (the only readback per batch),
+//! grows what overflowed and resumes the batch from step s's rebuild passes
+//! (`StepEncoder::resume`):
+//! - a list build that needs more slots than the list has raises `OVERFLOW_LIST` (with the
+//!   number it needed) before it writes a slot; the host re-creates the slot buffers a quarter
+//!   larger and the resumed step builds the list again;
+//! - an insert into the history table being written that finds no free slot, or a load over
+//!   3/4, raises `OVERFLOW_HASH`; the table the step read is untouched (ping-pong), so the host
+//!   moves its entries into a table twice as large (`rehash`, lookups are by key so results are
+//!   unchanged), starts the write table empty and the resumed step evaluates the forces again
+//!   (they overwrite everything the first attempt wrote).
+//!
+//! Nothing is dropped, so a run with a tiny initial table or list is bit-identical to one with
+//! generous ones.
 
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
@@ -54,22 +61,22 @@ impl GpuBackend {
         Ok(bytemuck::pod_read_unaligned(&b[0]))
     }
 
-    /// Run `n` steps in one submit; grow and redo on overflow.
+    /// Run `n` steps in one submit; on overflow grow and resume from the halted step.
     pub(crate) fn run_batch(&mut self, n: u64) -> Result<()> {
+        self.check_usable()?;
+        let s0 = self.steps_done;
+        if self.walls_move() {
+            // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
+            self.upload_poses(s0 + 1, n);
+        }
+        let mut halted: Option<u64> = None;
         loop {
-            let s0 = self.steps_done;
-            if self.walls_move() {
-                // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
-                self.upload_poses(s0 + 1, n);
-            }
             let b = &self.buffers;
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
-            for (src, dst) in b.state_buffers().iter().zip(&b.backup.state) {
-                enc.copy_buffer_to_buffer(src, 0, dst, 0, dst.size());
+            match halted {
+                None => self.step_encoder().steps(&mut enc, s0, n),
+                Some(s) => self.step_encoder().resume(&mut enc, s, s0 + n),
             }
-            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.backup.step_state, 0, STEP_STATE_BYTES);
-            enc.copy_buffer_to_buffer(&b.hash[(s0 % 2) as usize], 0, &b.backup.hash, 0, b.backup.hash.size());
-            self.step_encoder().steps(&mut enc, s0, n);
             enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, STEP_STATE_BYTES);
             self.ctx.queue.submit([enc.finish()]);
             let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, STEP_STATE_BYTES)?);
@@ -86,15 +93,27 @@ impl GpuBackend {
             if st.flags & !(OVERFLOW_HASH | OVERFLOW_LIST) != 0 {
                 return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
             }
+            // the device step counter stopped at the step that overflowed
+            let s = s0 + st.step.wrapping_sub(s0 as u32) as u64;
             if st.flags & OVERFLOW_LIST != 0 {
-                self.grow_list(s0, st.list_needed)?;
+                self.grow_list(s, st.list_needed)?;
             }
             if st.flags & OVERFLOW_HASH != 0 {
-                self.grow_hash(s0, st.inserted)?;
-            } else {
-                self.restore(s0)?;
+                self.grow_hash(s, st.inserted)?;
             }
+            self.clear_overflow(&st);
+            halted = Some(s);
         }
+    }
+
+    /// Write the halted step state back with its overflow flags, counters and halt cleared.
+    fn clear_overflow(&self, st: &StepStateRead) {
+        let mut next: StepState = bytemuck::cast(*st);
+        next.flags = 0;
+        next.inserted = 0;
+        next.halt = 0;
+        next.list_needed = 0;
+        self.ctx.queue.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&next));
     }
 
     /// The force evaluation before step `s` (`StepEncoder::initial_forces`) from a fresh step
@@ -115,29 +134,8 @@ impl GpuBackend {
         }
     }
 
-    /// Copy the batch-start backup back (particles, step state with a forced list rebuild);
-    /// the history table is the caller's.
-    fn encode_restore(&self, enc: &mut wgpu::CommandEncoder) {
-        let b = &self.buffers;
-        for (dst, src) in b.state_buffers().iter().zip(&b.backup.state) {
-            enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
-        }
-        enc.copy_buffer_to_buffer(&b.backup.step_state, 0, &b.step_state, 0, STEP_STATE_BYTES);
-        enc.copy_buffer_to_buffer(&b.one, 0, &b.step_state, std::mem::offset_of!(StepState, rebuild) as u64, 4);
-    }
-
-    /// Restore the batch-start backup, history table included, for a redo.
-    pub(crate) fn restore(&self, s0: u64) -> Result<()> {
-        let b = &self.buffers;
-        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
-        self.encode_restore(&mut enc);
-        enc.copy_buffer_to_buffer(&b.backup.hash, 0, &b.hash[(s0 % 2) as usize], 0, b.backup.hash.size());
-        self.ctx.queue.submit([enc.finish()]);
-        Ok(())
-    }
-
     /// Re-create the list slot buffers with room for `needed` slots and a quarter more.
-    fn grow_list(&mut self, s0: u64, needed: u32) -> Result<()> {
+    fn grow_list(&mut self, s: u64, needed: u32) -> Result<()> {
         let old = self.buffers.list_capacity;
         let cap = (needed as u64 + needed as u64 / 4).max(old as u64 + 1);
         let max_bytes = 32 * cap;
@@ -147,7 +145,7 @@ impl GpuBackend {
                 self.ctx.limits.max_storage_buffer_binding_size
             )));
         }
-        eprintln!("talus: neighbour list overflowed in the batch from step {s0} ({needed} slots needed); growing {old} -> {cap} slots and redoing the batch");
+        eprintln!("talus: neighbour list overflowed in step {s} ({needed} slots needed); growing {old} -> {cap} slots and redoing the step");
         self.buffers.replace_list(&self.ctx, cap as u32)?;
         self.sim.list_capacity = cap as u32;
         self.write_sim();
@@ -156,10 +154,12 @@ impl GpuBackend {
     }
 
     /// Grow the history tables (at least ×2, and enough for the `inserted` contacts the
-    /// overflowing step attempted at load 1/2), restore the backup and migrate the saved
-    /// batch-start history; repeat if even that does not fit.
-    fn grow_hash(&mut self, s0: u64, inserted: u32) -> Result<()> {
+    /// overflowing step `s` attempted at load 1/2) and move the entries of the table step `s`
+    /// reads into the new one; repeat if even that does not fit. The table step `s` writes
+    /// starts empty (the resumed step writes it again).
+    fn grow_hash(&mut self, s: u64, inserted: u32) -> Result<()> {
         let old_cap = self.buffers.hash_capacity;
+        let read = (s % 2) as usize;
         let mut old_table: Option<wgpu::Buffer> = None;
         let mut cap = old_cap;
         let mut want = inserted as u64 * 2;
@@ -177,18 +177,19 @@ impl GpuBackend {
                     self.ctx.limits.max_storage_buffer_binding_size
                 )));
             }
-            eprintln!("talus: contact-history table overflowed in the batch from step {s0}; growing {old_cap} -> {cap} slots and redoing the batch");
-            let prev_backup = self.buffers.replace_hash(&self.ctx, cap)?;
-            // The first replaced backup holds the history the batch started from.
-            let old_table = &*old_table.get_or_insert(prev_backup);
+            eprintln!("talus: contact-history table overflowed in step {s}; growing {old_cap} -> {cap} slots and redoing the step");
+            let [t0, t1] = self.buffers.replace_hash(&self.ctx, cap)?;
+            // the first replaced pair holds the table step s reads
+            let old_table = &*old_table.get_or_insert(if read == 0 { t0 } else { t1 });
             self.sim.hash_capacity = cap;
             self.sim.hash_max_load = max_load(cap);
             self.write_sim();
             self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
             let b = &self.buffers;
-            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("restore") });
-            self.encode_restore(&mut enc);
-            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[(s0 % 2) as usize], &b.step_state]);
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rehash") });
+            // `rehash` raises OVERFLOW_HASH if the entries do not fit: count from a clean flag word
+            enc.clear_buffer(&b.step_state, std::mem::offset_of!(StepState, flags) as u64, Some(4));
+            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[read], &b.step_state]);
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });
                 pass.set_pipeline(&self.pipelines.rehash);
@@ -197,7 +198,7 @@ impl GpuBackend {
             }
             self.ctx.queue.submit([enc.finish()]);
             let st = self.read_step_state()?;
-            if st.flags == 0 {
+            if st.flags & OVERFLOW_HASH == 0 {
                 return Ok(());
             }
         }

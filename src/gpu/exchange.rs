@@ -29,8 +29,8 @@ use crate::setup::{Particles, Setup};
 pub struct ParticleRows {
     pub pos_block: Vec<[i32; 4]>,
     pub pos_offset: Vec<[f32; 4]>,
-    pub velocity: Vec<[f32; 4]>,
-    pub omega: Vec<[f32; 4]>,
+    /// Per particle: velocity (w = 1/m), then angular velocity (w = 1/I).
+    pub motion: Vec<[f32; 4]>,
     pub image: Vec<[i32; 4]>,
 }
 
@@ -38,7 +38,7 @@ impl ParticleRows {
     /// `p` with periodic images `image` (empty = all zero); masses from `densities` by material.
     pub fn of(p: &Particles, image: &[[i32; 3]], densities: &[f64], block: f64) -> ParticleRows {
         let n = p.len();
-        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), velocity: Vec::with_capacity(n), omega: Vec::with_capacity(n), image: Vec::with_capacity(n) };
+        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), motion: Vec::with_capacity(2 * n), image: Vec::with_capacity(n) };
         for i in 0..n {
             let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(p.position[i][a], block));
             let (r, m) = (p.radius[i], p.material[i]);
@@ -46,8 +46,8 @@ impl ParticleRows {
             rows.pos_block.push([s[0].0, s[1].0, s[2].0, m as i32]);
             rows.pos_offset.push([s[0].1, s[1].1, s[2].1, r as f32]);
             let (v, w) = (p.velocity[i], p.angular_velocity[i]);
-            rows.velocity.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / mass) as f32]);
-            rows.omega.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / (0.4 * mass * r * r)) as f32]);
+            rows.motion.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / mass) as f32]);
+            rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / (0.4 * mass * r * r)) as f32]);
             let k = image.get(i).copied().unwrap_or([0; 3]);
             rows.image.push([k[0], k[1], k[2], 0]);
         }
@@ -64,8 +64,7 @@ impl GpuBackend {
         let (q, b) = (&self.ctx.queue, &self.buffers);
         q.write_buffer(&b.pos_block, 0, bytemuck::cast_slice(&rows.pos_block));
         q.write_buffer(&b.pos_offset, 0, bytemuck::cast_slice(&rows.pos_offset));
-        q.write_buffer(&b.velocity, 0, bytemuck::cast_slice(&rows.velocity));
-        q.write_buffer(&b.omega, 0, bytemuck::cast_slice(&rows.omega));
+        q.write_buffer(&b.motion, 0, bytemuck::cast_slice(&rows.motion));
         q.write_buffer(&b.image, 0, bytemuck::cast_slice(&rows.image));
     }
 
@@ -76,31 +75,29 @@ impl GpuBackend {
         let b = &self.buffers;
         let s = self.steps_done;
         let table = &b.hash[(s % 2) as usize];
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size()), (&b.force, v4), (&b.torque, v4)])?;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size()), (&b.force, 2 * v4)])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         let off: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
-        let vel: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[2]);
-        let om: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[3]);
-        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
-        let st: StepStateRead = bytemuck::pod_read_unaligned(&data[5]);
-        let slots: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[6]);
-        let force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[7]);
-        let torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[8]);
+        let motion: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[2]);
+        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[3]);
+        let st: StepStateRead = bytemuck::pod_read_unaligned(&data[4]);
+        let slots: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[5]);
+        let force_torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[6]);
         let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
         let blk = self.grid.block;
         let mut particles = Particles::default();
         for i in 0..n {
             // radius and material from the host copy: the f64 radius the particle was made with
             let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
-            particles.push(x, v3(vel[i]), v3(om[i]), self.radius[i], blocks[i][3] as u32);
+            particles.push(x, v3(motion[2 * i]), v3(motion[2 * i + 1]), self.radius[i], blocks[i][3] as u32);
         }
         let epoch = st.step.wrapping_add(1);
         let history = (slots.iter().filter(|h| h.tag == epoch))
             .map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) })
             .collect();
         let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
-        let (force, torque) = (force.into_iter().map(v3).collect(), torque.into_iter().map(v3).collect());
+        let (force, torque) = (force_torque.iter().step_by(2).copied().map(v3).collect(), force_torque.iter().skip(1).step_by(2).copied().map(v3).collect());
         let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history };
         out.sort_history();
         Ok(out)
@@ -179,16 +176,14 @@ impl GpuBackend {
         }
         let v4 = 16 * state.len() as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.force, v4), (&b.torque, v4)])?;
+        let data = read_buffers(&self.ctx, &[(&b.force, 2 * v4)])?;
         let mut force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        let mut torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
         for i in (0..state.len()).filter(|&i| !state.refresh[i]) {
             let (f, t) = (state.force[i], state.torque[i]);
-            force[i] = [f[0] as f32, f[1] as f32, f[2] as f32, force[i][3]];
-            torque[i] = [t[0] as f32, t[1] as f32, t[2] as f32, torque[i][3]];
+            force[2 * i] = [f[0] as f32, f[1] as f32, f[2] as f32, force[2 * i][3]];
+            force[2 * i + 1] = [t[0] as f32, t[1] as f32, t[2] as f32, force[2 * i + 1][3]];
         }
         self.ctx.queue.write_buffer(&b.force, 0, bytemuck::cast_slice(&force));
-        self.ctx.queue.write_buffer(&b.torque, 0, bytemuck::cast_slice(&torque));
         Ok(())
     }
 }

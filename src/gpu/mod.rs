@@ -50,7 +50,7 @@ pub struct GpuOptions {
     /// Initial contact-history table capacity (slots, at least 4);
     /// `None` = 4 per particle. It grows ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 48-byte step-state readback per submit).
+    /// Steps encoded into one submit (one 64-byte step-state readback per submit).
     pub steps_per_submit: u64,
     /// Initial neighbour-list capacity (slots); `None` = 4 per particle. It grows on overflow.
     pub list_capacity: Option<u32>,
@@ -102,6 +102,11 @@ pub struct GpuBackend {
     /// Run-time checks: the lost-particle bounds (policy `error`) and the periodic axes.
     lost: Option<(glam::DVec3, glam::DVec3, f64)>,
     periodic: [bool; 3],
+    /// Step of the last snapshot read (`Backend::snapshot`): the last good state after a
+    /// blow-up (`gpu::blowup`).
+    last_snapshot_step: Option<u64>,
+    /// Set by a blow-up: why the backend stopped (it holds no good state any more).
+    stopped: Option<String>,
 }
 
 impl GpuBackend {
@@ -188,7 +193,7 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -253,10 +258,11 @@ impl GpuBackend {
     /// velocities read by `forces` and `list_build` are assumed cached. Per particle (vec4 = 16 B):
     /// - kick_drift (the previous step's total force gathered, its second half kick, this
     ///   step's half kick and drift): read pos_block, pos_offset, velocity, omega, force,
-    ///   torque (96), incoming starts (8), write the first four (64) → 168; every
-    ///   `DISSIPATION_FOLD_STEPS` steps also the fold (32 + 2 × 32) → + 1.5
-    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), this
-    ///   step's work r/w (2 × 16), write force, torque (32) → 136
+    ///   torque (96), incoming starts (8), write the first four (64) → 168
+    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), write
+    ///   force, torque (32) → 104
+    /// - per workgroup of `WORKGROUP_SIZE` particles: `forces` writes the step's work (16),
+    ///   `kick_drift` reads it and adds it to the four Kahan pairs (16 + 2 × 32) → 96 / 64 = 1.5
     /// - per list slot: partner word read and written with its active bit (8), incoming slot id
     ///   and the partner word read by the gather (8) → 16
     /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 12 +
@@ -274,9 +280,9 @@ impl GpuBackend {
         let cells = self.grid.n_cells as f64 / n;
         let steps_per_rebuild = if st.rebuilds > 0 { (self.steps_done as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
         let rebuild = 148.0 + 20.0 * slots + 24.0 * cells;
-        let fold = 96.0 / crate::layout::consts::DISSIPATION_FOLD_STEPS as f64;
+        let fold = 96.0 / crate::layout::consts::WORKGROUP_SIZE as f64;
         Ok(TrafficModel {
-            bytes_per_particle_step: 168.0 + fold + 136.0 + 16.0 * slots + rebuild / steps_per_rebuild,
+            bytes_per_particle_step: 168.0 + fold + 104.0 + 16.0 * slots + rebuild / steps_per_rebuild,
             bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 64.0,
             slots_per_particle: slots,
             steps_per_rebuild,
@@ -326,47 +332,35 @@ impl Backend for GpuBackend {
     }
 
     fn snapshot(&mut self) -> Result<Snapshot> {
-        let n = self.buffers.n_particles as usize;
-        let v4 = 16 * n as u64;
-        let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.velocity, v4), (&b.omega, v4), (&b.force, v4), (&b.torque, v4), (&b.image, v4)])?;
-        // copies: the readback bytes carry no alignment guarantee (and may be empty)
-        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[6]);
-        let period = self.period;
-        let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::pod_collect_to_vec(&data[k]) };
-        let (off, vel, om, fo, to) = (f4(1), f4(2), f4(3), f4(4), f4(5));
-        let blk = self.grid.block;
-        let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };
-        for i in 0..n {
-            // unwrapped: + image × period on the periodic axes
-            s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk) + image[i][a] as f64 * period[a]));
-            s.radius.push(self.radius[i]);
-            s.velocity.push(v3(vel[i]));
-            s.angular_velocity.push(v3(om[i]));
-            s.force.push(v3(fo[i]));
-            s.torque.push(v3(to[i]));
-        }
+        self.check_usable()?;
+        let s = self.read_snapshot()?;
+        self.last_snapshot_step = Some(s.step);
         Ok(s)
     }
 
     fn energies(&mut self) -> Result<Energies> {
+        self.check_usable()?;
         Ok(self.reduce_energies()?.0.plus_carried(&self.carried))
     }
 
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
+        self.check_usable()?;
         self.read_wall_loads()
     }
 
     fn contact_count(&mut self) -> Result<u64> {
+        self.check_usable()?;
         Ok(self.reduce_energies()?.1)
     }
 
     fn export_state(&mut self) -> Result<crate::model::state::ParticleState> {
+        self.check_usable()?;
         self.export()
     }
 
     fn import_state(&mut self, state: &crate::model::state::ParticleState) -> Result<()> {
+        // a new state: a backend stopped by a blow-up runs again from it
+        self.stopped = None;
         self.import(state)
     }
 
@@ -384,5 +378,35 @@ impl Backend for GpuBackend {
 
     fn import_exact(&mut self, exact: &crate::model::state::ExactState) -> Result<()> {
         self.import_exact_state(exact)
+    }
+}
+
+impl GpuBackend {
+    /// The particles as they are on the device now (one readback).
+    pub(crate) fn read_snapshot(&mut self) -> Result<Snapshot> {
+        let n = self.buffers.n_particles as usize;
+        let v4 = 16 * n as u64;
+        let b = &self.buffers;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.force, 2 * v4), (&b.image, v4)])?;
+        // copies: the readback bytes carry no alignment guarantee (and may be empty)
+        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
+        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
+        let period = self.period;
+        let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::pod_collect_to_vec(&data[k]) };
+        let (off, motion, force) = (f4(1), f4(2), f4(3));
+        let (vel, om) = (|i: usize| motion[2 * i], |i: usize| motion[2 * i + 1]);
+        let (fo, to) = (|i: usize| force[2 * i], |i: usize| force[2 * i + 1]);
+        let blk = self.grid.block;
+        let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };
+        for i in 0..n {
+            // unwrapped: + image × period on the periodic axes
+            s.position.push(std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk) + image[i][a] as f64 * period[a]));
+            s.radius.push(self.radius[i]);
+            s.velocity.push(v3(vel(i)));
+            s.angular_velocity.push(v3(om(i)));
+            s.force.push(v3(fo(i)));
+            s.torque.push(v3(to(i)));
+        }
+        Ok(s)
     }
 }

@@ -36,6 +36,8 @@ pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wg
 /// A particle's total force from its own sum and its incoming pair shares (needs `force`,
 /// `torque`, `incoming_start`, `incoming_slot`, `list_partner`, `shares`).
 pub const INCOMING_SUM: &str = include_str!("../../shaders/incoming_sum.wgsl");
+/// The per-workgroup work folded into its Kahan pairs (needs `work_step`, `dissipation`).
+pub const WORK_FOLD: &str = include_str!("../../shaders/work_fold.wgsl");
 /// History-table lookup (needs `sim`, `hash_read` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
@@ -57,8 +59,8 @@ fn wall_contact_sources() -> String {
 /// The pass shaders, by name (what `GpuBackend` compiles).
 pub fn pass_sources() -> Vec<(&'static str, String)> {
     vec![
-        ("drift", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/drift.wgsl"))),
-        ("kick", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/kick.wgsl"))),
+        ("drift", format!("{INCOMING_SUM}\n{WORK_FOLD}\n{}", include_str!("../../shaders/drift.wgsl"))),
+        ("kick", format!("{INCOMING_SUM}\n{WORK_FOLD}\n{}", include_str!("../../shaders/kick.wgsl"))),
         ("advance", include_str!("../../shaders/advance.wgsl").to_string()),
         ("grid_count", include_str!("../../shaders/grid_count.wgsl").to_string()),
         ("scan", include_str!("../../shaders/scan.wgsl").to_string()),

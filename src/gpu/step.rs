@@ -46,14 +46,14 @@ impl BindGroups {
     pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
             bind_group(device, pipe, "forces", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.dissipation_step,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.work_step,
                 &b.pairs, &b.walls, &b.list_start, &b.list_partner, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.shares,
                 &b.mesh_data,
             ])
         };
         let drift_buffers = [
-            &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
-            &b.list_partner, &b.shares, &b.dissipation, &b.dissipation_step,
+            &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
+            &b.list_partner, &b.shares, &b.dissipation, &b.work_step,
         ];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
         let list_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_start, &b.list_partner, &b.incoming_count, &b.step_state];
@@ -64,7 +64,8 @@ impl BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
             kick: bind_group(device, &p.kick, "kick", &[
-                &b.sim, &b.velocity, &b.omega, &b.force, &b.torque, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
+                &b.sim, &b.motion, &b.force, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
+                &b.dissipation, &b.work_step,
             ]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
             grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
@@ -82,15 +83,15 @@ impl BindGroups {
             incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
             incoming_scan,
             incoming_scan_add,
-            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.torque, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
+            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.force, &b.dissipation, &b.torque, &b.partials, &b.image, &b.dissipation_step,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.dissipation, &b.partials, &b.image,
             ]),
             wall_loads: [0, 1].map(|parity| {
                 bind_group(device, &p.wall_loads, "wall_loads", &[
-                    &b.sim, &b.pos_block, &b.pos_offset, &b.velocity, &b.omega, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
+                    &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
                     &b.mesh_data,
                 ])
             }),
@@ -235,6 +236,30 @@ impl StepEncoder<'_> {
         }
     }
 
+    /// The rest of a batch that halted in step `s` (an overflow raised there; the host has
+    /// grown the capacity and cleared the flags): that step from its rebuild passes on (its
+    /// `drift` and `list_plan` have run, and the `dispatch` table still holds its plan), then
+    /// steps `s + 1 .. end` and the closing `kick`. Every pass from the rebuild on writes only
+    /// what it later reads back in this order, so a resumed batch equals one that never
+    /// overflowed.
+    pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64) {
+        for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS) {
+            pass(self, enc, s, false);
+            if *name == "forces" && s + 1 == end {
+                self.wall_loads(enc, s);
+            }
+        }
+        for t in s + 1..end {
+            for (name, pass) in Self::STEP_PASSES {
+                pass(self, enc, t, false);
+                if name == "forces" && t + 1 == end {
+                    self.wall_loads(enc, t);
+                }
+            }
+        }
+        self.kick(enc);
+    }
+
     /// Loads on every wall from the contacts of step `s` (one workgroup per plane wall, then
     /// one per mesh wall).
     pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
@@ -250,6 +275,9 @@ impl StepEncoder<'_> {
     pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {
         self.simple(enc, "kick", &self.p.kick, &self.g.kick, self.b.n_particles);
     }
+
+    /// Index in `STEP_PASSES` of the first pass a halted step is resumed from (the grid).
+    pub const RESUME_PASS: usize = 2;
 
     /// The named passes of a step, in order (`talus bench --profile` times them one by one);
     /// the flag says whether this is the first step of a batch.
