@@ -58,3 +58,8 @@ fn non_finite3(x: vec3<f32>) -> bool {
     return any(e == vec3<u32>(0x7f800000u));
 }
 
+
+// The partner-word bit of the slot-history table that step `step` reads (table step % 2).
+fn history_bit(step: u32) -> u32 {
+    return select(SLOT_HISTORY_BIT1, SLOT_HISTORY_BIT0, (step & 1u) == 0u);
+}

@@ -16,12 +16,11 @@
 @group(0) @binding(5) var<storage, read_write> state: StepState;
 @group(0) @binding(6) var<storage, read_write> image: array<vec4<i32>>;
 @group(0) @binding(7) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(8) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(9) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(10) var<storage, read> shares: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> incoming: array<u32>;
+@group(0) @binding(9) var<storage, read> shares: array<PairShare>;
 // Per workgroup: Kahan pairs of the work, and the work of the last force pass (`work_fold.wgsl`).
-@group(0) @binding(11) var<storage, read_write> dissipation: array<vec2<f32>>;
-@group(0) @binding(12) var<storage, read> work_step: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(11) var<storage, read> work_step: array<vec4<f32>>;
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -89,7 +88,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             image[i] = vec4<i32>(k.xyz + jump, k.w);
         }
     }
-    pos_block[i] = vec4<i32>(p.b, b.w);
+    // the block changes only when the particle crosses into another one
+    if (any(p.b != b.xyz)) {
+        pos_block[i] = vec4<i32>(p.b, b.w);
+    }
     pos_offset[i] = vec4<f32>(p.o, o.w);
     var what = select(0u, BLOWUP_VELOCITY, non_finite3(v.xyz) || non_finite3(w.xyz));
     what = what | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));

@@ -1,8 +1,11 @@
 // Pass `forces`: one thread per particle i evaluates the contacts it owns, each once: its
 // half-list pairs (i, j > i, in partner-id order), then the plane walls, then the mesh walls.
-// It writes their sum on i to `force`/`torque` (the partner's share of an active pair goes to
-// the pair's slot in `shares`, which `total_force` adds in `kick_drift`/`kick`), the history
-// and the energies; the work of the step is summed per workgroup (`work_step`).
+// It writes their sum on i to `force` (the partner's share of an active pair goes to the
+// pair's slot in `shares`, which `total_force` adds in `kick_drift`/`kick`), the history (pairs:
+// in their list slots; walls and meshes: the wall-contact table) and the energies; the work of
+// the step is summed per workgroup (`work_step`). It writes only the history table it does not
+// read and that table's bit in the partner words, and its other writes are a function of what
+// it reads, so it can be run again after an overflow (`gpu::capacity`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
@@ -17,15 +20,25 @@
 @group(0) @binding(6) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(7) var<storage, read> walls: array<WallGpu>;
 @group(0) @binding(8) var<storage, read> list_start: array<u32>;
-// The partner of each slot; SLOT_ACTIVE_BIT is set by this pass when the contact is active.
+// The partner of each slot with its flags: SLOT_ACTIVE_BIT while the contact is active (this
+// pass sets it), SLOT_HISTORY_BIT0/1 while the slot's record in that table is valid (this pass
+// sets or clears the bit of the table it writes). Written only when a flag changes.
 @group(0) @binding(9) var<storage, read_write> list_partner: array<u32>;
-@group(0) @binding(10) var<storage, read> hash_read: array<HashSlotRead>;
-@group(0) @binding(11) var<storage, read_write> hash_write: array<HashSlot>;
-@group(0) @binding(12) var<storage, read_write> state: StepState;
-// Per list slot: (force on the partner, 0), (torque on the partner, 0); written only while
-// the slot's contact is active (its partner word carries SLOT_ACTIVE_BIT).
-@group(0) @binding(13) var<storage, read_write> shares: array<vec4<f32>>;
-@group(0) @binding(14) var<storage, read> mesh_data: array<vec4<u32>>;
+// Pair history per list slot: the table this step reads (its records are valid where the
+// partner word carries `history_bit(step)`) and the one it writes (ping-pong by step parity).
+@group(0) @binding(10) var<storage, read> slot_read: array<HistoryRecord>;
+@group(0) @binding(11) var<storage, read_write> slot_write: array<HistoryRecord>;
+// Wall and mesh contact history: two tables, step s reads table s % 2 and writes the other.
+@group(0) @binding(12) var<storage, read_write> wall_hash: array<HashSlot>;
+@group(0) @binding(13) var<storage, read_write> state: StepState;
+// Per list slot: the force and torque on the partner, written only while the slot's contact
+// is active.
+@group(0) @binding(14) var<storage, read_write> shares: array<PairShare>;
+// [0, list_capacity): incoming entries (slot | SLOT_ACTIVE_BIT while active), by partner;
+// [list_capacity, 2 list_capacity): each slot's position among them (`incoming.wgsl`). This
+// pass copies a slot's active bit into its entry when the bit changes.
+@group(0) @binding(15) var<storage, read_write> incoming: array<u32>;
+@group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
 
 // false for the initial force evaluation before step 0 (no history, no dissipation).
 override WRITE_HISTORY: bool = true;
@@ -54,8 +67,8 @@ struct Gathered {
     contacts: u32,
 }
 
-// The owner's share of contact (key_a, key_b): force, torque, energies, count, new history.
-fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOutput, write_epoch: u32) {
+// The owner's share of a contact: force, torque, energies, count.
+fn add_owned(out: ptr<function, Gathered>, c: ContactOutput) {
     (*out).force = (*out).force - c.force_j;
     (*out).torque = (*out).torque + c.torque_i;
     (*out).strain = (*out).strain + c.strain;
@@ -64,7 +77,15 @@ fn add_owned(out: ptr<function, Gathered>, key_a: u32, key_b: u32, c: ContactOut
         (*out).slip_work = (*out).slip_work + c.slip_work;
         (*out).dashpot_work = (*out).dashpot_work + c.dashpot_work;
         (*out).stiffness_work = (*out).stiffness_work + c.stiffness_work;
-        hash_insert(key_a, key_b, c.history, write_epoch, true);
+    }
+}
+
+// A wall or mesh contact of ball i: the owner's share, and its history into the table the
+// step writes.
+fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, write_epoch: u32) {
+    add_owned(out, c);
+    if (WRITE_HISTORY) {
+        hash_insert(i, key, c.history, write_epoch, true, ((state.step + 1u) & 1u) * sim.hash_capacity);
     }
 }
 
@@ -82,14 +103,16 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     var out = Gathered();
 
     // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
+    let read_bit = history_bit(state.step);
+    let write_bit = history_bit(state.step + 1u);
     for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-        let j = list_partner[k] & ~SLOT_ACTIVE_BIT;
+        let word = list_partner[k];
+        let j = word & SLOT_PARTNER_MASK;
         let bj = pos_block[j];
         let oj = pos_offset[j];
         let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
         let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
         var touching = dot(d, d) <= reach * reach;
-        var c: ContactOutput;
         if (touching) {
             let vj = motion[2u * j];
             let wj = motion[2u * j + 1u];
@@ -97,16 +120,30 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             let g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             touching = contact_active(p, g);
             if (touching) {
-                c = contact_force(p, g, hash_lookup(i, j, read_epoch), sim.dt);
-                add_owned(&out, i, j, c, write_epoch);
+                var h = HistoryGpu();
+                if ((word & read_bit) != 0u) {
+                    h = record_history(slot_read[k]);
+                }
+                let c = contact_force(p, g, h, sim.dt);
+                add_owned(&out, c);
+                if (WRITE_HISTORY) {
+                    slot_write[k] = history_record(c.history);
+                }
                 check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
+                // the partner's share, added by `total_force` while the slot is marked active
+                shares[k] = PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z);
             }
         }
-        // the partner's share, read by `total_force` only when the slot is marked active
-        list_partner[k] = j | select(0u, SLOT_ACTIVE_BIT, touching);
-        if (touching) {
-            shares[2u * k] = vec4<f32>(c.force_j, 0.0);
-            shares[2u * k + 1u] = vec4<f32>(c.torque_j, 0.0);
+        var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);
+        if (WRITE_HISTORY) {
+            next = (next & ~write_bit) | select(0u, write_bit, touching);
+        }
+        // flags change only when a contact starts or ends: written then only
+        if (next != word) {
+            list_partner[k] = next;
+            if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
+                incoming[incoming[sim.list_capacity + k]] = k | (next & SLOT_ACTIVE_BIT);
+            }
         }
     }
 
@@ -116,7 +153,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
         if (!wc.touching) { continue; }
         check_overlap(i, wc.depth, oi.w);
-        add_owned(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
+        add_wall(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
         out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
     }
@@ -135,7 +172,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
             if (!wc.touching) { continue; }
             check_overlap(i, wc.depth, oi.w);
-            add_owned(&out, i, wc.key, wc.c, write_epoch);
+            add_wall(&out, i, wc.key, wc.c, write_epoch);
             out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
         }
     }

@@ -4,10 +4,9 @@
 // Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
 @group(0) @binding(1) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(3) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(4) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(5) var<storage, read> shares: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> state: StepStateRead;
+@group(0) @binding(3) var<storage, read> incoming: array<u32>;
+@group(0) @binding(4) var<storage, read> shares: array<PairShare>;
+@group(0) @binding(5) var<storage, read> state: StepStateRead;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,8 +1,9 @@
-// Insertion into the history table being written this step. Needs module-scope
-// `sim: SimParams`, `hash_write: array<HashSlot>` (read_write) and `state: StepState`.
+// Insertion into a wall-contact history table: the one at slot `base` of the `wall_hash`
+// binding (the table the step writes, or for `rehash` the one it reads). Needs module-scope
+// `sim: SimParams`, `wall_hash: array<HashSlot>` (read_write) and `state: StepState`.
 const HASH_MAX_PROBE: u32 = 64u;
 
-fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool) {
+fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool, base: u32) {
     if (count_load) {
         let n = atomicAdd(&state.inserted, 1u);
         if (n >= sim.hash_max_load) {
@@ -13,13 +14,13 @@ fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool
     var idx = contact_hash(a, b) % sim.hash_capacity;
     for (var p = 0u; p < HASH_MAX_PROBE; p = p + 1u) {
         loop {
-            let t = atomicLoad(&hash_write[idx].tag);
+            let t = atomicLoad(&wall_hash[base + idx].tag);
             if (t == epoch) { break; }
-            let r = atomicCompareExchangeWeak(&hash_write[idx].tag, t, epoch);
+            let r = atomicCompareExchangeWeak(&wall_hash[base + idx].tag, t, epoch);
             if (r.exchanged) {
-                hash_write[idx].key_a = a;
-                hash_write[idx].key_b = b;
-                hash_write[idx].history = history;
+                wall_hash[base + idx].key_a = a;
+                wall_hash[base + idx].key_b = b;
+                wall_hash[base + idx].history = history_record(history);
                 return;
             }
         }

@@ -2,8 +2,8 @@
 // written by `forces`: the contacts it owns) plus the shares of the active contacts it is the partner of,
 // in owner-id order (its incoming run). Used by `gather`, `kick_drift` and `kick`, so every
 // pass that needs the total forms it with the same arithmetic. Needs the module-scope
-// `force`, `incoming_start`, `incoming_slot`, `list_partner` (the owner sets
-// SLOT_ACTIVE_BIT in a slot's partner word when the contact is active) and `shares`.
+// `force`, `incoming_start`, `incoming` (entries: slot | SLOT_ACTIVE_BIT, the bit kept by the
+// owner's force pass while the contact is active) and `shares`.
 struct Total {
     force: vec4<f32>,
     torque: vec4<f32>,
@@ -12,10 +12,11 @@ struct Total {
 fn total_force(i: u32) -> Total {
     var t = Total(force[2u * i], force[2u * i + 1u]);
     for (var s = incoming_start[i]; s < incoming_start[i + 1u]; s = s + 1u) {
-        let k = incoming_slot[s];
-        if ((list_partner[k] & SLOT_ACTIVE_BIT) == 0u) { continue; }
-        t.force = vec4<f32>(t.force.xyz + shares[2u * k].xyz, t.force.w);
-        t.torque = vec4<f32>(t.torque.xyz + shares[2u * k + 1u].xyz, t.torque.w);
+        let e = incoming[s];
+        if ((e & SLOT_ACTIVE_BIT) == 0u) { continue; }
+        let sh = shares[e & ~SLOT_ACTIVE_BIT];
+        t.force = vec4<f32>(t.force.xyz + vec3<f32>(sh.force_x, sh.force_y, sh.force_z), t.force.w);
+        t.torque = vec4<f32>(t.torque.xyz + vec3<f32>(sh.torque_x, sh.torque_y, sh.torque_z), t.torque.w);
     }
     return t;
 }

@@ -9,11 +9,10 @@
 @group(0) @binding(2) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> state: StepState;
 @group(0) @binding(4) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(5) var<storage, read> incoming_slot: array<u32>;
-@group(0) @binding(6) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(7) var<storage, read> shares: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> dissipation: array<vec2<f32>>;
-@group(0) @binding(9) var<storage, read> work_step: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> incoming: array<u32>;
+@group(0) @binding(6) var<storage, read> shares: array<PairShare>;
+@group(0) @binding(7) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read> work_step: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

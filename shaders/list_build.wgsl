@@ -1,17 +1,55 @@
 // Passes `list_count` and `list_fill` (rebuild steps only): the half neighbour list. Particle
 // i owns its pairs with every j > i whose centres are within rᵢ + rⱼ + max_rgap + skin (27
-// grid cells). `list_count` writes the count of i (scanned into `list_start`); `list_fill`
-// writes the partners into i's run sorted by id, counts every pair at j (`incoming_count`), and
-// raises OVERFLOW_LIST when the list would exceed `sim.list_capacity` slots.
+// grid cells). `list_count` writes the count of i into `list_next` (scanned into the new run
+// starts); `list_fill` writes the partners into i's new run sorted by id, counts every pair at
+// j (`incoming_count`), and carries each pair's flags and history over from the current list
+// (`carry_history`; `list_stash` has copied the current list's partner words and the records
+// the step reads out of the way, and checked the capacity: it raises OVERFLOW_LIST, and this
+// pass writes nothing then).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read> sorted_ids: array<u32>;
-@group(0) @binding(5) var<storage, read_write> list_start: array<u32>;
-@group(0) @binding(6) var<storage, read_write> list_partner: array<u32>;
-@group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
-@group(0) @binding(8) var<storage, read_write> state: StepState;
+// n + 1: the new counts, scanned into the new run starts.
+@group(0) @binding(5) var<storage, read_write> list_next: array<u32>;
+// n + 1: the current list's run starts (`incoming_sort` copies `list_next` over them).
+@group(0) @binding(6) var<storage, read> list_start: array<u32>;
+@group(0) @binding(7) var<storage, read_write> list_partner: array<u32>;
+@group(0) @binding(8) var<storage, read_write> incoming_count: array<atomic<u32>>;
+// [0, list_start[n]): the current list's partner words (stashed by `list_stash`).
+@group(0) @binding(9) var<storage, read> incoming: array<u32>;
+// The current list's records valid for this step, at their current slots (stashed into the
+// table this step's forces write), and the table this step reads, at the new slots.
+@group(0) @binding(10) var<storage, read> history_stash: array<HistoryRecord>;
+@group(0) @binding(11) var<storage, read_write> history: array<HistoryRecord>;
+@group(0) @binding(12) var<storage, read_write> state: StepState;
+
+// The new run [ns, ne) of owner i (plain partner ids, sorted) gets the flags and the record of
+// the same pair in i's current run (a merge of two id-sorted runs, as the CPU's `seed`):
+// SLOT_ACTIVE_BIT (the share the next gather reads) and the history bit of the table this step
+// reads, with its record moved to the new slot. Pairs new to the list start with no flags.
+fn carry_history(i: u32, ns: u32, ne: u32) {
+    let read_bit = history_bit(state.step);
+    var m = list_start[i];
+    let oe = list_start[i + 1u];
+    for (var k = ns; k < ne; k = k + 1u) {
+        let j = list_partner[k];
+        var word = j;
+        while (m < oe && (incoming[m] & SLOT_PARTNER_MASK) < j) {
+            m = m + 1u;
+        }
+        if (m < oe && (incoming[m] & SLOT_PARTNER_MASK) == j) {
+            let old = incoming[m];
+            word = j | (old & (SLOT_ACTIVE_BIT | read_bit));
+            if ((old & read_bit) != 0u) {
+                history[k] = history_stash[m];
+            }
+            m = m + 1u;
+        }
+        list_partner[k] = word;
+    }
+}
 
 // false: `list_count`; true: `list_fill`.
 override FILL: bool = false;
@@ -22,13 +60,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     var base = 0u;
     if (FILL) {
-        let total = list_start[sim.n_particles];
-        if (total > sim.list_capacity) {
-            atomicOr(&state.flags, OVERFLOW_LIST);
-            atomicMax(&state.list_needed, total);
-            return;
-        }
-        base = list_start[i];
+        if ((atomicLoad(&state.flags) & OVERFLOW_LIST) != 0u) { return; }
+        base = list_next[i];
     }
     let bi = pos_block[i];
     let oi = pos_offset[i];
@@ -75,8 +108,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
-    if (!FILL) {
-        list_start[i] = count;
-        if (i == 0u) { list_start[sim.n_particles] = 0u; }
+    if (FILL) {
+        carry_history(i, base, base + count);
+    } else {
+        list_next[i] = count;
+        if (i == 0u) { list_next[sim.n_particles] = 0u; }
     }
 }

@@ -2,7 +2,7 @@
 // both evaluate it identically (CPU twin: `surface_contact` and the wall and mesh loops of
 // `gather` in src/cpu/forces.rs). Plane walls and mesh facets differ only in how they find the
 // distance, normal and surface velocity; `surface_contact` evaluates the contact after that.
-// Needs the `sim`, `pairs`, `walls`, `mesh_data` and `hash_read` bindings.
+// Needs the `sim`, `pairs`, `walls`, `mesh_data`, `wall_hash` and `state` bindings.
 
 // One ball–wall contact of one step.
 struct WallContact {

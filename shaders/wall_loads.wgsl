@@ -12,7 +12,8 @@ const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(5) var<storage, read> walls: array<WallGpu>;
-@group(0) @binding(6) var<storage, read> hash_read: array<HashSlotRead>;
+// Wall and mesh contact history, both tables (`hash_lookup.wgsl`; read only here).
+@group(0) @binding(6) var<storage, read_write> wall_hash: array<HashSlot>;
 @group(0) @binding(7) var<storage, read> state: StepStateRead;
 @group(0) @binding(8) var<storage, read_write> loads: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read> mesh_data: array<vec4<u32>>;

@@ -213,6 +213,9 @@ pub struct BenchResult {
     /// GPU only, with `--profile`: milliseconds per step of each named pass, each submitted
     /// and waited for on its own (so launch overhead is included).
     pub pass_ms_per_step: Vec<(String, f64)>,
+    /// GPU only, with `--profile`: the traffic model per named pass, (bytes per particle-step,
+    /// bytes per contact-step).
+    pub pass_bytes_per_step: Vec<(String, f64, f64)>,
 }
 
 impl BenchResult {
@@ -246,7 +249,10 @@ impl fmt::Display for BenchResult {
             write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?;
         }
         for (name, ms) in &self.pass_ms_per_step {
-            write!(f, "\n  pass {name:<14} {ms:9.3} ms/step")?;
+            write!(f, "\n  pass {name:<22} {ms:9.3} ms/step")?;
+            if let Some((_, p, c)) = self.pass_bytes_per_step.iter().find(|(n, ..)| n == name) {
+                write!(f, "  {p:6.1} B/particle-step + {c:5.1} B/contact-step (model)")?;
+            }
         }
         Ok(())
     }
@@ -292,6 +298,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         list_slots_per_particle: None,
         steps_per_list_build: None,
         pass_ms_per_step: Vec::new(),
+        pass_bytes_per_step: Vec::new(),
     })
 }
 
@@ -351,6 +358,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
             if profile {
                 let totals = g.profile_passes(steps)?;
                 result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
+                result.pass_bytes_per_step = m.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
             }
             Ok(result)
         }

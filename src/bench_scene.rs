@@ -98,5 +98,6 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         list_slots_per_particle: None,
         steps_per_list_build: None,
         pass_ms_per_step: Vec::new(),
+        pass_bytes_per_step: Vec::new(),
     })
 }

@@ -76,9 +76,17 @@ pub mod consts {
     /// meant for (δ/R of a few per cent), so it catches a too-large time step or a too-soft
     /// material, not a hard impact.
     pub const OVERLAP_MAX_FRACTION: f64 = 0.5;
-    /// Set in a GPU list slot's partner word while the slot's contact is active (partner ids
-    /// stay below `WALL_KEY_BIT`, the same bit).
+    /// Set in a GPU list slot's partner word while the slot's contact is active (the last force
+    /// evaluation wrote its share), and in the slot's incoming entry likewise.
     pub const SLOT_ACTIVE_BIT: u32 = 0x8000_0000;
+    /// Set in a GPU list slot's partner word while the slot's record in slot-history table 0
+    /// (`SLOT_HISTORY_BIT1`: table 1) holds the pair's history (the steps reading that table
+    /// find it there; a force pass sets or clears only the bit of the table it writes).
+    pub const SLOT_HISTORY_BIT0: u32 = 0x4000_0000;
+    pub const SLOT_HISTORY_BIT1: u32 = 0x2000_0000;
+    /// The partner id in a GPU list slot's partner word (the GPU backend takes at most this
+    /// many particles).
+    pub const SLOT_PARTNER_MASK: u32 = 0x1FFF_FFFF;
     /// Facet groups of one mesh a GPU thread keeps per ball (`shaders/mesh/contacts.wgsl`).
     pub const MESH_GROUPS_MAX: u32 = 16;
     /// `MeshGpu::flags` bits.
@@ -121,6 +129,9 @@ pub fn wgsl_constants() -> String {
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
         u32_const("OVERFLOW_LIST", OVERFLOW_LIST),
         u32_const("SLOT_ACTIVE_BIT", SLOT_ACTIVE_BIT),
+        u32_const("SLOT_HISTORY_BIT0", SLOT_HISTORY_BIT0),
+        u32_const("SLOT_HISTORY_BIT1", SLOT_HISTORY_BIT1),
+        u32_const("SLOT_PARTNER_MASK", SLOT_PARTNER_MASK),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("BLOWUP", BLOWUP),
         u32_const("BLOWUP_POSITION", BLOWUP_POSITION),

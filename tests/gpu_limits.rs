@@ -41,17 +41,19 @@ fn tiny_setup() -> Setup {
 
 #[test]
 fn history_table_over_the_binding_limit_is_a_clear_error() {
-    // 2^30 slots × 48 B = 48 GiB: over max_storage_buffer_binding_size on any adapter.
+    // two tables of 2^30 slots × 40 B = 80 GiB: over max_storage_buffer_binding_size on any
+    // adapter.
     let opts = GpuOptions { hash_capacity: Some(1 << 30), ..GpuOptions::default() };
+    let bytes = 2 * (1u64 << 30) * std::mem::size_of::<talus::gpu::layout::HashSlot>() as u64;
     match GpuBackend::new(&tiny_setup(), opts) {
         Err(TalusError::Device(msg)) => {
             println!("{msg}");
             assert!(msg.contains("hash"), "the message names the buffer: {msg}");
             assert!(msg.contains("max_storage_buffer_binding_size") || msg.contains("max_buffer_size"), "the message names the limit: {msg}");
-            assert!(msg.contains(&((1u64 << 30) * 48).to_string()), "the message gives the size: {msg}");
+            assert!(msg.contains(&bytes.to_string()), "the message gives the size: {msg}");
         }
         Err(TalusError::NoAdapter(why)) => panic!("this test needs a GPU adapter (run .ci/run to install lavapipe): {why}"),
         Err(e) => panic!("expected a device error, got {e}"),
-        Ok(_) => panic!("a 48 GiB history table must not be accepted"),
+        Ok(_) => panic!("an 80 GiB history table must not be accepted"),
     }
 }

@@ -48,17 +48,25 @@ pub struct Buffers {
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
 
-    /// n + 1 counts of owned pairs, scanned in place into each owner's first slot.
+    /// n + 1: each owner's first slot (the list as last built).
     pub list_start: wgpu::Buffer,
-    /// `list_capacity` slots: the partner (j > owner) of each owned pair.
+    /// n + 1 counts of owned pairs of the list being built, scanned into its run starts
+    /// (`incoming_sort` copies them into `list_start`).
+    pub list_next: wgpu::Buffer,
+    /// `list_capacity` slots: the partner (j > owner) of each owned pair with its flags
+    /// (`SLOT_ACTIVE_BIT`, `SLOT_HISTORY_BIT0/1`; the id is `& SLOT_PARTNER_MASK`).
     pub list_partner: wgpu::Buffer,
+    /// Per slot, two tables (`HistoryRecord`): the pair's contact history; step s reads table
+    /// s % 2 (valid where the partner word has that table's bit) and writes the other.
+    pub slot_history: [wgpu::Buffer; 2],
     /// n + 1 counts of pairs each particle is the partner of, scanned into run starts.
     pub incoming_count: wgpu::Buffer,
     pub incoming_cursor: wgpu::Buffer,
-    /// `list_capacity` slot indices: each particle's incoming run, sorted by slot.
-    pub incoming_slot: wgpu::Buffer,
-    /// Per slot two vec4<f32>: the partner's force and torque, written only while the contact is
-    /// active (`SLOT_ACTIVE_BIT` in the slot's `list_partner` word).
+    /// 2 × `list_capacity` u32: each particle's incoming run (slot | `SLOT_ACTIVE_BIT`, sorted
+    /// by slot), then each slot's position in those runs (`incoming.wgsl`).
+    pub incoming: wgpu::Buffer,
+    /// Per slot a `PairShare`: the partner's force and torque, written only while the contact
+    /// is active.
     pub shares: wgpu::Buffer,
     pub list_capacity: u32,
     /// Prefix-sum levels over n + 1 elements (list and incoming counts).
@@ -67,8 +75,9 @@ pub struct Buffers {
     pub dispatch_full: wgpu::Buffer,
     /// What the rebuild dispatches use: `dispatch_full` on rebuild steps, else zeros.
     pub dispatch: wgpu::Buffer,
-    /// Ping-pong history tables; step s reads `hash[s % 2]`.
-    pub hash: [wgpu::Buffer; 2],
+    /// Wall and mesh contact history: two tables of `hash_capacity` `HashSlot`s in one buffer;
+    /// step s reads table s % 2 and writes the other.
+    pub wall_hash: wgpu::Buffer,
     pub hash_capacity: u32,
     pub step_state: wgpu::Buffer,
     pub partials: wgpu::Buffer,
@@ -82,6 +91,11 @@ pub struct Buffers {
 pub const MAX_REBUILD_DISPATCHES: u64 = 16;
 
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
+/// List-slot buffers whose contents move into larger ones when the list grows.
+const LIST: U = STATE;
+/// Bytes of a slot's history record and of its share.
+pub const RECORD: u64 = std::mem::size_of::<HistoryRecord>() as u64;
+pub const SHARE: u64 = std::mem::size_of::<PairShare>() as u64;
 
 /// Workgroups of a one-particle-per-thread pass over `n` particles (at least 1): the force
 /// pass sums the work per workgroup.
@@ -115,7 +129,8 @@ impl Buffers {
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
         let cell_scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
         let list_scan_levels = scan_levels(ctx, n + 1)?;
-        let hash_bytes = hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
+        let hash_bytes = 2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
+        let slots = list_capacity.max(1) as u64;
         let groups = work_groups(n_particles);
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups;
         Ok(Buffers {
@@ -138,16 +153,18 @@ impl Buffers {
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
             list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
-            list_partner: b("list_partner", 4 * list_capacity.max(1) as u64, U::STORAGE)?,
+            list_next: b("list_next", 4 * (n + 1), U::STORAGE)?,
+            list_partner: b("list_partner", 4 * slots, LIST)?,
+            slot_history: [b("slot_history_0", RECORD * slots, LIST)?, b("slot_history_1", RECORD * slots, LIST)?],
             incoming_count: b("incoming_count", 4 * (n + 1), U::STORAGE)?,
             incoming_cursor: b("incoming_cursor", 4 * n, U::STORAGE)?,
-            incoming_slot: b("incoming_slot", 4 * list_capacity.max(1) as u64, U::STORAGE)?,
-            shares: b("shares", 32 * list_capacity.max(1) as u64, U::STORAGE)?,
+            incoming: b("incoming", 8 * slots, U::STORAGE)?,
+            shares: b("shares", SHARE * slots, U::STORAGE)?,
             list_capacity,
             list_scan_levels,
             dispatch_full: b("dispatch_full", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::COPY_DST)?,
             dispatch: b("dispatch", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::INDIRECT)?,
-            hash: [b("hash_table_0", hash_bytes, STATE)?, b("hash_table_1", hash_bytes, STATE)?],
+            wall_hash: b("wall_hash", hash_bytes, STATE)?,
             hash_capacity,
             step_state: b("step_state", STEP_STATE_BYTES, STATE)?,
             partials: b("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?,
@@ -162,29 +179,38 @@ impl Buffers {
         let all: Vec<&wgpu::Buffer> = vec![
             &self.sim, &self.pos_block, &self.pos_offset, &self.motion, &self.force, &self.dissipation, &self.image,
             &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
-            &self.list_start, &self.list_partner, &self.incoming_count, &self.incoming_cursor, &self.incoming_slot, &self.shares, &self.dispatch_full,
-            &self.dispatch, &self.hash[0], &self.hash[1], &self.step_state, &self.partials, &self.flags_readback,
+            &self.list_start, &self.list_next, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming_count, &self.incoming_cursor,
+            &self.incoming, &self.shares, &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback,
         ];
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
         all.iter().map(|b| b.size()).sum::<u64>() + levels
     }
 
-    /// Replace the list-slot buffers by ones of `capacity` slots (their contents are rebuilt
-    /// by the rebuild the halted step resumes from).
-    pub fn replace_list(&mut self, ctx: &GpuContext, capacity: u32) -> Result<()> {
+    /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both
+    /// history tables of the current list are copied over (by `enc`), so a step halted in its
+    /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild.
+    pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
-        self.list_partner = ctx.create_buffer("list_partner", 4 * slots, U::STORAGE)?;
-        self.incoming_slot = ctx.create_buffer("incoming_slot", 4 * slots, U::STORAGE)?;
-        self.shares = ctx.create_buffer("shares", 32 * slots, U::STORAGE)?;
+        let partner = ctx.create_buffer("list_partner", 4 * slots, LIST)?;
+        let history = [ctx.create_buffer("slot_history_0", RECORD * slots, LIST)?, ctx.create_buffer("slot_history_1", RECORD * slots, LIST)?];
+        enc.copy_buffer_to_buffer(&self.list_partner, 0, &partner, 0, self.list_partner.size().min(partner.size()));
+        for (old, new) in self.slot_history.iter().zip(&history) {
+            enc.copy_buffer_to_buffer(old, 0, new, 0, old.size().min(new.size()));
+        }
+        self.list_partner = partner;
+        self.slot_history = history;
+        self.incoming = ctx.create_buffer("incoming", 8 * slots, U::STORAGE)?;
+        self.shares = ctx.create_buffer("shares", SHARE * slots, U::STORAGE)?;
         self.list_capacity = capacity;
         Ok(())
     }
 
-    /// Replace both history tables by zeroed ones of `capacity` slots; returns the old ones.
-    pub fn replace_hash(&mut self, ctx: &GpuContext, capacity: u32) -> Result<[wgpu::Buffer; 2]> {
-        let bytes = capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
-        let new = [ctx.create_buffer("hash_table_0", bytes, STATE)?, ctx.create_buffer("hash_table_1", bytes, STATE)?];
+    /// Replace the wall-contact tables by zeroed ones of `capacity` slots each; returns the old
+    /// buffer.
+    pub fn replace_hash(&mut self, ctx: &GpuContext, capacity: u32) -> Result<wgpu::Buffer> {
+        let bytes = 2 * capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
+        let new = ctx.create_buffer("wall_hash", bytes, STATE)?;
         self.hash_capacity = capacity;
-        Ok(std::mem::replace(&mut self.hash, new))
+        Ok(std::mem::replace(&mut self.wall_hash, new))
     }
 }

@@ -1,4 +1,5 @@
-//! Capacities that can overflow (the contact-history hash table and the neighbour list),
+//! Capacities that can overflow (the wall-contact history table and the neighbour list, whose
+//! slots also hold the ball-pair history),
 //! overflow detection, growth and redo. (The per-thread list of a ball's facet groups of a mesh, `MESH_GROUPS_MAX`, cannot
 //! grow: its flag `OVERFLOW_MESH_GROUPS` ends the run with an error naming the mesh.)
 //!
@@ -10,10 +11,12 @@
 //! grows what overflowed and resumes the batch from step s's rebuild passes
 //! (`StepEncoder::resume`):
 //! - a list build that needs more slots than the list has raises `OVERFLOW_LIST` (with the
-//!   number it needed) before it writes a slot; the host re-creates the slot buffers a quarter
-//!   larger and the resumed step builds the list again;
-//! - an insert into the history table being written that finds no free slot, or a load over
-//!   3/4, raises `OVERFLOW_HASH`; the table the step read is untouched (ping-pong), so the host
+//!   number it needed) in `list_stash`, before it writes a slot; the host re-creates the slot
+//!   buffers a quarter larger, copying the current list's partner words and history tables
+//!   over, and the resumed step builds the list again (moving the history to the new slots);
+//! - an insert into the wall-contact table being written that finds no free slot, or a load
+//!   over 3/4, raises `OVERFLOW_HASH`; the table the step read is untouched (ping-pong, as the
+//!   slot history: the force pass writes only the other table and flags of it), so the host
 //!   moves its entries into a table twice as large (`rehash`, lookups are by key so results are
 //!   unchanged), starts the write table empty and the resumed step evaluates the forces again
 //!   (they overwrite everything the first attempt wrote).
@@ -21,18 +24,27 @@
 //! Nothing is dropped, so a run with a tiny initial table or list is bit-identical to one with
 //! generous ones.
 
+use super::buffers::{RECORD, SHARE};
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
 use super::encode::{bind_group, dispatch_threads};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS};
+use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS, SLOT_ACTIVE_BIT};
 
-/// Default table size: 4 slots per particle (≥ 256; a packed bed uses about 2 at most).
-pub fn initial_hash_capacity(n_particles: u32, n_walls: u32) -> u32 {
-    let want = 4u64 * n_particles as u64 + 4 * n_walls as u64;
-    want.clamp(256, 1 << 30) as u32
+/// Slot indices carry `SLOT_ACTIVE_BIT` in the incoming entries: the list stays below it.
+const SLOT_INDEX_MAX: u32 = SLOT_ACTIVE_BIT - 1;
+
+/// Default size of each wall-contact table (ball-pair history lives in the list slots): one
+/// slot per 4 particles plus 16 per plane or mesh wall, at least 256 (at load 3/4 that is one
+/// wall contact per 5 particles; it grows when a scene has more); 4 without walls.
+pub fn initial_hash_capacity(n_particles: u32, n_surfaces: u32) -> u32 {
+    if n_surfaces == 0 {
+        return 4;
+    }
+    let want = n_particles as u64 / 4 + 16 * n_surfaces as u64;
+    want.clamp(256, 1 << 29) as u32
 }
 
 /// Default neighbour-list size: 4 slots per particle (a dense packing with the default skin
@@ -117,14 +129,21 @@ impl GpuBackend {
     }
 
     /// The force evaluation before step `s` (`StepEncoder::initial_forces`) from a fresh step
-    /// state at step `s` with a list rebuild, after the commands of `first` (if any). A list
-    /// overflow grows the list and evaluates again; returns the step state after it.
-    pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>) -> Result<StepStateRead> {
+    /// state at step `s` with a list rebuild, after the commands of `first` (if any), with the
+    /// ball-pair records of `import` (a buffer of `PairRecord`s and their count) put into the
+    /// new list's slots. A list overflow grows the list and evaluates again; returns the step
+    /// state after it.
+    pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>, import: Option<(&wgpu::Buffer, u32)>) -> Result<StepStateRead> {
         loop {
             let fresh = StepState { step: s as u32, rebuild: 1, ..Default::default() };
             self.ctx.queue.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&fresh));
             let mut enc = first.take().unwrap_or_else(|| self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("initial_forces") }));
-            self.step_encoder().initial_forces(&mut enc, s);
+            let b = &self.buffers;
+            let import = import.filter(|&(_, n)| n > 0).map(|(records, n)| {
+                let bg = bind_group(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, &b.list_partner, &b.slot_history[(s % 2) as usize], records, &b.step_state]);
+                (bg, n)
+            });
+            self.step_encoder().initial_forces(&mut enc, s, import.as_ref().map(|(bg, n)| (bg, *n)));
             self.ctx.queue.submit([enc.finish()]);
             let st = self.read_step_state()?;
             if st.flags & OVERFLOW_LIST == 0 {
@@ -134,53 +153,56 @@ impl GpuBackend {
         }
     }
 
-    /// Re-create the list slot buffers with room for `needed` slots and a quarter more.
+    /// Re-create the list slot buffers with room for `needed` slots and a quarter more (the
+    /// current list's partner words and history move over).
     fn grow_list(&mut self, s: u64, needed: u32) -> Result<()> {
         let old = self.buffers.list_capacity;
         let cap = (needed as u64 + needed as u64 / 4).max(old as u64 + 1);
-        let max_bytes = 32 * cap;
-        if cap > u32::MAX as u64 || max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
+        let max_bytes = RECORD.max(SHARE).max(8) * cap;
+        if cap > SLOT_INDEX_MAX as u64 || max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
             return Err(TalusError::Device(format!(
-                "neighbour list of {cap} slots ({max_bytes} bytes of pair shares) exceeds max_storage_buffer_binding_size {}",
+                "neighbour list of {cap} slots ({max_bytes} bytes of pair history per table) exceeds max_storage_buffer_binding_size {}",
                 self.ctx.limits.max_storage_buffer_binding_size
             )));
         }
         eprintln!("talus: neighbour list overflowed in step {s} ({needed} slots needed); growing {old} -> {cap} slots and redoing the step");
-        self.buffers.replace_list(&self.ctx, cap as u32)?;
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow_list") });
+        self.buffers.replace_list(&self.ctx, &mut enc, cap as u32)?;
+        self.ctx.queue.submit([enc.finish()]);
         self.sim.list_capacity = cap as u32;
         self.write_sim();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
         Ok(())
     }
 
-    /// Grow the history tables (at least ×2, and enough for the `inserted` contacts the
+    /// Grow the wall-contact tables (at least ×2, and enough for the `inserted` contacts the
     /// overflowing step `s` attempted at load 1/2) and move the entries of the table step `s`
     /// reads into the new one; repeat if even that does not fit. The table step `s` writes
     /// starts empty (the resumed step writes it again).
     fn grow_hash(&mut self, s: u64, inserted: u32) -> Result<()> {
         let old_cap = self.buffers.hash_capacity;
-        let read = (s % 2) as usize;
-        let mut old_table: Option<wgpu::Buffer> = None;
+        let mut old_tables: Option<wgpu::Buffer> = None;
         let mut cap = old_cap;
         let mut want = inserted as u64 * 2;
         loop {
             let next = (cap as u64 * 2).max(want);
             want = 0;
-            if next > 1 << 30 {
+            if next > 1 << 29 {
                 return Err(TalusError::Device(format!("contact-history table cannot grow beyond {cap} slots")));
             }
             cap = next as u32;
-            let max_bytes = cap as u64 * std::mem::size_of::<HashSlot>() as u64;
+            let max_bytes = 2 * cap as u64 * std::mem::size_of::<HashSlot>() as u64;
             if max_bytes > self.ctx.limits.max_storage_buffer_binding_size {
                 return Err(TalusError::Device(format!(
-                    "contact-history table of {cap} slots ({max_bytes} bytes) exceeds max_storage_buffer_binding_size {}",
+                    "contact-history tables of 2 × {cap} slots ({max_bytes} bytes) exceed max_storage_buffer_binding_size {}",
                     self.ctx.limits.max_storage_buffer_binding_size
                 )));
             }
             eprintln!("talus: contact-history table overflowed in step {s}; growing {old_cap} -> {cap} slots and redoing the step");
-            let [t0, t1] = self.buffers.replace_hash(&self.ctx, cap)?;
-            // the first replaced pair holds the table step s reads
-            let old_table = &*old_table.get_or_insert(if read == 0 { t0 } else { t1 });
+            let replaced = self.buffers.replace_hash(&self.ctx, cap)?;
+            // the first replaced buffer holds the table step s reads (its entries of the read
+            // epoch are exactly those)
+            let old_tables = &*old_tables.get_or_insert(replaced);
             self.sim.hash_capacity = cap;
             self.sim.hash_max_load = max_load(cap);
             self.write_sim();
@@ -189,12 +211,12 @@ impl GpuBackend {
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rehash") });
             // `rehash` raises OVERFLOW_HASH if the entries do not fit: count from a clean flag word
             enc.clear_buffer(&b.step_state, std::mem::offset_of!(StepState, flags) as u64, Some(4));
-            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_table, &b.hash[read], &b.step_state]);
+            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "rehash", &[&b.sim, old_tables, &b.wall_hash, &b.step_state]);
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("rehash"), timestamp_writes: None });
                 pass.set_pipeline(&self.pipelines.rehash);
                 pass.set_bind_group(0, &bg, &[]);
-                dispatch_threads(&mut pass, (old_table.size() / std::mem::size_of::<HashSlot>() as u64) as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
+                dispatch_threads(&mut pass, (old_tables.size() / std::mem::size_of::<HashSlot>() as u64) as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
             }
             self.ctx.queue.submit([enc.finish()]);
             let st = self.read_step_state()?;

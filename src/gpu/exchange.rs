@@ -1,10 +1,13 @@
 //! Handing the whole state out and taking it back (`Backend::export_state` / `import_state`,
 //! used when particles enter or leave; `crate::flow`).
 //!
-//! Export reads the particle buffers and the history table the next step reads (entries whose
-//! tag is that step's epoch). Import re-creates the buffers for the new particle count, uploads
-//! the particles, moves the history records into the table through the `rehash` pass (as after
-//! a capacity growth: lookups are by key, so the slot order does not matter), and evaluates the
+//! Export reads the particle buffers and the history the next step reads: the list slots whose
+//! partner word carries that step's table bit, and the wall-contact entries whose tag is that
+//! step's epoch. Import re-creates the buffers for the new particle count, uploads the
+//! particles, moves the wall and mesh records into the wall-contact table through the `rehash`
+//! pass (as after a capacity growth: lookups are by key, so the slot order does not matter),
+//! builds the list and puts the ball-pair records into their slots (`slot_import`; a pair out
+//! of the list's reach cannot be in contact and has no slot, as on the CPU), and evaluates the
 //! forces with Δt = 0 and no history writes (`forces_init`), as at the start; particles that
 //! neither arrived nor lost a contact get their exported force and torque back, so an
 //! exchange leaves them as they were.
@@ -13,16 +16,16 @@ use super::buffers::Buffers;
 use super::capacity::{initial_hash_capacity, initial_list_capacity, max_load, round_capacity};
 use super::energy::reduce_dispatch;
 use super::grid;
-use super::layout::{HashSlotRead, StepStateRead, STEP_STATE_BYTES};
+use super::buffers::RECORD;
+use super::layout::{HashSlotRead, HistoryRecord, PairRecord, StepStateRead, STEP_STATE_BYTES};
 use super::readback::read_buffers;
 use super::encode::{bind_group, dispatch_threads};
 use super::step::BindGroups;
 use super::GpuBackend;
-use crate::contact::history::HistoryGpu;
 use crate::contact::History;
 use crate::error::{Result, TalusError};
 use crate::model::state::{ContactRecord, ParticleState};
-use crate::layout::consts::{OVERFLOW_MESH_GROUPS, WALL_KEY_BIT};
+use crate::layout::consts::{OVERFLOW_MESH_GROUPS, SLOT_HISTORY_BIT0, SLOT_HISTORY_BIT1, SLOT_PARTNER_MASK, WALL_KEY_BIT};
 use crate::setup::{Particles, Setup};
 
 /// Particle arrays in the GPU layout.
@@ -74,16 +77,24 @@ impl GpuBackend {
         let v4 = 16 * n as u64;
         let b = &self.buffers;
         let s = self.steps_done;
-        let table = &b.hash[(s % 2) as usize];
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (table, table.size()), (&b.force, 2 * v4)])?;
+        let p = (s % 2) as usize;
+        let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
+        let slots = b.list_capacity.max(1) as u64;
+        let data = read_buffers(&self.ctx, &[
+            (&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (&b.wall_hash, 2 * table_bytes),
+            (&b.force, 2 * v4), (&b.list_start, 4 * (n as u64 + 1)), (&b.list_partner, 4 * slots), (&b.slot_history[p], RECORD * slots),
+        ])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         let off: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
         let motion: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[2]);
         let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[3]);
         let st: StepStateRead = bytemuck::pod_read_unaligned(&data[4]);
-        let slots: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[5]);
+        let table: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[5]);
         let force_torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[6]);
+        let start: Vec<u32> = bytemuck::pod_collect_to_vec(&data[7]);
+        let partner: Vec<u32> = bytemuck::pod_collect_to_vec(&data[8]);
+        let records: Vec<HistoryRecord> = bytemuck::pod_collect_to_vec(&data[9]);
         let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
         let blk = self.grid.block;
         let mut particles = Particles::default();
@@ -92,10 +103,20 @@ impl GpuBackend {
             let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
             particles.push(x, v3(motion[2 * i]), v3(motion[2 * i + 1]), self.radius[i], blocks[i][3] as u32);
         }
+        // ball pairs: the slots whose record in the table the next step reads is valid; walls
+        // and meshes: the entries of the epoch the next step reads in its wall-contact table
+        let read_bit = if p == 0 { SLOT_HISTORY_BIT0 } else { SLOT_HISTORY_BIT1 };
+        let mut history = Vec::new();
+        for i in 0..n {
+            for k in start[i] as usize..start[i + 1] as usize {
+                if partner[k] & read_bit != 0 {
+                    history.push(ContactRecord { owner: i as u32, partner: partner[k] & SLOT_PARTNER_MASK, history: History::from(&records[k]) });
+                }
+            }
+        }
         let epoch = st.step.wrapping_add(1);
-        let history = (slots.iter().filter(|h| h.tag == epoch))
-            .map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) })
-            .collect();
+        let own = &table[p * b.hash_capacity as usize..(p + 1) * b.hash_capacity as usize];
+        history.extend(own.iter().filter(|h| h.tag == epoch).map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) }));
         let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
         let (force, torque) = (force_torque.iter().step_by(2).copied().map(v3).collect(), force_torque.iter().skip(1).step_by(2).copied().map(v3).collect());
         let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history };
@@ -106,17 +127,19 @@ impl GpuBackend {
     /// Continue from `state`, at its step (see the module doc).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
         let n = state.len();
-        if n >= WALL_KEY_BIT as usize {
-            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
+        if n > SLOT_PARTNER_MASK as usize {
+            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
         }
         let n = n as u32;
         // the state's step may differ from ours (a state handed over from another backend)
         self.steps_done = state.step;
+        self.steps_at_start = state.step;
         let step = state.step as u32;
         let s = self.steps_done;
         let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
-        let records = state.history.len() as u32;
-        let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(records.saturating_mul(4)));
+        // ball pairs go into the list slots, walls and meshes into the wall-contact table
+        let (walls, pairs): (Vec<&ContactRecord>, Vec<&ContactRecord>) = state.history.iter().partition(|c| c.partner & WALL_KEY_BIT != 0);
+        let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity((walls.len() as u32).saturating_mul(4)));
         let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
         let n_pairs = self.pairs.len() as u32;
         let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n));
@@ -142,28 +165,31 @@ impl GpuBackend {
 
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("import") });
         let epoch = step.wrapping_add(1);
-        let slots: Vec<HashSlotRead> = (state.history.iter())
-            .map(|c| HashSlotRead { key_a: c.owner, key_b: c.partner, tag: epoch, _pad: 0, history: HistoryGpu::from(&c.history) })
-            .collect();
+        let slots: Vec<HashSlotRead> = walls.iter().map(|c| HashSlotRead { key_a: c.owner, key_b: c.partner, tag: epoch, history: HistoryRecord::from(&c.history) }).collect();
         let upload = self.ctx.create_buffer("imported_history", (slots.len().max(1) * std::mem::size_of::<HashSlotRead>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         if !slots.is_empty() {
             q.write_buffer(&upload, 0, bytemuck::cast_slice(&slots));
             let b = &self.buffers;
-            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "import_history", &[&b.sim, &upload, &b.hash[(s % 2) as usize], &b.step_state]);
+            let bg = bind_group(&self.ctx.device, &self.pipelines.rehash, "import_history", &[&b.sim, &upload, &b.wall_hash, &b.step_state]);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("import_history"), timestamp_writes: None });
             pass.set_pipeline(&self.pipelines.rehash);
             pass.set_bind_group(0, &bg, &[]);
             dispatch_threads(&mut pass, slots.len() as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
         }
-        let st = self.initial_forces(s, Some(enc))?;
-        drop(upload);
+        let pair_records: Vec<PairRecord> = pairs.iter().map(|c| PairRecord { owner: c.owner, partner: c.partner, history: HistoryRecord::from(&c.history) }).collect();
+        let pair_upload = self.ctx.create_buffer("imported_pair_history", (pair_records.len().max(1) * std::mem::size_of::<PairRecord>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
+        if !pair_records.is_empty() {
+            q.write_buffer(&pair_upload, 0, bytemuck::cast_slice(&pair_records));
+        }
+        let st = self.initial_forces(s, Some(enc), Some((&pair_upload, pair_records.len() as u32)))?;
+        drop((upload, pair_upload));
         self.sim.dt = dt;
         self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(self.meshes.overflow_error(&st, s));
         }
         if st.flags != 0 {
-            return Err(TalusError::Device(format!("importing {} contact records into a table of {cap} slots raised flags {:#x}", slots.len(), st.flags)));
+            return Err(TalusError::Device(format!("importing {} wall contact records into a table of {cap} slots raised flags {:#x}", slots.len(), st.flags)));
         }
         self.keep_forces(state)
     }

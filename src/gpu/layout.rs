@@ -2,6 +2,7 @@
 
 use crate::contact::params::PairParamsGpu;
 use crate::contact::history::HistoryGpu;
+use crate::contact::History;
 use crate::gpu_struct;
 
 gpu_struct! {
@@ -20,7 +21,8 @@ gpu_struct! {
         n_particles: u32 => "u32",
         n_walls: u32 => "u32",
         n_materials: u32 => "u32",
-        /// Slots per history table (any size ≥ 4: the hash is taken modulo it).
+        /// Slots per wall-contact history table (two tables in `wall_hash`; any size ≥ 4: the
+        /// hash is taken modulo it).
         hash_capacity: u32 => "u32",
         /// Insertions per step above which OVERFLOW_HASH is raised.
         hash_max_load: u32 => "u32",
@@ -44,8 +46,8 @@ gpu_struct! {
         mesh_id_base: u32 => "u32",
         /// Periodic axes: bit 0 = x, 1 = y, 2 = z.
         periodic: u32 => "u32",
-        /// Slots of the half neighbour list (and of its incoming index); growing it is an
-        /// overflow (`OVERFLOW_LIST`).
+        /// Slots of the half neighbour list (and of its incoming index, whose slot positions
+        /// start at this offset in `incoming`); growing it is an overflow (`OVERFLOW_LIST`).
         list_capacity: u32 => "u32",
         /// Period on each axis as blocks + offset (offset in [0, BLOCK)).
         period_blocks: [i32; 3] => "vec3<i32>",
@@ -157,13 +159,65 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// History-table slot as written (tag claimed by CAS). Occupied in step s iff tag == epoch.
+    /// A contact's history as the GPU stores it (28 bytes): `HistoryGpu` without its padding, in
+    /// scalars so records pack without holes (list slots and the wall-contact table).
+    pub struct HistoryRecord {
+        shear_x: f32 => "f32",
+        shear_y: f32 => "f32",
+        shear_z: f32 => "f32",
+        normal_force: f32 => "f32",
+        impact_velocity: f32 => "f32",
+        established: f32 => "f32",
+        shear_stiffness: f32 => "f32",
+    }
+}
+
+impl From<&History> for HistoryRecord {
+    fn from(h: &History) -> Self {
+        HistoryRecord {
+            shear_x: h.shear.x as f32,
+            shear_y: h.shear.y as f32,
+            shear_z: h.shear.z as f32,
+            normal_force: h.normal_force as f32,
+            impact_velocity: h.impact_velocity as f32,
+            established: h.established as f32,
+            shear_stiffness: h.shear_stiffness as f32,
+        }
+    }
+}
+
+impl From<&HistoryRecord> for History {
+    fn from(r: &HistoryRecord) -> Self {
+        History {
+            shear: glam::DVec3::new(r.shear_x as f64, r.shear_y as f64, r.shear_z as f64),
+            normal_force: r.normal_force as f64,
+            impact_velocity: r.impact_velocity as f64,
+            established: r.established as f64,
+            shear_stiffness: r.shear_stiffness as f64,
+        }
+    }
+}
+
+gpu_struct! {
+    /// The partner's share of an active pair contact (24 bytes): force and torque on it.
+    pub struct PairShare {
+        force_x: f32 => "f32",
+        force_y: f32 => "f32",
+        force_z: f32 => "f32",
+        torque_x: f32 => "f32",
+        torque_y: f32 => "f32",
+        torque_z: f32 => "f32",
+    }
+}
+
+gpu_struct! {
+    /// Wall-contact history table slot as written (tag claimed by CAS). Occupied in step s iff
+    /// tag == epoch.
     pub struct HashSlot {
         key_a: u32 => "u32",
         key_b: u32 => "u32",
         tag: u32 => "atomic<u32>",
-        _pad: u32 => "u32",
-        history: HistoryGpu => "HistoryGpu",
+        history: HistoryRecord => "HistoryRecord",
     }
 }
 
@@ -173,8 +227,16 @@ gpu_struct! {
         key_a: u32 => "u32",
         key_b: u32 => "u32",
         tag: u32 => "u32",
-        _pad: u32 => "u32",
-        history: HistoryGpu => "HistoryGpu",
+        history: HistoryRecord => "HistoryRecord",
+    }
+}
+
+gpu_struct! {
+    /// A ball-pair contact record handed to the device by a state import (`slot_import.wgsl`).
+    pub struct PairRecord {
+        owner: u32 => "u32",
+        partner: u32 => "u32",
+        history: HistoryRecord => "HistoryRecord",
     }
 }
 
@@ -278,7 +340,7 @@ macro_rules! layouts {
 
 /// Every struct the shaders see, in the order the composer emits them.
 pub fn struct_layouts() -> Vec<StructLayout> {
-    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HashSlot, HashSlotRead, StepState, StepStateRead, ScanParams, EnergyPartial)
+    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HistoryRecord, PairShare, HashSlot, HashSlotRead, PairRecord, StepState, StepStateRead, ScanParams, EnergyPartial)
 }
 
 /// The structs stored in the packed `mesh_data` buffer (read back by the accessors of

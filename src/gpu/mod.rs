@@ -47,8 +47,9 @@ use step::BindGroups;
 /// Options of the GPU backend.
 #[derive(Clone, Debug)]
 pub struct GpuOptions {
-    /// Initial contact-history table capacity (slots, at least 4);
-    /// `None` = 4 per particle. It grows ×2 on overflow.
+    /// Initial capacity of each wall-contact history table (slots, at least 4; ball pairs keep
+    /// their history in the list slots); `None` = `capacity::initial_hash_capacity`. It grows
+    /// ×2 on overflow.
     pub hash_capacity: Option<u32>,
     /// Steps encoded into one submit (one 64-byte step-state readback per submit).
     pub steps_per_submit: u64,
@@ -63,7 +64,7 @@ impl Default for GpuOptions {
 }
 
 /// Modelled device-memory traffic of one step, for `talus bench`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TrafficModel {
     pub bytes_per_particle_step: f64,
     pub bytes_per_contact_step: f64,
@@ -71,6 +72,10 @@ pub struct TrafficModel {
     pub slots_per_particle: f64,
     /// Steps per list build so far.
     pub steps_per_rebuild: f64,
+    /// The same per named pass of the step (`StepEncoder::STEP_PASSES`, then the kick closing a
+    /// batch): (name, bytes per particle-step, bytes per contact-step); the totals above are
+    /// their sums.
+    pub passes: Vec<(&'static str, f64, f64)>,
 }
 
 pub struct GpuBackend {
@@ -107,6 +112,8 @@ pub struct GpuBackend {
     last_snapshot_step: Option<u64>,
     /// Set by a blow-up: why the backend stopped (it holds no good state any more).
     stopped: Option<String>,
+    /// `steps_done` at the start or the last state import (list builds are counted since).
+    steps_at_start: u64,
 }
 
 impl GpuBackend {
@@ -126,8 +133,9 @@ impl GpuBackend {
 
     fn build(ctx: GpuContext, pipelines: std::sync::Arc<Pipelines>, setup: &Setup, opts: GpuOptions) -> Result<Self> {
         let n = setup.particles.len();
-        if n >= crate::layout::consts::WALL_KEY_BIT as usize {
-            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend")));
+        let max = crate::layout::consts::SLOT_PARTNER_MASK;
+        if n > max as usize {
+            return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {max})")));
         }
         let n = n as u32;
         let n_walls = setup.walls.len() as u32;
@@ -193,12 +201,12 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);
-        let st = backend.initial_forces(0, None)?;
+        let st = backend.initial_forces(0, None, None)?;
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(backend.meshes.overflow_error(&st, 0));
         }
@@ -254,38 +262,64 @@ impl GpuBackend {
 
     /// Modelled device-memory bytes per step, from the list as it is now and the rebuilds so
     /// far (one small readback; call it after stepping). Each buffer element a pass reads or
-    /// writes counts once per pass (read + write = twice); the partners' positions and
-    /// velocities read by `forces` and `list_build` are assumed cached. Per particle (vec4 = 16 B):
-    /// - kick_drift (the previous step's total force gathered, its second half kick, this
-    ///   step's half kick and drift): read pos_block, pos_offset, velocity, omega, force,
-    ///   torque (96), incoming starts (8), write the first four (64) → 168
-    /// - forces: read own pos_block, pos_offset, velocity, omega (64), list starts (8), write
-    ///   force, torque (32) → 104
-    /// - per workgroup of `WORKGROUP_SIZE` particles: `forces` writes the step's work (16),
-    ///   `kick_drift` reads it and adds it to the four Kahan pairs (16 + 2 × 32) → 96 / 64 = 1.5
-    /// - per list slot: partner word read and written with its active bit (8), incoming slot id
-    ///   and the partner word read by the gather (8) → 16
-    /// - per rebuild (amortised over the measured steps between rebuilds): clears (≈ 12 +
-    ///   4 per cell), grid count (32) and scatter (16), cell sort (8), list count and fill
-    ///   (2 × 36, + 4 per slot), incoming fill and sort (8, + 16 per slot) → ≈ 148 per particle
-    ///   + 20 per slot + ≈ 24 per cell
-    ///
-    /// Per active owned contact: history lookup (48 B slot) + insert (48 B slot, 4 B tag CAS)
-    /// → 100, plus the partner's share (force, torque) written and read (64) → 164; pair
-    /// parameters (48 B) are assumed cached.
+    /// writes counts once per pass (read + write = twice; a run start read by threads i and
+    /// i − 1 once); the partners' positions and velocities read by `forces` and `list_build`,
+    /// and the grid cells and ids `list_build` searches, are assumed cached, as are the pair
+    /// parameters and wall tables. Per particle (vec4 = 16 B) and pass:
+    /// - `drift` (`kick_drift`: the previous step's total force gathered, its second half kick,
+    ///   this step's half kick and drift): read pos_block, pos_offset, motion (2 vec4), force
+    ///   (2 vec4), incoming start (4), write pos_block, pos_offset, motion (64) → 164 (pos_block
+    ///   is written only when a particle crosses into another block: counted as every step, an
+    ///   upper bound); per list
+    ///   slot its incoming entry (4); per active contact its share (24); per workgroup of
+    ///   `WORKGROUP_SIZE` particles the previous force pass's work read and added to the four
+    ///   Kahan pairs (16 + 2 × 32) → 80 / 64. (`image` is touched only when a particle wraps
+    ///   round a periodic axis.)
+    /// - `list_plan`, `advance`: one thread each, the step state and the dispatch table
+    ///   (≈ 660 B per step in all) / n.
+    /// - grid (rebuild steps; amortised over the measured steps between builds): clears
+    ///   (8 + 4 per cell), grid count (32), cell scan (16 per cell), scatter (16), cell sort
+    ///   (8 + 8 per cell) → 64 + 28 per cell.
+    /// - list (rebuild steps, amortised likewise): list count (36) and its scan (16); list
+    ///   stash (4; per current slot its partner word read and copied, 8; per valid record
+    ///   read and copied, 56); list fill and the history carry (40; per slot 24: partner
+    ///   written, incoming count, the current word found and the new one written; per record
+    ///   moved 56); incoming scan (16), fill (4 + 20 per slot), sort with the slot positions
+    ///   and the new run starts (12 + 12 per slot) → 128 + 64 per slot + 112 per contact.
+    /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
+    ///   (32) → 100; per slot the partner word (4); per workgroup the step's work written (16,
+    ///   → 16 / 64); per active owned contact the slot-history record read (28) and written
+    ///   (28), the partner's share written (24), and at a contact's start or end its partner
+    ///   word, slot position and incoming entry (12 each time; counted here as 12 per
+    ///   contact-step, an upper bound while contacts last 3 steps or more: a collision at the
+    ///   scenes' time steps lasts tens) → 92; a wall or mesh contact's table lookup and insert
+    ///   (≤ 2 × 40 + 4) stays below that.
+    /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
+    ///   already counts: read and write motion and force (128) / steps per batch.
     pub fn traffic_model(&self) -> Result<TrafficModel> {
         let n = self.buffers.n_particles.max(1) as f64;
         let st = self.read_step_state()?;
         let slots = self.list_slots()? as f64 / n;
         let cells = self.grid.n_cells as f64 / n;
-        let steps_per_rebuild = if st.rebuilds > 0 { (self.steps_done as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
-        let rebuild = 148.0 + 20.0 * slots + 24.0 * cells;
-        let fold = 96.0 / crate::layout::consts::WORKGROUP_SIZE as f64;
+        let steps = self.steps_done - self.steps_at_start;
+        let steps_per_rebuild = if st.rebuilds > 0 { (steps as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
+        let group = crate::layout::consts::WORKGROUP_SIZE as f64;
+        let batch = if self.walls_move() { self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX) } else { self.opts.steps_per_submit.max(1) } as f64;
+        let passes = vec![
+            ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
+            ("list_plan", 530.0 / n, 0.0),
+            ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild, 0.0),
+            ("list (rebuild steps)", (128.0 + 64.0 * slots) / steps_per_rebuild, 112.0 / steps_per_rebuild),
+            ("forces", 100.0 + 4.0 * slots + 16.0 / group, 92.0),
+            ("advance", 128.0 / n, 0.0),
+            ("kick (batch end)", 128.0 / batch, 0.0),
+        ];
         Ok(TrafficModel {
-            bytes_per_particle_step: 168.0 + fold + 104.0 + 16.0 * slots + rebuild / steps_per_rebuild,
-            bytes_per_contact_step: 2.0 * std::mem::size_of::<layout::HashSlot>() as f64 + 4.0 + 64.0,
+            bytes_per_particle_step: passes.iter().map(|p| p.1).sum(),
+            bytes_per_contact_step: passes.iter().map(|p| p.2).sum(),
             slots_per_particle: slots,
             steps_per_rebuild,
+            passes,
         })
     }
 

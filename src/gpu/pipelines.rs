@@ -16,11 +16,13 @@ pub struct Pipelines {
     pub grid_scatter: wgpu::ComputePipeline,
     pub grid_sort: wgpu::ComputePipeline,
     /// Neighbour-list rebuild (`shaders/list_*.wgsl`, `shaders/incoming.wgsl`): dispatch plan,
-    /// clears, count and fill of the half list, incoming index fill and sort.
+    /// clears, count, stash and fill of the half list, incoming index fill and sort.
     pub list_plan: wgpu::ComputePipeline,
     pub list_clear: wgpu::ComputePipeline,
     pub list_count: wgpu::ComputePipeline,
     pub list_fill: wgpu::ComputePipeline,
+    /// Capacity check and stash of the current list before `list_fill` overwrites it.
+    pub list_stash: wgpu::ComputePipeline,
     pub incoming_fill: wgpu::ComputePipeline,
     pub incoming_sort: wgpu::ComputePipeline,
     /// The partners' shares added to each particle's owned-contact sums.
@@ -30,6 +32,8 @@ pub struct Pipelines {
     /// Initial force evaluation (WRITE_HISTORY = false).
     pub forces_init: wgpu::ComputePipeline,
     pub rehash: wgpu::ComputePipeline,
+    /// Imported ball-pair history into the list slots (state import).
+    pub slot_import: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
     pub wall_loads: wgpu::ComputePipeline,
     /// Triangle binning of the mesh walls (start only; `shaders/mesh/bin.wgsl`).
@@ -93,12 +97,14 @@ impl Pipelines {
             list_clear: simple("list_clear")?,
             list_count: pipeline(ctx, &list_build, "list_count", "main", &[])?,
             list_fill: pipeline(ctx, &list_build, "list_fill", "main", &[("FILL", 1.0)])?,
+            list_stash: simple("list_stash")?,
             incoming_fill: pipeline(ctx, &incoming, "incoming_fill", "main", &[])?,
             incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("SORT", 1.0)])?,
             gather: simple("gather")?,
             forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes)])?,
             forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes)])?,
             rehash: simple("rehash")?,
+            slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
             wall_loads: pipeline(ctx, &module(ctx, "wall_loads")?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,

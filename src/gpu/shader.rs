@@ -29,19 +29,21 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
 
 /// Pure helper functions every pass may use.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
-/// History-table insertion (needs `sim`, `hash_write`, `state` bindings).
+/// Conversions between the stored `HistoryRecord` and the models' `HistoryGpu` (pure).
+pub const HISTORY_RECORD: &str = include_str!("../../shaders/history_record.wgsl");
+/// Wall-contact history insertion (needs `sim`, `wall_hash`, `state` bindings).
 pub const HASH_INSERT: &str = include_str!("../../shaders/hash_insert.wgsl");
 /// Minimum-image pair separation in block + offset arithmetic (needs `sim`).
 pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wgsl");
 /// A particle's total force from its own sum and its incoming pair shares (needs `force`,
-/// `torque`, `incoming_start`, `incoming_slot`, `list_partner`, `shares`).
+/// `incoming_start`, `incoming`, `shares`).
 pub const INCOMING_SUM: &str = include_str!("../../shaders/incoming_sum.wgsl");
 /// The per-workgroup work folded into its Kahan pairs (needs `work_step`, `dissipation`).
 pub const WORK_FOLD: &str = include_str!("../../shaders/work_fold.wgsl");
-/// History-table lookup (needs `sim`, `hash_read` bindings).
+/// Wall-contact history lookup (needs `sim`, `wall_hash`, `state` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
-/// `mesh_data`, `hash_read`).
+/// `mesh_data`, `wall_hash`, `state`).
 pub const WALL_CONTACT: &str = include_str!("../../shaders/wall_contact.wgsl");
 /// Closest point on a triangle (twin of `src/mesh/closest.rs`; pure).
 pub const MESH_CLOSEST: &str = include_str!("../../shaders/mesh/closest.wgsl");
@@ -51,9 +53,10 @@ pub const MESH_CONTACTS: &str = include_str!("../../shaders/mesh/contacts.wgsl")
 /// `mesh_data`).
 pub const MESH_DATA: &str = include_str!("../../shaders/mesh/data.wgsl");
 
-/// Everything the ball–wall contact needs: hash lookup, the mesh files, `wall_contact.wgsl`.
+/// Everything the ball–wall contact needs: history records, hash lookup, the mesh files,
+/// `wall_contact.wgsl`.
 fn wall_contact_sources() -> String {
-    format!("{HASH_LOOKUP}\n{MESH_CLOSEST}\n{MESH_DATA}\n{MESH_CONTACTS}\n{WALL_CONTACT}")
+    format!("{HISTORY_RECORD}\n{HASH_LOOKUP}\n{MESH_CLOSEST}\n{MESH_DATA}\n{MESH_CONTACTS}\n{WALL_CONTACT}")
 }
 
 /// The pass shaders, by name (what `GpuBackend` compiles).
@@ -69,12 +72,14 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("list_plan", include_str!("../../shaders/list_plan.wgsl").to_string()),
         ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
         ("list_build", format!("{PAIR_SEPARATION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("list_stash", include_str!("../../shaders/list_stash.wgsl").to_string()),
         ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
+        ("slot_import", include_str!("../../shaders/slot_import.wgsl").to_string()),
         ("forces", format!("{HASH_INSERT}\n{}\n{PAIR_SEPARATION}\n{}", wall_contact_sources(), include_str!("../../shaders/forces.wgsl"))),
         ("gather", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/gather.wgsl"))),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
-        ("rehash", format!("{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
+        ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("reduce_energy", include_str!("../../shaders/reduce_energy.wgsl").to_string()),
     ]
 }

@@ -1,11 +1,11 @@
 //! Bind groups and the encoding of the named passes of one step:
 //! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise):
 //! grid (`list_clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) and half list
-//! (`list_count`, `scan`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
+//! (`list_count`, `scan`, `list_stash`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
 //! `advance`. Each step's total force (the pair shares gathered) and second half kick are fused
 //! into the next `drift` (`kick_drift`), and a `kick` closes the batch (writing the totals
-//! back); `gather` runs only after the initial force evaluation. The force pass alternates
-//! between two bind groups (history-table parity).
+//! back); `gather` runs only after the initial force evaluation. The force pass and the list
+//! passes alternate between two bind groups (slot-history table parity).
 
 use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES};
 use super::encode::{bind_group, dispatch_threads, scan_bind_groups, split_dispatch};
@@ -24,8 +24,11 @@ pub struct BindGroups {
     pub grid_sort: wgpu::BindGroup,
     pub list_plan: wgpu::BindGroup,
     pub list_clear: wgpu::BindGroup,
-    pub list_count: wgpu::BindGroup,
-    pub list_fill: wgpu::BindGroup,
+    /// `list_count`, `list_stash` and `list_fill` by step parity (the slot-history table the
+    /// step reads: [s % 2]).
+    pub list_count: [wgpu::BindGroup; 2],
+    pub list_stash: [wgpu::BindGroup; 2],
+    pub list_fill: [wgpu::BindGroup; 2],
     pub list_scan: Vec<wgpu::BindGroup>,
     pub list_scan_add: Vec<wgpu::BindGroup>,
     pub incoming_fill: wgpu::BindGroup,
@@ -33,39 +36,46 @@ pub struct BindGroups {
     pub incoming_scan: Vec<wgpu::BindGroup>,
     pub incoming_scan_add: Vec<wgpu::BindGroup>,
     pub gather: wgpu::BindGroup,
-    /// Indexed by step parity: [s % 2] reads hash[s % 2], writes the other.
+    /// Indexed by step parity: [s % 2] reads slot-history table s % 2 and writes the other.
     pub forces: [wgpu::BindGroup; 2],
     /// As `forces`, for the force evaluations that keep no history (start, state import).
     pub forces_init: [wgpu::BindGroup; 2],
     pub reduce_energy: wgpu::BindGroup,
-    /// Indexed by step parity, as `forces` (reads the table that step's forces read).
-    pub wall_loads: [wgpu::BindGroup; 2],
+    pub wall_loads: wgpu::BindGroup,
 }
 
 impl BindGroups {
     pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
             bind_group(device, pipe, "forces", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.work_step,
-                &b.pairs, &b.walls, &b.list_start, &b.list_partner, &b.hash[parity], &b.hash[1 - parity], &b.step_state, &b.shares,
-                &b.mesh_data,
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.work_step, &b.pairs, &b.walls, &b.list_start, &b.list_partner,
+                &b.slot_history[parity], &b.slot_history[1 - parity], &b.wall_hash, &b.step_state, &b.shares, &b.incoming, &b.mesh_data,
             ])
         };
         let drift_buffers = [
-            &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.step_state, &b.image, &b.incoming_count, &b.incoming_slot,
-            &b.list_partner, &b.shares, &b.dissipation, &b.work_step,
+            &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.step_state, &b.image, &b.incoming_count, &b.incoming, &b.shares,
+            &b.dissipation, &b.work_step,
         ];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
-        let list_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_start, &b.list_partner, &b.incoming_count, &b.step_state];
-        let incoming_buffers = [&b.sim, &b.list_start, &b.list_partner, &b.incoming_count, &b.incoming_cursor, &b.incoming_slot, &b.step_state];
-        let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_start);
+        let list = |pipe: &wgpu::ComputePipeline, parity: usize| {
+            bind_group(device, pipe, "list_build", &[
+                &b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.list_partner, &b.incoming_count,
+                &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity], &b.step_state,
+            ])
+        };
+        let stash = |parity: usize| {
+            bind_group(device, &p.list_stash, "list_stash", &[
+                &b.sim, &b.list_next, &b.list_start, &b.list_partner, &b.incoming, &b.slot_history[parity], &b.slot_history[1 - parity], &b.step_state,
+            ])
+        };
+        let incoming_buffers = [&b.sim, &b.list_next, &b.list_partner, &b.incoming_count, &b.incoming_cursor, &b.incoming, &b.list_start, &b.step_state];
+        let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_next);
         let (incoming_scan, incoming_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.incoming_count);
         BindGroups {
             drift: bind_group(device, &p.drift, "drift", &drift_buffers),
             kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
             kick: bind_group(device, &p.kick, "kick", &[
-                &b.sim, &b.motion, &b.force, &b.step_state, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares,
-                &b.dissipation, &b.work_step,
+                &b.sim, &b.motion, &b.force, &b.step_state, &b.incoming_count, &b.incoming, &b.shares, &b.dissipation, &b.work_step,
             ]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
             grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
@@ -75,26 +85,24 @@ impl BindGroups {
             grid_sort: bind_group(device, &p.grid_sort, "grid_sort", &[&b.sim, &b.cell_count, &b.sorted_ids, &b.step_state]),
             list_plan: bind_group(device, &p.list_plan, "list_plan", &[&b.sim, &b.step_state, &b.dispatch_full, &b.dispatch]),
             list_clear: bind_group(device, &p.list_clear, "list_clear", &[&b.sim, &b.cell_count, &b.incoming_count, &b.incoming_cursor]),
-            list_count: bind_group(device, &p.list_count, "list_count", &list_buffers),
-            list_fill: bind_group(device, &p.list_fill, "list_fill", &list_buffers),
+            list_count: [list(&p.list_count, 0), list(&p.list_count, 1)],
+            list_stash: [stash(0), stash(1)],
+            list_fill: [list(&p.list_fill, 0), list(&p.list_fill, 1)],
             list_scan,
             list_scan_add,
             incoming_fill: bind_group(device, &p.incoming_fill, "incoming_fill", &incoming_buffers),
             incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
             incoming_scan,
             incoming_scan_add,
-            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.incoming_count, &b.incoming_slot, &b.list_partner, &b.shares, &b.step_state]),
+            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.incoming_count, &b.incoming, &b.shares, &b.step_state]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
             reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
                 &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.dissipation, &b.partials, &b.image,
             ]),
-            wall_loads: [0, 1].map(|parity| {
-                bind_group(device, &p.wall_loads, "wall_loads", &[
-                    &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.pairs, &b.walls, &b.hash[parity], &b.step_state, &b.wall_loads,
-                    &b.mesh_data,
-                ])
-            }),
+            wall_loads: bind_group(device, &p.wall_loads, "wall_loads", &[
+                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data,
+            ]),
         }
     }
 }
@@ -188,21 +196,23 @@ impl StepEncoder<'_> {
     }
 
     /// The half neighbour list and its incoming index from the grid, on rebuild steps only.
-    pub fn list(&self, enc: &mut wgpu::CommandEncoder) {
+    pub fn list(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
+        let parity = (s % 2) as usize;
         let list_scans = DISPATCH_SCANS + self.b.scan_levels.len() as u64;
-        self.indirect(enc, "list_count", &self.p.list_count, &self.g.list_count, DISPATCH_PARTICLES);
+        self.indirect(enc, "list_count", &self.p.list_count, &self.g.list_count[parity], DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.list_scan, &self.g.list_scan_add, list_scans);
-        self.indirect(enc, "list_fill", &self.p.list_fill, &self.g.list_fill, DISPATCH_PARTICLES);
+        self.indirect(enc, "list_stash", &self.p.list_stash, &self.g.list_stash[parity], DISPATCH_PARTICLES);
+        self.indirect(enc, "list_fill", &self.p.list_fill, &self.g.list_fill[parity], DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.incoming_scan, &self.g.incoming_scan_add, list_scans);
         self.indirect(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
         self.indirect(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
     }
 
     /// Plan, grid and list: a rebuild if `StepState::rebuild` is set, else empty dispatches.
-    pub fn rebuild(&self, enc: &mut wgpu::CommandEncoder) {
+    pub fn rebuild(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         self.list_plan(enc);
         self.grid(enc);
-        self.list(enc);
+        self.list(enc, s);
     }
 
     pub fn gather(&self, enc: &mut wgpu::CommandEncoder) {
@@ -211,9 +221,13 @@ impl StepEncoder<'_> {
 
     /// Force evaluation without history writes before step `s` (at the start, and after a
     /// state import), so the next half kick uses real forces; reads the table step s reads.
-    /// The host has set `StepState::rebuild`, so the list is built first.
-    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
-        self.rebuild(enc);
+    /// The host has set `StepState::rebuild`, so the list is built first; `import` (a
+    /// `slot_import` bind group and its record count) puts imported pair history into its slots.
+    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64, import: Option<(&wgpu::BindGroup, u32)>) {
+        self.rebuild(enc, s);
+        if let Some((bg, records)) = import {
+            self.simple(enc, "slot_import", &self.p.slot_import, bg, records);
+        }
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
         self.gather(enc);
     }
@@ -227,7 +241,7 @@ impl StepEncoder<'_> {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, s, s == s0);
                 if name == "forces" && s + 1 == s0 + n {
-                    self.wall_loads(enc, s);
+                    self.wall_loads(enc);
                 }
             }
         }
@@ -246,29 +260,29 @@ impl StepEncoder<'_> {
         for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS) {
             pass(self, enc, s, false);
             if *name == "forces" && s + 1 == end {
-                self.wall_loads(enc, s);
+                self.wall_loads(enc);
             }
         }
         for t in s + 1..end {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, t, false);
                 if name == "forces" && t + 1 == end {
-                    self.wall_loads(enc, t);
+                    self.wall_loads(enc);
                 }
             }
         }
         self.kick(enc);
     }
 
-    /// Loads on every wall from the contacts of step `s` (one workgroup per plane wall, then
-    /// one per mesh wall).
-    pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
+    /// Loads on every wall from the contacts of the step being encoded (between its `forces` and
+    /// `advance`; one workgroup per plane wall, then one per mesh wall).
+    pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder) {
         if self.n_walls + self.n_meshes == 0 {
             return;
         }
         let mut pass = Self::pass(enc, "wall_loads");
         pass.set_pipeline(&self.p.wall_loads);
-        pass.set_bind_group(0, &self.g.wall_loads[(s % 2) as usize], &[]);
+        pass.set_bind_group(0, &self.g.wall_loads, &[]);
         pass.dispatch_workgroups(self.n_walls + self.n_meshes, 1, 1);
     }
 
@@ -292,7 +306,7 @@ impl StepEncoder<'_> {
         }),
         ("list_plan", |e, enc, _, _| e.list_plan(enc)),
         ("grid (rebuild steps)", |e, enc, _, _| e.grid(enc)),
-        ("list (rebuild steps)", |e, enc, _, _| e.list(enc)),
+        ("list (rebuild steps)", |e, enc, s, _| e.list(enc, s)),
         ("forces", |e, enc, s, _| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
         ("advance", |e, enc, _, _| {
             let mut pass = Self::pass(enc, "advance");

@@ -1,0 +1,33 @@
+// Pass `slot_import` (state import only, after the list is built): one thread per imported
+// ball-pair record (owner < partner) finds the pair's slot in the owner's run (sorted by
+// partner id: binary search), writes the record into the slot-history table the next step
+// reads and sets that table's bit in the slot's partner word. A pair outside the list's reach
+// cannot be in contact and has no slot; its record is left out (as the CPU's `seed` does).
+@group(0) @binding(0) var<uniform> sim: SimParams;
+@group(0) @binding(1) var<storage, read> list_start: array<u32>;
+@group(0) @binding(2) var<storage, read_write> list_partner: array<u32>;
+@group(0) @binding(3) var<storage, read_write> history: array<HistoryRecord>;
+@group(0) @binding(4) var<storage, read> records: array<PairRecord>;
+@group(0) @binding(5) var<storage, read> state: StepStateRead;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let r = linear_index(gid, nwg);
+    if (r >= arrayLength(&records) || state.halt != 0u || (state.flags & OVERFLOW_LIST) != 0u) { return; }
+    let rec = records[r];
+    if (rec.owner >= sim.n_particles) { return; }
+    var lo = list_start[rec.owner];
+    var hi = list_start[rec.owner + 1u];
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if ((list_partner[mid] & SLOT_PARTNER_MASK) < rec.partner) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo < list_start[rec.owner + 1u] && (list_partner[lo] & SLOT_PARTNER_MASK) == rec.partner) {
+        history[lo] = rec.history;
+        list_partner[lo] = list_partner[lo] | history_bit(state.step);
+    }
+}
