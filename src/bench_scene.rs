@@ -52,38 +52,45 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     let mut cpu = CpuBackend::new(&setup)?;
     let mut flow = FlowDriver::new(&setup)?;
     advance(&setup, &mut cpu, &mut flow, from_step)?;
-    let gpu = gpu_for(choice, &setup)?;
-    let (mut backend, traffic): (Box<dyn Backend>, Traffic) = match gpu {
-        Some(mut g) => {
-            if from_step > 0 {
-                g.import_state(&cpu.export_state()?)?;
-                g.set_carried(cpu.energies()?);
-            }
-            // from the initial list, rebuilt every step: an upper bound (the scene's steps are
-            // stepped behind a `dyn Backend`)
-            let m = g.traffic_model()?;
-            (Box::new(g), Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step })
+    let mut gpu = gpu_for(choice, &setup)?;
+    if let Some(g) = gpu.as_mut() {
+        if from_step > 0 {
+            g.import_state(&cpu.export_state()?)?;
+            g.set_carried(cpu.energies()?);
         }
-        None => (Box::new(cpu), cpu_traffic_model()),
+    }
+    let backend: &mut dyn Backend = match gpu.as_mut() {
+        Some(g) => g,
+        None => &mut cpu,
     };
-    advance(&setup, backend.as_mut(), &mut flow, warmup)?;
+    advance(&setup, backend, &mut flow, warmup)?;
     backend.energies()?;
     let t0 = Instant::now();
-    let particle_steps = advance(&setup, backend.as_mut(), &mut flow, steps)?;
+    let particle_steps = advance(&setup, backend, &mut flow, steps)?;
     backend.energies()?;
     let seconds = t0.elapsed().as_secs_f64();
     let contacts = backend.contact_count()? as f64;
+    let (kind, adapter) = (backend.kind().to_string(), backend.adapter());
     let held = match &flow {
         Some(f) => f.totals().held_count as usize,
         None => setup.particles.len(),
     };
     let mean_held = if steps > 0 { particle_steps / steps as f64 } else { held as f64 };
+    // the GPU's model from the list and the builds of the steps run since the state was taken
+    let (traffic, gpu_stats) = match &gpu {
+        Some(g) => {
+            let m = g.traffic_model()?;
+            let stats = (g.device_bytes() as f64 / held.max(1) as f64, m.slots_per_particle, m.steps_per_rebuild);
+            (Traffic { bytes_per_particle_step: m.bytes_per_particle_step, bytes_per_contact_step: m.bytes_per_contact_step }, Some(stats))
+        }
+        None => (cpu_traffic_model(), None),
+    };
     let bytes = traffic.bytes_per_particle_step * particle_steps + traffic.bytes_per_contact_step * contacts * steps as f64;
     let t_from = from_step as f64 * setup.dt;
     Ok(BenchResult {
         scene: format!("{} from t = {t_from:.4} s (step {from_step})", path.display()),
-        backend: backend.kind().to_string(),
-        adapter: backend.adapter(),
+        backend: kind,
+        adapter,
         particles: mean_held.round() as usize,
         steps,
         warmup,
@@ -94,9 +101,9 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         bytes_per_contact_step: traffic.bytes_per_contact_step,
         effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
         peak_host_memory_bytes: peak_host_memory(),
-        device_bytes_per_particle: None,
-        list_slots_per_particle: None,
-        steps_per_list_build: None,
+        device_bytes_per_particle: gpu_stats.map(|s| s.0),
+        list_slots_per_particle: gpu_stats.map(|s| s.1),
+        steps_per_list_build: gpu_stats.map(|s| s.2),
         pass_ms_per_step: Vec::new(),
         pass_bytes_per_step: Vec::new(),
     })
