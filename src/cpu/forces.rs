@@ -81,7 +81,7 @@ pub struct SlotForce {
 
 /// The partner shares of the last force pass, in incoming order. Only active contacts write
 /// theirs, stamped with the pass; a share whose stamp is not the current pass is stale (its
-/// contact is not active) and the gather skips it.
+/// contact is not active) and the gather adds it as exact +0.
 #[derive(Debug, Default)]
 pub struct Incoming {
     pub shares: Vec<SlotForce>,
