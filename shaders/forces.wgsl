@@ -80,6 +80,15 @@ fn add_owned(out: ptr<function, Gathered>, c: ContactOutput) {
     }
 }
 
+// The rest of the last step's dissipation of a contact that ended in this pass (dashpot, slip;
+// `ended_contact_work`), booked by its owner.
+fn add_ended(out: ptr<function, Gathered>, work: vec2<f32>) {
+    if (WRITE_HISTORY) {
+        (*out).dashpot_work = (*out).dashpot_work + work.x;
+        (*out).slip_work = (*out).slip_work + work.y;
+    }
+}
+
 // A wall or mesh contact of ball i: the owner's share, and its history into the table the
 // step writes.
 fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, write_epoch: u32) {
@@ -113,17 +122,22 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
         let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
         var touching = dot(d, d) <= reach * reach;
-        if (touching) {
+        // the slot's contact was active in the previous step (it has a record to read)
+        let was_active = (word & read_bit) != 0u;
+        if (touching || was_active) {
             let vj = motion[2u * j];
             let wj = motion[2u * j + 1u];
             let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
             let g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
-            touching = contact_active(p, g);
+            touching = touching && contact_active(p, g);
+            var h = HistoryGpu();
+            if (was_active) {
+                h = record_history(slot_read[k]);
+            }
+            if (!touching && was_active) {
+                add_ended(&out, ended_contact_work(p, g, h, sim.dt));
+            }
             if (touching) {
-                var h = HistoryGpu();
-                if ((word & read_bit) != 0u) {
-                    h = record_history(slot_read[k]);
-                }
                 let c = contact_force(p, g, h, sim.dt);
                 add_owned(&out, c);
                 if (WRITE_HISTORY) {
@@ -151,7 +165,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     let time_index = state.step + select(0u, 1u, WRITE_HISTORY);
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
         let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
-        if (!wc.touching) { continue; }
+        if (!wc.touching) {
+            add_ended(&out, wc.ended);
+            continue;
+        }
         check_overlap(i, wc.depth, oi.w);
         add_wall(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
@@ -170,7 +187,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         for (var k = 0u; k < mb.kept.count; k = k + 1u) {
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
             let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
-            if (!wc.touching) { continue; }
+            if (!wc.touching) {
+                add_ended(&out, wc.ended);
+                continue;
+            }
             check_overlap(i, wc.depth, oi.w);
             add_wall(&out, i, wc.key, wc.c, write_epoch);
             out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;

@@ -2,9 +2,10 @@
 // as the contact models take it (`HistoryGpu`). Pure functions.
 
 fn record_history(r: HistoryRecord) -> HistoryGpu {
-    return HistoryGpu(vec3<f32>(r.shear_x, r.shear_y, r.shear_z), r.normal_force, r.impact_velocity, r.established, r.shear_stiffness, 0.0);
+    // a stored record is always an established contact
+    return HistoryGpu(vec3<f32>(r.shear_x, r.shear_y, r.shear_z), r.normal_force, r.impact_velocity, 1.0, r.shear_stiffness, r.dashpot_normal, r.dashpot_shear, 0.0, 0.0, 0.0);
 }
 
 fn history_record(h: HistoryGpu) -> HistoryRecord {
-    return HistoryRecord(h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.established, h.shear_stiffness);
+    return HistoryRecord(h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.shear_stiffness, h.dashpot_normal, h.dashpot_shear);
 }

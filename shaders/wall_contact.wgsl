@@ -12,6 +12,7 @@ struct WallContact {
     u: vec3<f32>,       // the wall's surface velocity under the ball's centre
     lever: vec3<f32>,   // that surface point − the wall's load point
     depth: f32,         // overlap δ = r − centre distance
+    ended: vec2<f32>,   // not touching, but active in the previous step: ended_contact_work
 }
 
 // Wall w at time index t (steps since t = 0): row t − wall_time0 of the table the host
@@ -23,15 +24,23 @@ fn wall_at(t: u32, w: u32) -> WallGpu {
 
 // Ball i (offset oi with radius in w, velocity vi with 1/m in w, spin wi) against a surface of
 // pair parameters p whose unit normal n_w points towards the ball, at signed centre distance s,
-// moving with u under the centre; history `key` of the previous step (read_epoch).
+// moving with u under the centre; history `key` of the previous step (read_epoch). A contact
+// that is not active but was in the previous step (it has history) books the rest of its
+// dissipation in `ended`.
 fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u: vec3<f32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     var out: WallContact;
     out.key = key;
     let g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
-    if (!contact_active(p, g)) { return out; }
+    let h = hash_lookup(i, key, read_epoch);
+    if (!contact_active(p, g)) {
+        if (h.established != 0.0) {
+            out.ended = ended_contact_work(p, g, h, sim.dt);
+        }
+        return out;
+    }
     out.touching = true;
     out.depth = oi.w - s;
-    out.c = contact_force(p, g, hash_lookup(i, key, read_epoch), sim.dt);
+    out.c = contact_force(p, g, h, sim.dt);
     out.u = u;
     return out;
 }
@@ -41,10 +50,13 @@ fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi:
     let n_w = wall.normal.xyz;
     let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
     let p = pairs[u32(bi.w) * sim.n_materials + u32(wall.block.w)];
-    if (s > (oi.w + max(p.rgap, 0.0)) * 1.001) { return WallContact(); }
+    let reach = (oi.w + max(p.rgap, 0.0)) * 1.001;
     // the surface point under the ball's centre, relative to the rotation centre
     let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
     let u = wall.velocity.xyz + cross(wall.omega.xyz, from_center);
+    // beyond reach no contact is active; one that was in the previous step is still looked at
+    // while the ball is within the step's relative travel of reach (to book its end)
+    if (s > reach + 1.01 * length(vi.xyz - u) * sim.dt) { return WallContact(); }
     var out = surface_contact(i, WALL_KEY_BIT | w, p, s, n_w, u, oi, vi, wi, read_epoch);
     out.lever = relative_position(wall.load_block.xyz, wall.load_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
     return out;

@@ -11,11 +11,19 @@ fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, k_s: f32)
     return normal_part + shear_part;
 }
 
-// Energy the dashpots dissipate this step, −F^d·(δ̇ Δt), eq (17).
-fn dashpot_work(g: ContactGeometry, d: DashpotForce, dt: f32) -> f32 {
+// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
+// step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
+// dashpot force and half with the previous step's (stored in the history).
+fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, dt: f32) -> f32 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    return -dot(force_on_j, relative_velocity) * dt;
+    return 0.5 * (previous_dashpot_power(g, h) - dot(force_on_j, relative_velocity)) * dt;
+}
+
+// −F^d(n−1)·δ̇: the previous step's dashpot forces at this step's relative velocity (normal
+// part along this step's normal, shear part, |F_s^d| stored, along this step's shear velocity).
+fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu) -> f32 {
+    return h.dashpot_normal * g.vel_normal + h.dashpot_shear * length(g.vel_shear);
 }
 
 // Energy a shear spring loses when its stiffness changes at fixed force this step:

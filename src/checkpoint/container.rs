@@ -25,7 +25,7 @@ compile_error!("checkpoint arrays are written in the machine's byte order, which
 /// The first 8 bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// The layout and meaning this Talus writes and reads. A change of either bumps it.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Bytes before the metadata.
 pub const HEADER_BYTES: usize = 32;
 
@@ -151,9 +151,9 @@ mod tests {
         let mut flipped = good.clone();
         flipped[40] ^= 0x10;
         assert!(err(&flipped).contains("checksum"));
-        let mut v2 = good.clone();
-        v2[8] = 2;
-        assert!(err(&v2).contains("version 2"));
+        let mut v1 = good.clone();
+        v1[8] = 1;
+        assert!(err(&v1).contains("version 1"));
         assert!(err(b"{\"not\": \"a checkpoint\"}").contains("not a Talus checkpoint"));
         let mut longer = good.clone();
         longer.push(0);

@@ -7,6 +7,7 @@ use glam::DVec3;
 
 use super::damping::DashpotForce;
 use super::geometry::ContactGeometry;
+use super::history::History;
 use super::normal::NormalForce;
 use super::params::PairParams;
 
@@ -18,11 +19,26 @@ pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) 
     normal_part + shear_part
 }
 
-/// Energy the dashpots dissipate this step, −F^d·(δ̇ Δt), eq (17) (≥ 0 for a dissipative dashpot).
-pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, dt: f64) -> f64 {
+/// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
+/// step: a force F(n) acts through the half kicks on both sides of step n, so its work is
+/// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½). Summed over the steps,
+/// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books:
+/// half with this step's dashpot force and half with the previous step's (`History`, see
+/// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
+/// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy booking").
+pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, dt: f64) -> f64 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    -force_on_j.dot(relative_velocity) * dt
+    0.5 * (previous_dashpot_power(g, h) - force_on_j.dot(relative_velocity)) * dt
+}
+
+/// −F^d(n−1)·δ̇: the power of the previous step's dashpot forces (stored in `h`) at this step's
+/// relative velocity, the normal part along this step's normal, the shear part along this
+/// step's shear velocity (only |F_s^d| is stored; the dashpot opposed the shear velocity of
+/// the previous step, whose direction differs from this one's by O(Δt)). ≥ 0 while the
+/// velocities keep their sense.
+pub fn previous_dashpot_power(g: &ContactGeometry, h: &History) -> f64 {
+    h.dashpot_normal * g.vel_normal + h.dashpot_shear * g.vel_shear.length()
 }
 
 /// Energy a shear spring loses when its stiffness changes at fixed force this step:

@@ -18,21 +18,30 @@ pub struct History {
     pub established: f64,
     /// Shear (tangential) spring stiffness of the previous step, with which `shear` was stored.
     pub shear_stiffness: f64,
+    /// Normal dashpot force F_n^d of the previous step (spec sign, tension positive): the
+    /// step's dashpot work is booked trapezoidally, half with this force (`energy::dashpot_work`).
+    pub dashpot_normal: f64,
+    /// |F_s^d|, the shear dashpot force of the previous step, for the same booking.
+    pub dashpot_shear: f64,
 }
 
 impl History {
-    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0 };
+    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0, dashpot_normal: 0.0, dashpot_shear: 0.0 };
 }
 
 gpu_struct! {
-    /// f32 twin of `History` (32 bytes).
+    /// f32 twin of `History` (48 bytes).
     pub struct HistoryGpu {
         shear: [f32; 3] => "vec3<f32>",
         normal_force: f32 => "f32",
         impact_velocity: f32 => "f32",
         established: f32 => "f32",
         shear_stiffness: f32 => "f32",
+        dashpot_normal: f32 => "f32",
+        dashpot_shear: f32 => "f32",
         _pad1: f32 => "f32",
+        _pad2: f32 => "f32",
+        _pad3: f32 => "f32",
     }
 }
 
@@ -44,7 +53,11 @@ impl From<&History> for HistoryGpu {
             impact_velocity: h.impact_velocity as f32,
             established: h.established as f32,
             shear_stiffness: h.shear_stiffness as f32,
+            dashpot_normal: h.dashpot_normal as f32,
+            dashpot_shear: h.dashpot_shear as f32,
             _pad1: 0.0,
+            _pad2: 0.0,
+            _pad3: 0.0,
         }
     }
 }
@@ -57,6 +70,8 @@ impl From<&HistoryGpu> for History {
             impact_velocity: h.impact_velocity as f64,
             established: h.established as f64,
             shear_stiffness: h.shear_stiffness as f64,
+            dashpot_normal: h.dashpot_normal as f64,
+            dashpot_shear: h.dashpot_shear as f64,
         }
     }
 }

@@ -29,7 +29,7 @@ pub mod model;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
 pub use hertz::hertz_contact;
-pub use model::contact_force;
+pub use model::{contact_force, ended_contact_work};
 pub use output::ContactOutput;
 pub use normal::contact_active;
 pub use history::History;

@@ -1,11 +1,13 @@
 //! A contact's model is chosen per material pair (`PairParams::model`); this is the one entry
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
+use super::energy::previous_dashpot_power;
 use super::geometry::ContactGeometry;
 use super::hertz::hertz_contact;
 use super::history::History;
 use super::output::ContactOutput;
 use super::params::{ContactModel, PairParams};
+use super::rolling::previous_rolling_power;
 
 /// One step of an active contact with the model of its material pair.
 pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
@@ -16,4 +18,17 @@ pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
         ContactModel::HertzMindlin => super::hertz_mindlin::hertz_mindlin_contact(p, g, h, dt),
         ContactModel::HertzViscous => super::hertz_viscous::hertz_viscous_contact(p, g, h, dt),
     }
+}
+
+/// What a contact that was active in the previous step and is not in this one still
+/// dissipates: the second half of the trapezoids of `energy::dashpot_work` and
+/// `rolling::rolling_resistance`, the previous step's dashpot forces and rolling torques
+/// (stored in `h`) at this step's velocities. Returns (dashpot work, slip work) of this step.
+pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> (f64, f64) {
+    let dashpot = 0.5 * previous_dashpot_power(g, h) * dt;
+    let rolling = match p.model {
+        ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,
+        _ => 0.0,
+    };
+    (dashpot, rolling)
 }

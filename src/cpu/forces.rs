@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
 use crate::contact::params::PairParams;
-use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ContactOutput};
+use crate::contact::{History, ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ended_contact_work, ContactGeometry, ContactOutput};
 use crate::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
 use crate::mesh::contacts::MESH_REACH_SLACK;
 use crate::model::checks::overlap_beyond_limit;
@@ -293,8 +293,11 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
             contact_active(p, &g).then_some((p, g))
         };
         let Some((p, g)) = contact else {
-            // a slot that stays apart keeps its NEW history without touching it
+            // a slot that stays apart keeps its NEW history without touching it; a contact
+            // that ended books the rest of its last step's dissipation first
             if touching[k] {
+                let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+                book_ended_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &history[k], dt);
                 history[k] = History::NEW;
                 touching[k] = false;
             }
@@ -330,7 +333,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
         let key = WALL_KEY_BIT | w;
-        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, dt) else { continue };
+        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, own, dt) else { continue };
         own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - s_dist, s.radius[iu]));
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
@@ -344,7 +347,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, dt) else { continue };
+            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, own, dt) else { continue };
             own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - mc.distance, s.radius[iu]));
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
@@ -394,14 +397,28 @@ fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scra
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
 /// towards the ball, at signed centre distance `dist`, moving with `u` at the surface point
 /// under the centre, with the history of `key` in `old` (the ball's list of the previous
-/// step); `None` when inactive. Twin of `surface_contact` in shaders/wall_contact.wgsl.
+/// step); `None` when inactive (a contact that was active in the previous step first books
+/// the rest of its dissipation into `own`). Twin of `surface_contact` in
+/// shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
-fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, dt: f64) -> Option<ContactOutput> {
+fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
     let g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
+    let history = lookup(old, key);
     if !contact_active(p, &g) {
+        if history.established != 0.0 {
+            book_ended_contact(own, p, &g, &history, dt);
+        }
         return None;
     }
-    Some(contact_force(p, &g, &lookup(old, key), dt))
+    Some(contact_force(p, &g, &history, dt))
+}
+
+/// The second half of the last step's dissipation of a contact that ended in this step
+/// (`contact::ended_contact_work`), booked by its owner.
+fn book_ended_contact(own: &mut Owned, p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) {
+    let (dashpot, slip) = ended_contact_work(p, g, h, dt);
+    own.dashpot_work += dashpot;
+    own.slip_work += slip;
 }
 
 /// The ball's share of wall contact `c` (force, torque, history, energies), the wall's work on

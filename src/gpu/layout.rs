@@ -159,16 +159,19 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// A contact's history as the GPU stores it (28 bytes): `HistoryGpu` without its padding, in
-    /// scalars so records pack without holes (list slots and the wall-contact table).
+    /// A contact's history as the GPU stores it (32 bytes): `HistoryGpu` without its padding
+    /// and without `established`, which a stored record always is (the models' `HistoryGpu`
+    /// of a contact with no record is all zeros), in scalars so records pack without holes
+    /// (list slots and the wall-contact table).
     pub struct HistoryRecord {
         shear_x: f32 => "f32",
         shear_y: f32 => "f32",
         shear_z: f32 => "f32",
         normal_force: f32 => "f32",
         impact_velocity: f32 => "f32",
-        established: f32 => "f32",
         shear_stiffness: f32 => "f32",
+        dashpot_normal: f32 => "f32",
+        dashpot_shear: f32 => "f32",
     }
 }
 
@@ -180,8 +183,9 @@ impl From<&History> for HistoryRecord {
             shear_z: h.shear.z as f32,
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
-            established: h.established as f32,
             shear_stiffness: h.shear_stiffness as f32,
+            dashpot_normal: h.dashpot_normal as f32,
+            dashpot_shear: h.dashpot_shear as f32,
         }
     }
 }
@@ -192,8 +196,10 @@ impl From<&HistoryRecord> for History {
             shear: glam::DVec3::new(r.shear_x as f64, r.shear_y as f64, r.shear_z as f64),
             normal_force: r.normal_force as f64,
             impact_velocity: r.impact_velocity as f64,
-            established: r.established as f64,
+            established: 1.0,
             shear_stiffness: r.shear_stiffness as f64,
+            dashpot_normal: r.dashpot_normal as f64,
+            dashpot_shear: r.dashpot_shear as f64,
         }
     }
 }

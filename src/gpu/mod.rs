@@ -282,18 +282,19 @@ impl GpuBackend {
     ///   (8 + 8 per cell) → 64 + 28 per cell.
     /// - list (rebuild steps, amortised likewise): list count (36) and its scan (16); list
     ///   stash (4; per current slot its partner word read and copied, 8; per valid record
-    ///   read and copied, 56); list fill and the history carry (40; per slot 24: partner
+    ///   read and copied, 2 × 32); list fill and the history carry (40; per slot 24: partner
     ///   written, incoming count, the current word found and the new one written; per record
-    ///   moved 56); incoming scan (16), fill (4 + 20 per slot), sort with the slot positions
-    ///   and the new run starts (12 + 12 per slot) → 128 + 64 per slot + 112 per contact.
+    ///   moved 2 × 32); incoming scan (16), fill (4 + 20 per slot), sort with the slot positions
+    ///   and the new run starts (12 + 12 per slot) → 128 + 64 per slot + 128 per contact (4 per byte of
+    ///   `HistoryRecord`).
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100; per slot the partner word (4); per workgroup the step's work written (16,
-    ///   → 16 / 64); per active owned contact the slot-history record read (28) and written
-    ///   (28), the partner's share written (24), and at a contact's start or end its partner
+    ///   → 16 / 64); per active owned contact the slot-history record read (32) and written
+    ///   (32), the partner's share written (24), and at a contact's start or end its partner
     ///   word, slot position and incoming entry (12 each time; counted here as 12 per
     ///   contact-step, an upper bound while contacts last 3 steps or more: a collision at the
-    ///   scenes' time steps lasts tens) → 92; a wall or mesh contact's table lookup and insert
-    ///   (≤ 2 × 40 + 4) stays below that.
+    ///   scenes' time steps lasts tens) → 100; a wall or mesh contact's table lookup and insert
+    ///   (≤ 2 × 44 + 4) stays below that.
     /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
     ///   already counts: read and write motion and force (128) / steps per batch.
     pub fn traffic_model(&self) -> Result<TrafficModel> {
@@ -305,12 +306,13 @@ impl GpuBackend {
         let steps_per_rebuild = if st.rebuilds > 0 { (steps as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = if self.walls_move() { self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX) } else { self.opts.steps_per_submit.max(1) } as f64;
+        let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
         let passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
             ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild, 0.0),
-            ("list (rebuild steps)", (128.0 + 64.0 * slots) / steps_per_rebuild, 112.0 / steps_per_rebuild),
-            ("forces", 100.0 + 4.0 * slots + 16.0 / group, 92.0),
+            ("list (rebuild steps)", (128.0 + 64.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
+            ("forces", 100.0 + 4.0 * slots + 16.0 / group, 2.0 * record + 36.0),
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
