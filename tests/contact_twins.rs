@@ -16,11 +16,11 @@ use common::random::stored_stiffness;
 use talus::contact::normal::hertz_normal;
 use talus::contact::params::{PairParams, PairParamsGpu};
 use talus::contact::tangential::hertz_shear;
-use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, ended_contact_work, hertz_contact, ContactGeometry, History};
+use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, hertz_contact, previous_ball_ball_geometry, previous_step_work, released_spring_work, ContactGeometry, History};
 
 const CASES: usize = 4096;
-const IN_STRIDE: usize = 34;
-const OUT_STRIDE: usize = 72;
+const IN_STRIDE: usize = 35;
+const OUT_STRIDE: usize = 80;
 
 /// One random contact state, already rounded to f32.
 struct Case {
@@ -65,8 +65,10 @@ fn random_case(rng: &mut Pcg64) -> Case {
     put(&mut input, 24, v3(rng, 30.0));
     input[27] = f(rng.random_range(0.0..60.0));
     input[31] = f(rng.random_range(0.0..2.0));
-    input[32] = f(rng.random_range(-5.0..5.0));
-    input[33] = f(rng.random_range(0.0..5.0));
+    // the stored dashpot forces, from inputs already drawn (the random stream stays as it was)
+    input[32] = f(input[31] - 1.0);
+    input[33] = f(0.1 * input[24]);
+    input[34] = f(0.1 * input[25]);
     input[23] = stored_stiffness(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
@@ -86,7 +88,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     let x = &c.input;
     let p = &c.p;
     let dt = x[7];
-    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: x[33] };
+    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
     let mut out = Vec::with_capacity(OUT_STRIDE);
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     geometry_out(&mut out, &g);
@@ -101,7 +103,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.push(damp.fn_d);
     out.extend(damp.fs_d.to_array());
     out.push(strain_energy(p, &normal, shear.fs, shear.k_s));
-    out.push(dashpot_work(&g, &damp, &history, dt));
+    out.push(dashpot_work(&g, &damp, dt));
     let h = hertz_contact(p, &g, &history, dt);
     out.extend(h.force_j.to_array());
     out.extend(h.torque_i.to_array());
@@ -112,8 +114,12 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.push(contact_active(p, &g) as u8 as f64);
     out.push(contact_active(p, &gw) as u8 as f64);
     out.extend([shear.stiffness_work, h.stiffness_work, h.history.shear_stiffness]);
-    let (ended_dashpot, ended_slip) = ended_contact_work(p, &g, &history, dt);
-    out.extend([ended_dashpot, ended_slip, h.history.dashpot_shear]);
+    let g_prev = previous_ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20), dt);
+    let (previous_dashpot, previous_slip) = previous_step_work(p, &g_prev, &history, dt);
+    out.extend([previous_dashpot, previous_slip, released_spring_work(&g, &history, dt)]);
+    out.extend([h.history.dashpot_normal, h.history.dashpot_shear[0], h.history.dashpot_shear[1]]);
+    out.extend(g_prev.normal.to_array());
+    out.push(g_prev.vel_normal);
     out.resize(OUT_STRIDE, 0.0);
     out
 }
@@ -151,7 +157,10 @@ const FIELDS: &[(&str, usize, usize)] = &[
     ("hertz_contact.history", 57, 4),
     ("hertz_contact.strain", 61, 1),
     ("hertz_contact.history.shear_stiffness", 68, 1),
-    ("hertz_contact.history.dashpot_shear", 71, 1),
+    ("hertz_contact.history.dashpot_normal", 72, 1),
+    ("hertz_contact.history.dashpot_shear", 73, 2),
+    ("previous_ball_ball_geometry.normal", 75, 3),
+    ("previous_ball_ball_geometry.vel_normal", 78, 1),
 ];
 
 #[test]
@@ -199,7 +208,7 @@ fn contact_functions_agree_on_cpu_and_gpu() {
         let dt = case.input[7];
         let work_scale = (norm(&cpu[48..51]) + norm(&cpu[36..39])) * (norm(&cpu[12..16]) + 1e-3) * dt * (1.0 + conditioning * 1e3)
             + 100.0 * f32::EPSILON as f64 * cpu[61].abs();
-        for (name, i) in [("slip_work", 41), ("dashpot_work", 47), ("hertz_contact.slip_work", 62), ("hertz_contact.dashpot_work", 63), ("ended_contact_work", 69)] {
+        for (name, i) in [("slip_work", 41), ("dashpot_work", 47), ("hertz_contact.slip_work", 62), ("hertz_contact.dashpot_work", 63), ("previous_step_work", 69), ("released_spring_work", 71)] {
             assert!((cpu[i] - g[i]).abs() <= 1e-3 * work_scale + (2e-4 + conditioning) * cpu[i].abs() + 1e-20, "case {k}: {name}: cpu {} gpu {} (scale {work_scale:e})", cpu[i], g[i]);
         }
         // stiffness work: a difference of the stored and the starting spring energies

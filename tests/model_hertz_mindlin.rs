@@ -20,7 +20,7 @@ use talus::contact::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness}
 use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactGeometry, ContactOutput, History};
 
 const CASES: usize = 4096;
-const IN_STRIDE: usize = 34;
+const IN_STRIDE: usize = 35;
 const OUT_STRIDE: usize = 140;
 const BLOCK: usize = 68;
 
@@ -67,8 +67,10 @@ fn random_case(rng: &mut Pcg64) -> Case {
     put(&mut input, 24, v3(rng, 30.0));
     input[27] = f(rng.random_range(0.0..60.0));
     input[31] = f(rng.random_range(0.0..2.0));
-    input[32] = f(rng.random_range(-5.0..5.0));
-    input[33] = f(rng.random_range(0.0..5.0));
+    // the stored dashpot forces, from inputs already drawn (the random stream stays as it was)
+    input[32] = f(input[31] - 1.0);
+    input[33] = f(0.1 * input[24]);
+    input[34] = f(0.1 * input[25]);
     input[23] = stored_stiffness(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
     Case { input, p }
@@ -98,7 +100,7 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
     out.extend(sh.spring.to_array());
     out.extend(sh.fs_d.to_array());
     out.extend([sh.slip as u8 as f64, sh.slip_work]);
-    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
+    let roll = rolling_resistance(p, g, fn_mag, dt);
     out.extend(roll.torque_i.to_array());
     out.extend(roll.torque_j.to_array());
     out.push(roll.work);
@@ -123,7 +125,7 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
 
 fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
     let x = &c.input;
-    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: x[33] };
+    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
     (g, gw, h, x[7])

@@ -259,7 +259,7 @@ mod twins {
     use crate::common::random::{f, unit, v3, at, norm, stored_stiffness};
 
     const CASES: usize = 4096;
-    const IN_STRIDE: usize = 34;
+    const IN_STRIDE: usize = 35;
     const OUT_STRIDE: usize = 76;
 
     pub struct Case {
@@ -316,8 +316,10 @@ mod twins {
         input[27] = f(rng.random_range(0.0..60.0));
         put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
         input[31] = f(rng.random_range(0.01..5.0));
-        input[32] = f(rng.random_range(-5.0..5.0));
-        input[33] = f(rng.random_range(0.0..5.0));
+        // the stored dashpot forces, from inputs already drawn (the random stream stays as it was)
+        input[32] = f(input[31] - 1.0);
+        input[33] = f(0.1 * input[24]);
+        input[34] = f(0.1 * input[25]);
         input[23] = stored_stiffness(rng);
         Case { input, p }
     }
@@ -340,7 +342,7 @@ mod twins {
         let x = &c.input;
         let p = &c.p;
         let dt = x[7];
-        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15], shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: x[33] };
+        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15], shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
         let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
         let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
         let mut o = vec![0.0; OUT_STRIDE];

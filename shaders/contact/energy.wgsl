@@ -12,18 +12,29 @@ fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, k_s: f32)
 }
 
 // Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
-// step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
-// dashpot force and half with the previous step's (stored in the history).
-fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, dt: f32) -> f32 {
+// step: a force F(n) does F(n)·v(n) Δt, half at the velocities of this step's drift, half at
+// those of the next. This is the first half, −½ F^d(n)·δ̇(n−½) Δt; the next force pass books
+// the second with previous_dashpot_power.
+fn dashpot_work(g: ContactGeometry, d: DashpotForce, dt: f32) -> f32 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    return 0.5 * (previous_dashpot_power(g, h) - dot(force_on_j, relative_velocity)) * dt;
+    return -0.5 * dot(force_on_j, relative_velocity) * dt;
 }
 
-// −F^d(n−1)·δ̇: the previous step's dashpot forces at this step's relative velocity (normal
-// part along this step's normal, shear part, |F_s^d| stored, along this step's shear velocity).
-fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu) -> f32 {
-    return h.dashpot_normal * g.vel_normal + h.dashpot_shear * length(g.vel_shear);
+// −F^d(n−1)·δ̇: the previous step's dashpot forces (in h) at this step's half-step velocities,
+// in g_prev, the contact's geometry at the previous step's positions.
+fn previous_dashpot_power(g_prev: ContactGeometry, h: HistoryGpu) -> f32 {
+    let basis = tangent_basis(g_prev.normal);
+    let force_on_j = g_prev.normal * -h.dashpot_normal + basis[0] * h.dashpot_shear_1 + basis[1] * h.dashpot_shear_2;
+    let relative_velocity = g_prev.normal * g_prev.vel_normal + g_prev.vel_shear;
+    return -dot(force_on_j, relative_velocity);
+}
+
+// The dashpot forces as the history keeps them: F_n^d, and F_s^d in the tangent basis of this
+// step's normal.
+fn dashpot_history(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
+    let basis = tangent_basis(g.normal);
+    return vec3<f32>(d.fn_d, dot(d.fs_d, basis[0]), dot(d.fs_d, basis[1]));
 }
 
 // What a shear spring still loaded when its contact ends gives up in that step: its stored

@@ -123,14 +123,14 @@ pub struct Checkpoint {
 }
 
 /// f64 values per contact history in the `contact_history` array (see `history_row`).
-const HISTORY_VALUES: usize = 9;
+const HISTORY_VALUES: usize = 10;
 
 fn history_row(h: &History) -> [f64; HISTORY_VALUES] {
-    [h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.established, h.shear_stiffness, h.dashpot_normal, h.dashpot_shear]
+    [h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.established, h.shear_stiffness, h.dashpot_normal, h.dashpot_shear[0], h.dashpot_shear[1]]
 }
 
 fn history_of(r: &[f64; HISTORY_VALUES]) -> History {
-    History { shear: DVec3::new(r[0], r[1], r[2]), normal_force: r[3], impact_velocity: r[4], established: r[5], shear_stiffness: r[6], dashpot_normal: r[7], dashpot_shear: r[8] }
+    History { shear: DVec3::new(r[0], r[1], r[2]), normal_force: r[3], impact_velocity: r[4], established: r[5], shear_stiffness: r[6], dashpot_normal: r[7], dashpot_shear: [r[8], r[9]] }
 }
 
 fn bytes<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {

@@ -6,7 +6,7 @@
 use glam::DVec3;
 
 use super::damping::DashpotForce;
-use super::geometry::ContactGeometry;
+use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::tangential::rotate_history;
 use super::normal::NormalForce;
@@ -21,25 +21,34 @@ pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) 
 }
 
 /// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
-/// step: a force F(n) acts through the half kicks on both sides of step n, so its work is
-/// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½). Summed over the steps,
-/// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books:
-/// half with this step's dashpot force and half with the previous step's (`History`, see
-/// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
-/// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy booking").
-pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, dt: f64) -> f64 {
+/// step. A force F(n) acts through the half kicks on both sides of step n, so its work is
+/// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½): half at the velocities
+/// of this step's drift, half at those of the next. This is the first half,
+/// −½ F^d(n)·δ̇(n−½) Δt; the next force pass books the second with `previous_dashpot_power`.
+/// Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first order in Δt and leaves the
+/// energy total drifting (docs/contact-models.md, "Energy booking").
+pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, dt: f64) -> f64 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    0.5 * (previous_dashpot_power(g, h) - force_on_j.dot(relative_velocity)) * dt
+    -0.5 * force_on_j.dot(relative_velocity) * dt
 }
 
 /// −F^d(n−1)·δ̇: the power of the previous step's dashpot forces (stored in `h`) at this step's
-/// relative velocity, the normal part along this step's normal, the shear part along this
-/// step's shear velocity (only |F_s^d| is stored; the dashpot opposed the shear velocity of
-/// the previous step, whose direction differs from this one's by O(Δt)). ≥ 0 while the
-/// velocities keep their sense.
-pub fn previous_dashpot_power(g: &ContactGeometry, h: &History) -> f64 {
-    h.dashpot_normal * g.vel_normal + h.dashpot_shear * g.vel_shear.length()
+/// half-step velocities, taken in `g_prev`, the contact's geometry at the previous step's
+/// positions (`geometry::previous_ball_ball_geometry`), whose normal is the one the shear
+/// dashpot force was stored against (`dashpot_history`).
+pub fn previous_dashpot_power(g_prev: &ContactGeometry, h: &History) -> f64 {
+    let (b1, b2) = tangent_basis(g_prev.normal);
+    let force_on_j = g_prev.normal * -h.dashpot_normal + b1 * h.dashpot_shear[0] + b2 * h.dashpot_shear[1];
+    let relative_velocity = g_prev.normal * g_prev.vel_normal + g_prev.vel_shear;
+    -force_on_j.dot(relative_velocity)
+}
+
+/// The dashpot forces as the history keeps them for the next step's booking: F_n^d, and F_s^d
+/// in the tangent basis of this step's normal.
+pub fn dashpot_history(g: &ContactGeometry, d: &DashpotForce) -> (f64, [f64; 2]) {
+    let (b1, b2) = tangent_basis(g.normal);
+    (d.fn_d, [d.fs_d.dot(b1), d.fs_d.dot(b2)])
 }
 
 /// What a shear spring still loaded when its contact ends gives up in the step it ends: its

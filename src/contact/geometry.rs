@@ -50,6 +50,24 @@ pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i:
     ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: w_j }
 }
 
+/// An orthonormal basis (b1, b2) of the plane normal to the unit vector `n`, a smooth function
+/// of n except across n_z = 0 (Duff et al. 2017, "Building an orthonormal basis, revisited").
+/// The shear dashpot force is stored in it (`History::dashpot_shear`).
+pub fn tangent_basis(n: DVec3) -> (DVec3, DVec3) {
+    let sign = if n.z >= 0.0 { 1.0 } else { -1.0 };
+    let a = -1.0 / (sign + n.z);
+    let b = n.x * n.y * a;
+    (DVec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), DVec3::new(b, sign + n.y * n.y * a, -n.y))
+}
+
+/// The same contact at the previous step's positions, with this step's (half-step)
+/// velocities: the centres moved by v Δt in the drift, so d was d − (v_j − v_i) Δt. For the
+/// second half of the previous step's dissipation (`model::previous_step_work`).
+#[allow(clippy::too_many_arguments)]
+pub fn previous_ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i: DVec3, w_i: DVec3, v_j: DVec3, w_j: DVec3, dt: f64) -> ContactGeometry {
+    ball_ball_geometry(d - (v_j - v_i) * dt, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j)
+}
+
 /// Ball–wall contact; `s` = signed distance of the ball centre from the plane along the
 /// wall's outward normal `n_w`. The wall is body j, moving with `v_wall`.
 pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3) -> ContactGeometry {
@@ -62,4 +80,10 @@ pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_
     let branch_j = DVec3::ZERO;
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, DVec3::ZERO);
     ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: DVec3::ZERO }
+}
+
+/// The same ball–wall contact at the previous step's positions (the ball moved by v_i Δt, the
+/// wall's surface by v_wall Δt), with this step's velocities; the wall's normal as now.
+pub fn previous_ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3, dt: f64) -> ContactGeometry {
+    ball_wall_geometry(s - n_w.dot(v_i - v_wall) * dt, n_w, r_i, m_i, v_i, w_i, v_wall)
 }

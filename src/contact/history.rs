@@ -21,12 +21,13 @@ pub struct History {
     /// Normal dashpot force F_n^d of the previous step (spec sign, tension positive): the
     /// step's dashpot work is booked trapezoidally, half with this force (`energy::dashpot_work`).
     pub dashpot_normal: f64,
-    /// |F_s^d|, the shear dashpot force of the previous step, for the same booking.
-    pub dashpot_shear: f64,
+    /// The shear dashpot force F_s^d on j of the previous step, for the same booking: its two
+    /// components in the tangent basis of that step's normal (`geometry::tangent_basis`).
+    pub dashpot_shear: [f64; 2],
 }
 
 impl History {
-    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0, dashpot_normal: 0.0, dashpot_shear: 0.0 };
+    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0, dashpot_normal: 0.0, dashpot_shear: [0.0; 2] };
 }
 
 gpu_struct! {
@@ -38,10 +39,10 @@ gpu_struct! {
         established: f32 => "f32",
         shear_stiffness: f32 => "f32",
         dashpot_normal: f32 => "f32",
-        dashpot_shear: f32 => "f32",
+        dashpot_shear_1: f32 => "f32",
+        dashpot_shear_2: f32 => "f32",
         _pad1: f32 => "f32",
         _pad2: f32 => "f32",
-        _pad3: f32 => "f32",
     }
 }
 
@@ -54,10 +55,10 @@ impl From<&History> for HistoryGpu {
             established: h.established as f32,
             shear_stiffness: h.shear_stiffness as f32,
             dashpot_normal: h.dashpot_normal as f32,
-            dashpot_shear: h.dashpot_shear as f32,
+            dashpot_shear_1: h.dashpot_shear[0] as f32,
+            dashpot_shear_2: h.dashpot_shear[1] as f32,
             _pad1: 0.0,
             _pad2: 0.0,
-            _pad3: 0.0,
         }
     }
 }
@@ -71,7 +72,7 @@ impl From<&HistoryGpu> for History {
             established: h.established as f64,
             shear_stiffness: h.shear_stiffness as f64,
             dashpot_normal: h.dashpot_normal as f64,
-            dashpot_shear: h.dashpot_shear as f64,
+            dashpot_shear: [h.dashpot_shear_1 as f64, h.dashpot_shear_2 as f64],
         }
     }
 }

@@ -159,7 +159,7 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// A contact's history as the GPU stores it (32 bytes): `HistoryGpu` without its padding
+    /// A contact's history as the GPU stores it (36 bytes): `HistoryGpu` without its padding
     /// and without `established`, which a stored record always is (the models' `HistoryGpu`
     /// of a contact with no record is all zeros), in scalars so records pack without holes
     /// (list slots and the wall-contact table).
@@ -171,7 +171,8 @@ gpu_struct! {
         impact_velocity: f32 => "f32",
         shear_stiffness: f32 => "f32",
         dashpot_normal: f32 => "f32",
-        dashpot_shear: f32 => "f32",
+        dashpot_shear_1: f32 => "f32",
+        dashpot_shear_2: f32 => "f32",
     }
 }
 
@@ -185,7 +186,8 @@ impl From<&History> for HistoryRecord {
             impact_velocity: h.impact_velocity as f32,
             shear_stiffness: h.shear_stiffness as f32,
             dashpot_normal: h.dashpot_normal as f32,
-            dashpot_shear: h.dashpot_shear as f32,
+            dashpot_shear_1: h.dashpot_shear[0] as f32,
+            dashpot_shear_2: h.dashpot_shear[1] as f32,
         }
     }
 }
@@ -199,7 +201,7 @@ impl From<&HistoryRecord> for History {
             established: 1.0,
             shear_stiffness: r.shear_stiffness as f64,
             dashpot_normal: r.dashpot_normal as f64,
-            dashpot_shear: r.dashpot_shear as f64,
+            dashpot_shear: [r.dashpot_shear_1 as f64, r.dashpot_shear_2 as f64],
         }
     }
 }

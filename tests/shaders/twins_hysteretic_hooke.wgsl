@@ -2,7 +2,7 @@
 // every function of damping_hysteretic, normal_hooke, tangential_linear, hysteretic and hooke
 // on one random state per invocation.
 
-const IN_STRIDE: u32 = 34u;
+const IN_STRIDE: u32 = 35u;
 const OUT_STRIDE: u32 = 76u;
 
 // bindings, in3, put, put3: tests/shaders/twin_io.wgsl
@@ -30,7 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], 0.0, 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
     let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
 

@@ -2,7 +2,7 @@
 // normal_mindlin, tangential_mindlin, normal_viscous and the hertz_mindlin / hertz_viscous
 // presets on one random state per invocation, for a ball–ball and a ball–wall geometry.
 
-const IN_STRIDE: u32 = 34u;
+const IN_STRIDE: u32 = 35u;
 const OUT_STRIDE: u32 = 140u;
 const BLOCK: u32 = 68u;
 
@@ -42,7 +42,7 @@ fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
     put3(o + 17u, sh.fs_d);
     put(o + 20u, select(0.0, 1.0, sh.slip));
     put(o + 21u, sh.slip_work);
-    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
+    let roll = rolling_resistance(p, g, fn_mag, dt);
     put3(o + 22u, roll.torque_i);
     put3(o + 25u, roll.torque_j);
     put(o + 28u, roll.work);
@@ -68,7 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], 0.0, 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
     let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     block(o, p, g, history, dt);
     let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
