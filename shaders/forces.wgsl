@@ -80,10 +80,9 @@ fn add_owned(out: ptr<function, Gathered>, c: ContactOutput) {
     }
 }
 
-// Work of this step for the contacts of the previous step (dashpot, slip: the second half of
-// their dissipation, `previous_step_work`, and the release of ended springs), booked by the
-// owner.
-fn add_previous(out: ptr<function, Gathered>, work: vec2<f32>) {
+// The rest of the last step's dissipation of a contact that ended in this pass (dashpot, slip;
+// `ended_contact_work`), booked by its owner.
+fn add_ended(out: ptr<function, Gathered>, work: vec2<f32>) {
     if (WRITE_HISTORY) {
         (*out).dashpot_work = (*out).dashpot_work + work.x;
         (*out).slip_work = (*out).slip_work + work.y;
@@ -134,12 +133,9 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             var h = HistoryGpu();
             if (was_active) {
                 h = record_history(slot_read[k]);
-                // the second half of the previous step's dissipation, and a spring's release
-                let g_prev = previous_ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz, sim.dt);
-                add_previous(&out, previous_step_work(p, g_prev, h, sim.dt));
-                if (!touching) {
-                    add_previous(&out, vec2<f32>(0.0, released_spring_work(g, h, sim.dt)));
-                }
+            }
+            if (!touching && was_active) {
+                add_ended(&out, ended_contact_work(p, g, h, sim.dt));
             }
             if (touching) {
                 let c = contact_force(p, g, h, sim.dt);
@@ -169,8 +165,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     let time_index = state.step + select(0u, 1u, WRITE_HISTORY);
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
         let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
-        add_previous(&out, wc.previous);
-        if (!wc.touching) { continue; }
+        if (!wc.touching) {
+            add_ended(&out, wc.ended);
+            continue;
+        }
         check_overlap(i, wc.depth, oi.w);
         add_wall(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
@@ -189,8 +187,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         for (var k = 0u; k < mb.kept.count; k = k + 1u) {
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
             let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
-            add_previous(&out, wc.previous);
-            if (!wc.touching) { continue; }
+            if (!wc.touching) {
+                add_ended(&out, wc.ended);
+                continue;
+            }
             check_overlap(i, wc.depth, oi.w);
             add_wall(&out, i, wc.key, wc.c, write_epoch);
             out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;

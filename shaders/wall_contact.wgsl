@@ -12,8 +12,7 @@ struct WallContact {
     u: vec3<f32>,       // the wall's surface velocity under the ball's centre
     lever: vec3<f32>,   // that surface point − the wall's load point
     depth: f32,         // overlap δ = r − centre distance
-    previous: vec2<f32>, // (dashpot, slip) work booked for the contact of the previous step: the
-                        // second half of its dissipation, and its spring's release if it ended
+    ended: vec2<f32>,   // not touching, but active in the previous step: ended_contact_work
 }
 
 // Wall w at time index t (steps since t = 0): row t − wall_time0 of the table the host
@@ -26,21 +25,16 @@ fn wall_at(t: u32, w: u32) -> WallGpu {
 // Ball i (offset oi with radius in w, velocity vi with 1/m in w, spin wi) against a surface of
 // pair parameters p whose unit normal n_w points towards the ball, at signed centre distance s,
 // moving with u under the centre; history `key` of the previous step (read_epoch). A contact
-// that was active in the previous step (it has history) books the second half of that step's
-// dissipation in `previous`, and its spring's release if it has ended.
+// that is not active but was in the previous step (it has history) books the rest of its
+// dissipation in `ended`.
 fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u: vec3<f32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     var out: WallContact;
     out.key = key;
-    let m_i = 1.0 / vi.w;
-    let g = ball_wall_geometry(s, n_w, oi.w, m_i, vi.xyz, wi.xyz, u);
+    let g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
     let h = hash_lookup(i, key, read_epoch);
-    let was_active = h.established != 0.0;
-    if (was_active) {
-        out.previous = previous_step_work(p, previous_ball_wall_geometry(s, n_w, oi.w, m_i, vi.xyz, wi.xyz, u, sim.dt), h, sim.dt);
-    }
     if (!contact_active(p, g)) {
-        if (was_active) {
-            out.previous.y = out.previous.y + released_spring_work(g, h, sim.dt);
+        if (h.established != 0.0) {
+            out.ended = ended_contact_work(p, g, h, sim.dt);
         }
         return out;
     }

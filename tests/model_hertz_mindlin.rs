@@ -100,7 +100,7 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
     out.extend(sh.spring.to_array());
     out.extend(sh.fs_d.to_array());
     out.extend([sh.slip as u8 as f64, sh.slip_work]);
-    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     out.extend(roll.torque_i.to_array());
     out.extend(roll.torque_j.to_array());
     out.push(roll.work);

@@ -24,14 +24,13 @@ fn torque_opposes_own_spin_and_vanishes_without_spin_or_coefficient() {
     assert!((t.length() - 0.1 * 5.0 * 0.01).abs() < 1e-15 && t.dot(w) < 0.0 && t.cross(w).length() < 1e-15);
     assert_eq!(rolling_torque(0.1, 5.0, 0.01, DVec3::ZERO), DVec3::ZERO);
     assert_eq!(rolling_torque(0.0, 5.0, 0.01, w), DVec3::ZERO);
-    // ball–wall: nothing on the wall; the work booked now is the first half of μ_r |F_n| r |ω| Δt
-    // (the next step books the second, `previous_rolling_power`)
+    // ball–wall: nothing on the wall; the work is the trapezoid ½ μ_r (|F_n| + |F_n|₀) r |ω| Δt
     let g = ball_wall_geometry(0.0099, DVec3::Z, 0.01, 1.0, DVec3::ZERO, w, DVec3::ZERO);
     let p = PairParams { rolling_fric: 0.1, ..PairParams::default() };
-    let r = rolling_resistance(&p, &g, 5.0, 1e-3);
+    let r = rolling_resistance(&p, &g, 5.0, 3.0, 1e-3);
     assert_eq!(r.torque_j, DVec3::ZERO);
-    assert!((r.work - 0.5 * 0.1 * 5.0 * g.branch_i.length() * w.length() * 1e-3).abs() < 1e-15);
-    assert!((0.5 * previous_rolling_power(&p, &g, 5.0) * 1e-3 - r.work).abs() < 1e-15);
+    assert!((r.work - 0.1 * 0.5 * (5.0 + 3.0) * g.branch_i.length() * w.length() * 1e-3).abs() < 1e-15);
+    assert!((previous_rolling_power(&p, &g, 3.0) - 0.1 * 3.0 * g.branch_i.length() * w.length()).abs() < 1e-12);
 }
 
 #[test]

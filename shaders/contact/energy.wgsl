@@ -12,28 +12,25 @@ fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, k_s: f32)
 }
 
 // Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
-// step: a force F(n) does F(n)·v(n) Δt, half at the velocities of this step's drift, half at
-// those of the next. This is the first half, −½ F^d(n)·δ̇(n−½) Δt; the next force pass books
-// the second with previous_dashpot_power.
-fn dashpot_work(g: ContactGeometry, d: DashpotForce, dt: f32) -> f32 {
+// step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
+// dashpot force and half with the previous step's (in the history). basis =
+// tangent_basis(g.normal).
+fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, basis: array<vec3<f32>, 2>, dt: f32) -> f32 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    return -0.5 * dot(force_on_j, relative_velocity) * dt;
+    return 0.5 * (previous_dashpot_power(g, h, basis) - dot(force_on_j, relative_velocity)) * dt;
 }
 
-// −F^d(n−1)·δ̇: the previous step's dashpot forces (in h) at this step's half-step velocities,
-// in g_prev, the contact's geometry at the previous step's positions.
-fn previous_dashpot_power(g_prev: ContactGeometry, h: HistoryGpu) -> f32 {
-    let basis = tangent_basis(g_prev.normal);
-    let force_on_j = g_prev.normal * -h.dashpot_normal + basis[0] * h.dashpot_shear_1 + basis[1] * h.dashpot_shear_2;
-    let relative_velocity = g_prev.normal * g_prev.vel_normal + g_prev.vel_shear;
-    return -dot(force_on_j, relative_velocity);
+// −F^d(n−1)·δ̇: the previous step's dashpot forces (in h) at this step's relative velocity, the
+// shear force rebuilt from its components in the tangent basis of this step's normal.
+fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu, basis: array<vec3<f32>, 2>) -> f32 {
+    let shear_force = basis[0] * h.dashpot_shear_1 + basis[1] * h.dashpot_shear_2;
+    return h.dashpot_normal * g.vel_normal - dot(shear_force, g.vel_shear);
 }
 
 // The dashpot forces as the history keeps them: F_n^d, and F_s^d in the tangent basis of this
 // step's normal.
-fn dashpot_history(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
-    let basis = tangent_basis(g.normal);
+fn dashpot_history(d: DashpotForce, basis: array<vec3<f32>, 2>) -> vec3<f32> {
     return vec3<f32>(d.fn_d, dot(d.fs_d, basis[0]), dot(d.fs_d, basis[1]));
 }
 

@@ -45,12 +45,6 @@ fn tangent_basis(n: vec3<f32>) -> array<vec3<f32>, 2> {
     return array<vec3<f32>, 2>(vec3<f32>(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), vec3<f32>(b, sign + n.y * n.y * a, -n.y));
 }
 
-// The same contact at the previous step's positions, with this step's (half-step) velocities:
-// the centres moved by v Δt in the drift, so d was d − (v_j − v_i) Δt.
-fn previous_ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>, dt: f32) -> ContactGeometry {
-    return ball_ball_geometry(d - (v_j - v_i) * dt, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
-}
-
 // Ball–wall contact; s = signed distance of the ball centre from the plane along the wall's
 // outward normal n_w. The wall is body j, moving with v_wall.
 fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_wall: vec3<f32>) -> ContactGeometry {
@@ -63,10 +57,4 @@ fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>
     let branch_j = vec3<f32>(0.0);
     let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, vec3<f32>(0.0));
     return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, vec3<f32>(0.0));
-}
-
-// The same ball–wall contact at the previous step's positions (the ball moved by v_i Δt, the
-// wall's surface by v_wall Δt), with this step's velocities; the wall's normal as now.
-fn previous_ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_wall: vec3<f32>, dt: f32) -> ContactGeometry {
-    return ball_wall_geometry(s - dot(n_w, v_i - v_wall) * dt, n_w, r_i, m_i, v_i, w_i, v_wall);
 }

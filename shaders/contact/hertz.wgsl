@@ -10,9 +10,10 @@ fn hertz_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs + damp.fs_d;
     let torque_i = cross(g.branch_i, -force_j);
     let torque_j = cross(g.branch_j, force_j);
-    let stored_damping = dashpot_history(g, damp);
+    let basis = tangent_basis(g.normal);
+    let stored_damping = dashpot_history(damp, basis);
     let new_history = HistoryGpu(shear.fs, -normal.fn_h, 0.0, 1.0, shear.k_s, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
     let strain = strain_energy(p, normal, shear.fs, shear.k_s);
-    let work = dashpot_work(g, damp, dt);
+    let work = dashpot_work(g, damp, h, basis, dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, shear.stiffness_work);
 }

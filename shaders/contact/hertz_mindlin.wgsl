@@ -11,14 +11,15 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
     let eta_t = -TSUJI_FACTOR * alpha * sqrt(k_t * g.m_c);
     let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
-    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
     let torque_i = cross(g.branch_i, -force_j) + roll.torque_i;
     let torque_j = cross(g.branch_j, force_j) + roll.torque_j;
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
-    let stored_damping = dashpot_history(g, damp);
+    let basis = tangent_basis(g.normal);
+    let stored_damping = dashpot_history(damp, basis);
     let new_history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
     let strain = normal.strain + select(0.0, 0.5 * dot(shear.spring, shear.spring) / k_t, k_t > 0.0);
-    let work = dashpot_work(g, damp, dt);
+    let work = dashpot_work(g, damp, h, basis, dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, new_history, shear.stiffness_work);
 }

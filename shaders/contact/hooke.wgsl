@@ -17,10 +17,11 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
     let torque_i = cross(g.branch_i, -force_j);
     let torque_j = cross(g.branch_j, force_j);
-    let stored_damping = dashpot_history(g, damp);
+    let basis = tangent_basis(g.normal);
+    let stored_damping = dashpot_history(damp, basis);
     let new_history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
-    let work = dashpot_work(g, damp, dt);
+    let work = dashpot_work(g, damp, h, basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness
     return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, 0.0);
 }

@@ -34,14 +34,13 @@ fn contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     }
 }
 
-// The second half of the trapezoids of dashpot_work and rolling_resistance for a contact that
-// was active in the previous step, booked in this one whether it is still active or not: the
-// previous step's dashpot forces and rolling torques (in h) at this step's half-step
-// velocities, in g_prev, the contact's geometry at the previous step's positions.
-// Returns (dashpot work, slip work).
-fn previous_step_work(p: PairParamsGpu, g_prev: ContactGeometry, h: HistoryGpu, dt: f32) -> vec2<f32> {
-    let dashpot = 0.5 * previous_dashpot_power(g_prev, h) * dt;
+// What a contact that was active in the previous step and is not in this one still
+// dissipates: the second half of the trapezoids of dashpot_work and rolling_resistance, the
+// previous step's dashpot forces and rolling torques (in h) at this step's velocities, and
+// its shear spring's release (released_spring_work). Returns (dashpot work, slip work).
+fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> vec2<f32> {
+    let dashpot = 0.5 * previous_dashpot_power(g, h, tangent_basis(g.normal)) * dt;
     let rolls = (p.model == MODEL_HERTZ_MINDLIN || p.model == MODEL_HERTZ_VISCOUS) && p.rolling_fric != 0.0;
-    let rolling = select(0.0, 0.5 * previous_rolling_power(p, g_prev, h.normal_force) * dt, rolls);
-    return vec2<f32>(dashpot, rolling);
+    let rolling = select(0.0, 0.5 * previous_rolling_power(p, g, h.normal_force) * dt, rolls);
+    return vec2<f32>(dashpot, rolling + released_spring_work(g, h, dt));
 }

@@ -6,7 +6,7 @@
 struct RollingTorque {
     torque_i: vec3<f32>,    // torque on i about its centre
     torque_j: vec3<f32>,    // torque on j about its centre (zero for a wall)
-    work: f32,              // first half of the trapezoid: −½ (M_i·ω_i + M_j·ω_j) Δt ≥ 0
+    work: f32,              // ½ μ_r (|F_n| + |F_n|₀)(r_i|ω_i| + r_j|ω_j|) Δt ≥ 0 (trapezoid)
 }
 
 // −μ_r |F_n| r ω/|ω| for one body; zero when ω = 0.
@@ -18,20 +18,21 @@ fn rolling_torque(mu_r: f32, fn_mag: f32, r: f32, w: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(0.0);
 }
 
-// Both torques with μ_r = rolling_fric; fn_mag = |F_n|; lever = |branch| (zero for a wall).
-// Without rolling friction (μ_r = 0, the default) nothing is computed.
-fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, dt: f32) -> RollingTorque {
+// Both torques with μ_r = rolling_fric; fn_mag = |F_n|, fn_previous = |F_n| of the previous
+// step; lever = |branch| (zero for a wall). Without rolling friction (μ_r = 0, the default)
+// nothing is computed.
+fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, fn_previous: f32, dt: f32) -> RollingTorque {
     if (p.rolling_fric == 0.0) {
         return RollingTorque(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
     }
     let torque_i = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_i), g.spin_i);
     let torque_j = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_j), g.spin_j);
-    let work = -0.5 * (dot(torque_i, g.spin_i) + dot(torque_j, g.spin_j)) * dt;
+    let work = 0.5 * (previous_rolling_power(p, g, fn_previous) - (dot(torque_i, g.spin_i) + dot(torque_j, g.spin_j))) * dt;
     return RollingTorque(torque_i, torque_j, work);
 }
 
-// −M(n−1)·ω: the previous step's rolling torques (μ_r |F_n|₀ r, against the previous half
-// step's spin) at this step's spins, with the levers of g_prev, the previous step's geometry.
-fn previous_rolling_power(p: PairParamsGpu, g_prev: ContactGeometry, fn_previous: f32) -> f32 {
-    return p.rolling_fric * fn_previous * (length(g_prev.branch_i) * length(g_prev.spin_i) + length(g_prev.branch_j) * length(g_prev.spin_j));
+// −M(n−1)·ω: the previous step's rolling torques (μ_r |F_n|₀ r, against the previous spin) at
+// this step's spins and levers.
+fn previous_rolling_power(p: PairParamsGpu, g: ContactGeometry, fn_previous: f32) -> f32 {
+    return p.rolling_fric * fn_previous * (length(g.branch_i) * length(g.spin_i) + length(g.branch_j) * length(g.spin_j));
 }

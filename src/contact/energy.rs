@@ -6,7 +6,7 @@
 use glam::DVec3;
 
 use super::damping::DashpotForce;
-use super::geometry::{tangent_basis, ContactGeometry};
+use super::geometry::ContactGeometry;
 use super::history::History;
 use super::tangential::rotate_history;
 use super::normal::NormalForce;
@@ -22,33 +22,32 @@ pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) 
 
 /// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
 /// step. A force F(n) acts through the half kicks on both sides of step n, so its work is
-/// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½): half at the velocities
-/// of this step's drift, half at those of the next. This is the first half,
-/// −½ F^d(n)·δ̇(n−½) Δt; the next force pass books the second with `previous_dashpot_power`.
-/// Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first order in Δt and leaves the
-/// energy total drifting (docs/contact-models.md, "Energy booking").
-pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, dt: f64) -> f64 {
+/// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½); summed over the steps,
+/// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books:
+/// half with this step's dashpot force, half with the previous step's (`History`, see
+/// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
+/// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy
+/// booking"). `basis` = `tangent_basis(g.normal)`.
+pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, basis: &(DVec3, DVec3), dt: f64) -> f64 {
     let force_on_j = g.normal * -d.fn_d + d.fs_d;
     let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    -0.5 * force_on_j.dot(relative_velocity) * dt
+    0.5 * (previous_dashpot_power(g, h, basis) - force_on_j.dot(relative_velocity)) * dt
 }
 
 /// −F^d(n−1)·δ̇: the power of the previous step's dashpot forces (stored in `h`) at this step's
-/// half-step velocities, taken in `g_prev`, the contact's geometry at the previous step's
-/// positions (`geometry::previous_ball_ball_geometry`), whose normal is the one the shear
-/// dashpot force was stored against (`dashpot_history`).
-pub fn previous_dashpot_power(g_prev: &ContactGeometry, h: &History) -> f64 {
-    let (b1, b2) = tangent_basis(g_prev.normal);
-    let force_on_j = g_prev.normal * -h.dashpot_normal + b1 * h.dashpot_shear[0] + b2 * h.dashpot_shear[1];
-    let relative_velocity = g_prev.normal * g_prev.vel_normal + g_prev.vel_shear;
-    -force_on_j.dot(relative_velocity)
+/// relative velocity. The shear force is rebuilt from its components in the tangent basis of
+/// this step's normal (`basis`; the normal has turned by O(Δt) since it was stored), so a shear
+/// velocity that reverses from one step to the next (a chattering dashpot) is booked with its
+/// sign.
+pub fn previous_dashpot_power(g: &ContactGeometry, h: &History, basis: &(DVec3, DVec3)) -> f64 {
+    let shear_force = basis.0 * h.dashpot_shear[0] + basis.1 * h.dashpot_shear[1];
+    h.dashpot_normal * g.vel_normal - shear_force.dot(g.vel_shear)
 }
 
 /// The dashpot forces as the history keeps them for the next step's booking: F_n^d, and F_s^d
-/// in the tangent basis of this step's normal.
-pub fn dashpot_history(g: &ContactGeometry, d: &DashpotForce) -> (f64, [f64; 2]) {
-    let (b1, b2) = tangent_basis(g.normal);
-    (d.fn_d, [d.fs_d.dot(b1), d.fs_d.dot(b2)])
+/// in the tangent basis of this step's normal (`basis`).
+pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f64, [f64; 2]) {
+    (d.fn_d, [d.fs_d.dot(basis.0), d.fs_d.dot(basis.1)])
 }
 
 /// What a shear spring still loaded when its contact ends gives up in the step it ends: its

@@ -60,14 +60,6 @@ pub fn tangent_basis(n: DVec3) -> (DVec3, DVec3) {
     (DVec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), DVec3::new(b, sign + n.y * n.y * a, -n.y))
 }
 
-/// The same contact at the previous step's positions, with this step's (half-step)
-/// velocities: the centres moved by v Δt in the drift, so d was d − (v_j − v_i) Δt. For the
-/// second half of the previous step's dissipation (`model::previous_step_work`).
-#[allow(clippy::too_many_arguments)]
-pub fn previous_ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i: DVec3, w_i: DVec3, v_j: DVec3, w_j: DVec3, dt: f64) -> ContactGeometry {
-    ball_ball_geometry(d - (v_j - v_i) * dt, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j)
-}
-
 /// Ball–wall contact; `s` = signed distance of the ball centre from the plane along the
 /// wall's outward normal `n_w`. The wall is body j, moving with `v_wall`.
 pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3) -> ContactGeometry {
@@ -80,10 +72,4 @@ pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_
     let branch_j = DVec3::ZERO;
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, DVec3::ZERO);
     ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: DVec3::ZERO }
-}
-
-/// The same ball–wall contact at the previous step's positions (the ball moved by v_i Δt, the
-/// wall's surface by v_wall Δt), with this step's velocities; the wall's normal as now.
-pub fn previous_ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3, dt: f64) -> ContactGeometry {
-    ball_wall_geometry(s - n_w.dot(v_i - v_wall) * dt, n_w, r_i, m_i, v_i, w_i, v_wall)
 }

@@ -4,7 +4,7 @@
 
 use super::damping::dashpot;
 use super::energy::{dashpot_history, dashpot_work, strain_energy};
-use super::geometry::ContactGeometry;
+use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal::hertz_normal;
@@ -20,9 +20,10 @@ pub fn hertz_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs + damp.fs_d;
     let torque_i = g.branch_i.cross(-force_j);
     let torque_j = g.branch_j.cross(force_j);
-    let (dashpot_normal, dashpot_shear) = dashpot_history(g, &damp);
+    let basis = tangent_basis(g.normal);
+    let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { shear: shear.fs, normal_force: -normal.fn_h, impact_velocity: 0.0, established: 1.0, shear_stiffness: shear.k_s, dashpot_normal, dashpot_shear };
     let strain = strain_energy(p, &normal, shear.fs, shear.k_s);
-    let dashpot_work = dashpot_work(g, &damp, dt);
+    let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work }
 }

@@ -6,7 +6,7 @@
 
 use super::damping::DashpotForce;
 use super::energy::{dashpot_history, dashpot_work};
-use super::geometry::ContactGeometry;
+use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_viscous::viscous_normal;
@@ -21,14 +21,15 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let fn_mag = (-fn_total).max(0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
     let shear = mindlin_shear(p, g, k_t, 0.0, fn_mag, h, dt);
-    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
     let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
     let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
-    let (dashpot_normal, dashpot_shear) = dashpot_history(g, &damp);
+    let basis = tangent_basis(g.normal);
+    let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
     let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
-    let dashpot = dashpot_work(g, &damp, dt);
+    let dashpot = dashpot_work(g, &damp, h, &basis, dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work }
 }

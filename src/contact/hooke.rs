@@ -7,7 +7,7 @@ use glam::DVec3;
 use super::damping::DashpotForce;
 use super::damping_hysteretic::impact_speed;
 use super::energy::{dashpot_history, dashpot_work};
-use super::geometry::ContactGeometry;
+use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_hooke::hooke_normal;
@@ -31,10 +31,11 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
     let torque_i = g.branch_i.cross(-force_j);
     let torque_j = g.branch_j.cross(force_j);
-    let (dashpot_normal, dashpot_shear) = dashpot_history(g, &damp);
+    let basis = tangent_basis(g.normal);
+    let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
-    let dashpot_work = dashpot_work(g, &damp, dt);
+    let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: 0.0 }
 }

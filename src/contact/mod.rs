@@ -27,11 +27,10 @@ pub mod hertz_viscous;
 pub mod output;
 pub mod model;
 
-pub use geometry::{ball_ball_geometry, ball_wall_geometry, previous_ball_ball_geometry, previous_ball_wall_geometry, ContactGeometry};
+pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
 pub use hertz::hertz_contact;
-pub use model::{contact_force, previous_step_work};
+pub use model::{contact_force, ended_contact_work};
 pub use output::ContactOutput;
 pub use normal::contact_active;
 pub use history::History;
-pub use energy::released_spring_work;
 pub use params::{ContactModel, PairParams};

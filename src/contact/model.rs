@@ -1,8 +1,8 @@
 //! A contact's model is chosen per material pair (`PairParams::model`); this is the one entry
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
-use super::energy::previous_dashpot_power;
-use super::geometry::ContactGeometry;
+use super::energy::{previous_dashpot_power, released_spring_work};
+use super::geometry::{tangent_basis, ContactGeometry};
 use super::hertz::hertz_contact;
 use super::history::History;
 use super::output::ContactOutput;
@@ -20,16 +20,16 @@ pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     }
 }
 
-/// The second half of the trapezoids of `energy::dashpot_work` and
-/// `rolling::rolling_resistance` for a contact that was active in the previous step, booked
-/// in this one whether it is still active or not: the previous step's dashpot forces and
-/// rolling torques (stored in `h`) at this step's half-step velocities, in `g_prev`, the
-/// contact's geometry at the previous step's positions. Returns (dashpot work, slip work).
-pub fn previous_step_work(p: &PairParams, g_prev: &ContactGeometry, h: &History, dt: f64) -> (f64, f64) {
-    let dashpot = 0.5 * previous_dashpot_power(g_prev, h) * dt;
+/// What a contact that was active in the previous step and is not in this one still
+/// dissipates: the second half of the trapezoids of `energy::dashpot_work` and
+/// `rolling::rolling_resistance`, the previous step's dashpot forces and rolling torques
+/// (stored in `h`) at this step's velocities, and its shear spring's release
+/// (`energy::released_spring_work`). Returns (dashpot work, slip work) of this step.
+pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> (f64, f64) {
+    let dashpot = 0.5 * previous_dashpot_power(g, h, &tangent_basis(g.normal)) * dt;
     let rolling = match p.model {
-        ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g_prev, h.normal_force) * dt,
+        ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,
         _ => 0.0,
     };
-    (dashpot, rolling)
+    (dashpot, rolling + released_spring_work(g, h, dt))
 }

@@ -14,8 +14,8 @@ pub struct RollingTorque {
     pub torque_i: DVec3,
     /// Torque on j about its centre (zero for a wall).
     pub torque_j: DVec3,
-    /// Work dissipated this step, the first half of its trapezoid (as `energy::dashpot_work`):
-    /// −½ (M_i·ω_i + M_j·ω_j) Δt = ½ μ_r |F_n| (r_i|ω_i| + r_j|ω_j|) Δt ≥ 0.
+    /// Work dissipated this step, booked as the trapezoid of `energy::dashpot_work`:
+    /// ½ μ_r (|F_n| + |F_n|₀)(r_i|ω_i| + r_j|ω_j|) Δt ≥ 0, |F_n|₀ the previous step's.
     pub work: f64,
 }
 
@@ -29,22 +29,23 @@ pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
     }
 }
 
-/// Both torques with μ_r = `rolling_fric`; `fn_mag` = |F_n|. The lever r of each body is the
-/// length of its branch vector (centre → contact point, R − δ/2; zero for a wall). Without
-/// rolling friction (μ_r = 0, the default) nothing is computed.
-pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, dt: f64) -> RollingTorque {
+/// Both torques with μ_r = `rolling_fric`; `fn_mag` = |F_n|, `fn_previous` = |F_n| of the
+/// previous step (`History::normal_force`). The lever r of each body is the length of its
+/// branch vector (centre → contact point, R − δ/2; zero for a wall). Without rolling friction
+/// (μ_r = 0, the default) nothing is computed.
+pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, fn_previous: f64, dt: f64) -> RollingTorque {
     if p.rolling_fric == 0.0 {
         return RollingTorque::default();
     }
     let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.branch_i.length(), g.spin_i);
     let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.branch_j.length(), g.spin_j);
-    let work = -0.5 * (torque_i.dot(g.spin_i) + torque_j.dot(g.spin_j)) * dt;
+    let work = 0.5 * (previous_rolling_power(p, g, fn_previous) - (torque_i.dot(g.spin_i) + torque_j.dot(g.spin_j))) * dt;
     RollingTorque { torque_i, torque_j, work }
 }
 
 /// −M(n−1)·ω: the power of the previous step's rolling torques, of magnitude μ_r |F_n|₀ r and
-/// opposed to the previous half step's spin, at this step's spins, with the levers of
-/// `g_prev`, the previous step's geometry (as in `energy::previous_dashpot_power`).
-pub fn previous_rolling_power(p: &PairParams, g_prev: &ContactGeometry, fn_previous: f64) -> f64 {
-    p.rolling_fric * fn_previous * (g_prev.branch_i.length() * g_prev.spin_i.length() + g_prev.branch_j.length() * g_prev.spin_j.length())
+/// opposed to the previous spin, at this step's spins and levers (the spin's direction is not
+/// stored: a spin that reverses from one step to the next is booked as if it had not).
+pub fn previous_rolling_power(p: &PairParams, g: &ContactGeometry, fn_previous: f64) -> f64 {
+    p.rolling_fric * fn_previous * (g.branch_i.length() * g.spin_i.length() + g.branch_j.length() * g.spin_j.length())
 }

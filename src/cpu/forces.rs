@@ -14,9 +14,7 @@ use rayon::prelude::*;
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
 use crate::contact::params::PairParams;
-use crate::contact::{
-    ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, previous_ball_ball_geometry, previous_ball_wall_geometry, previous_step_work, released_spring_work, ContactGeometry, ContactOutput, History,
-};
+use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ended_contact_work, ContactGeometry, ContactOutput, History};
 use crate::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
 use crate::mesh::contacts::MESH_REACH_SLACK;
 use crate::model::checks::overlap_beyond_limit;
@@ -287,25 +285,19 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
             d = ctx.setup.minimum_image(d);
         }
         let apart = d.length_squared() > reach * reach;
-        let (m_j, v_j, w_j) = (s.mass[j], s.velocity[j], s.angular_velocity[j]);
-        let p = ctx.pairs.get(mat_i, s.material[j]);
-        // a contact of the previous step books the second half of that step's dissipation
-        if touching[k] {
-            let g_prev = previous_ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j, dt);
-            book_previous_step(own, p, &g_prev, &history[k], dt);
-        }
         let contact = if apart {
             None
         } else {
-            let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
-            contact_active(p, &g).then_some(g)
+            let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+            let p = ctx.pairs.get(mat_i, s.material[j]);
+            contact_active(p, &g).then_some((p, g))
         };
-        let Some(g) = contact else {
+        let Some((p, g)) = contact else {
             // a slot that stays apart keeps its NEW history without touching it; a contact
-            // that ended releases its shear spring
+            // that ended books the rest of its last step's dissipation first
             if touching[k] {
-                let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
-                own.slip_work += released_spring_work(&g, &history[k], dt);
+                let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+                book_ended_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &history[k], dt);
                 history[k] = History::NEW;
                 touching[k] = false;
             }
@@ -405,31 +397,26 @@ fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scra
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
 /// towards the ball, at signed centre distance `dist`, moving with `u` at the surface point
 /// under the centre, with the history of `key` in `old` (the ball's list of the previous
-/// step); `None` when inactive. A contact that was active in the previous step first books
-/// the second half of that step's dissipation into `own`, and its spring's release if it has
-/// ended. Twin of `surface_contact` in shaders/wall_contact.wgsl.
+/// step); `None` when inactive (a contact that was active in the previous step first books
+/// the rest of its dissipation into `own`). Twin of `surface_contact` in
+/// shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
 fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
-    let (r_i, m_i, v_i, w_i) = (s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu]);
-    let g = ball_wall_geometry(dist, n_w, r_i, m_i, v_i, w_i, u);
+    let g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     let history = lookup(old, key);
-    let was_active = history.established != 0.0;
-    if was_active {
-        book_previous_step(own, p, &previous_ball_wall_geometry(dist, n_w, r_i, m_i, v_i, w_i, u, dt), &history, dt);
-    }
     if !contact_active(p, &g) {
-        if was_active {
-            own.slip_work += released_spring_work(&g, &history, dt);
+        if history.established != 0.0 {
+            book_ended_contact(own, p, &g, &history, dt);
         }
         return None;
     }
     Some(contact_force(p, &g, &history, dt))
 }
 
-/// The second half of the previous step's dissipation of a contact that was active then
-/// (`contact::previous_step_work`), booked by its owner.
-fn book_previous_step(own: &mut Owned, p: &PairParams, g_prev: &ContactGeometry, h: &History, dt: f64) {
-    let (dashpot, slip) = previous_step_work(p, g_prev, h, dt);
+/// The rest of the last step's dissipation of a contact that ended in this step
+/// (`contact::ended_contact_work`), booked by its owner.
+fn book_ended_contact(own: &mut Owned, p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) {
+    let (dashpot, slip) = ended_contact_work(p, g, h, dt);
     own.dashpot_work += dashpot;
     own.slip_work += slip;
 }

@@ -58,7 +58,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 42u, damp.fn_d);
     put3(o + 43u, damp.fs_d);
     put(o + 46u, strain_energy(p, normal, shear.fs, shear.k_s));
-    put(o + 47u, dashpot_work(g, damp, dt));
+    put(o + 47u, dashpot_work(g, damp, history, tangent_basis(g.normal), dt));
     let c = hertz_contact(p, g, history, dt);
     put3(o + 48u, c.force_j);
     put3(o + 51u, c.torque_i);
@@ -73,14 +73,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 66u, shear.stiffness_work);
     put(o + 67u, c.stiffness_work);
     put(o + 68u, c.history.shear_stiffness);
-    let g_prev = previous_ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j, dt);
-    let previous = previous_step_work(p, g_prev, history, dt);
-    put(o + 69u, previous.x);
-    put(o + 70u, previous.y);
+    let ended = ended_contact_work(p, g, history, dt);
+    put(o + 69u, ended.x);
+    put(o + 70u, ended.y);
     put(o + 71u, released_spring_work(g, history, dt));
     put(o + 72u, c.history.dashpot_normal);
     put(o + 73u, c.history.dashpot_shear_1);
     put(o + 74u, c.history.dashpot_shear_2);
-    put3(o + 75u, g_prev.normal);
-    put(o + 78u, g_prev.vel_normal);
+    let basis = tangent_basis(g.normal);
+    put3(o + 75u, basis[0]);
 }

@@ -42,7 +42,7 @@ fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
     put3(o + 17u, sh.fs_d);
     put(o + 20u, select(0.0, 1.0, sh.slip));
     put(o + 21u, sh.slip_work);
-    let roll = rolling_resistance(p, g, fn_mag, dt);
+    let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     put3(o + 22u, roll.torque_i);
     put3(o + 25u, roll.torque_j);
     put(o + 28u, roll.work);
