@@ -30,7 +30,7 @@ const CLOSURE: f64 = 1e-3;
 
 const WINDOWS: &[Window] = &[
     Window { scene: "ball_wall_damped", cpu_steps: None, gpu_steps: 12_000, limit: CLOSURE },
-    Window { scene: "demo_pour", cpu_steps: Some(1_500), gpu_steps: 300, limit: CLOSURE },
+    Window { scene: "demo_pour", cpu_steps: Some(1_500), gpu_steps: 600, limit: CLOSURE },
     Window { scene: "hertz_mindlin_rolling", cpu_steps: None, gpu_steps: 8_000, limit: CLOSURE },
     Window { scene: "hertz_viscous_bounce", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE },
     Window { scene: "hysteretic_drop", cpu_steps: None, gpu_steps: 20_000, limit: CLOSURE },
@@ -43,7 +43,7 @@ const WINDOWS: &[Window] = &[
     // of each collision's energy, accumulated over many collisions. The limits hold the
     // measured figures with a margin, so a regression still fails.
     Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 6_000, limit: 3e-3 },
-    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 3_000, limit: 2e-3 },
+    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 8_000, limit: 2e-3 },
     Window { scene: "rotating_drum", cpu_steps: Some(3_000), gpu_steps: 1_500, limit: 1.5e-2 },
 ];
 

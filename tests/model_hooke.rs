@@ -134,7 +134,8 @@ fn limit_force_never_attractive() {
 }
 
 /// Oblique impact with spin and friction: slip + dashpot work = kinetic energy lost (1e-3);
-/// Δt = t_c/2000 because the dashpot work −F^d·δ̇Δt (half-step velocity) is first order in Δt.
+/// Δt = t_c/2000 (chosen when the dashpot work was booked to first order in Δt; it is now second
+/// order).
 #[test]
 fn dissipation_equals_kinetic_energy_lost() {
     for wall in [false, true] {

@@ -195,7 +195,7 @@ fn dissipation_equals_kinetic_energy_lost() {
         for wall in [false, true] {
             let base = PairParams { hz_mode, ..params(0, 0.5) };
             let (_, _, m_c, r_bar) = impact_setup(base, wall, 1.0, 1.0, 0.5);
-            // the dashpot work −F^d·δ̇Δt uses the half-step velocity: first order in Δt
+            // a fine step: the integrator's own error at the contact's start and end is O((ωΔt)²)
             let dt = hertz_duration(r_bar, m_c, 1.0) / 2000.0;
             let (mut setup, axis, _, _) = impact_setup(base, wall, 1.0, dt, 0.5);
             if oblique {

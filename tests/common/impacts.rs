@@ -100,8 +100,9 @@ pub fn restitution_table(model: ContactModel, no_attraction: bool, per_contact: 
 }
 
 /// Head-on impacts (ball–ball, ball–wall) and oblique spinning wall impacts at 30° and 60° with
-/// μ = 0.5, dt = t_c/2000 (the dashpot work −F_d·v Δt is first order in Δt: 9.6e-4 relative at
-/// t_c/1000 for e = 0.3): slip + dashpot + stiffness work equals the kinetic energy lost.
+/// μ = 0.5, dt = t_c/2000 (chosen when the dashpot work was booked to first order in Δt, 9.6e-4
+/// relative at t_c/1000 for e = 0.3; it is now second order, docs/contact-models.md "Energy
+/// booking"): slip + dashpot + stiffness work equals the kinetic energy lost.
 pub fn dissipation_balance(model: ContactModel) {
     let per_contact = 2000.0;
     let cases = [(false, 0.0), (true, 0.0), (true, 30.0), (true, 60.0)];
