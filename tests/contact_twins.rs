@@ -90,7 +90,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     let x = &c.input;
     let p = &c.p;
     let dt = x[7];
-    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
+    let history = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32] as f32, dashpot_shear: [x[33] as f32, x[34] as f32] };
     let mut out = Vec::with_capacity(OUT_STRIDE);
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     geometry_out(&mut out, &g);
@@ -118,7 +118,7 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.extend([shear.stiffness_work, h.stiffness_work, h.history.shear_stiffness]);
     let (ended_dashpot, ended_slip) = ended_contact_work(p, &g, &history, dt);
     out.extend([ended_dashpot, ended_slip, released_spring_work(&g, &history, dt)]);
-    out.extend([h.history.dashpot_normal, h.history.dashpot_shear[0], h.history.dashpot_shear[1]]);
+    out.extend([h.history.dashpot_normal as f64, h.history.dashpot_shear[0] as f64, h.history.dashpot_shear[1] as f64]);
     out.extend(tangent_basis(g.normal).0.to_array());
     out.resize(OUT_STRIDE, 0.0);
     out

@@ -125,7 +125,7 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
 
 fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
     let x = &c.input;
-    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
+    let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32] as f32, dashpot_shear: [x[33] as f32, x[34] as f32] };
     let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
     let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
     (g, gw, h, x[7])

@@ -130,7 +130,7 @@ fn restitution_table_mode2_zhiying_qishao() {
 fn dashpot_uses_stored_impact_velocity() {
     let p = PairParams { hz_shear: G, hz_poiss: NU, ..params(0, 0.5) };
     let g = ball_wall_geometry(R - 1e-5, DVec3::Z, R, ball_mass(), DVec3::new(0.0, 0.0, -0.3), DVec3::ZERO, DVec3::ZERO);
-    let at = |iv: f64, est: f64| hysteretic_contact(&p, &g, &History { impact_velocity: iv, established: est, ..History::NEW }, 1e-7);
+    let at = |iv: f64, est: f64| hysteretic_contact(&p, &g, &History { impact_velocity: iv, established: est as f32, ..History::NEW }, 1e-7);
     let (a, b) = (at(1.0, 1.0), at(2.0, 1.0));
     // same geometry, stored δ̇⁻ twice as large → half the dashpot force (χ ∝ 1/δ̇⁻)
     let elastic = hertz_coefficient(&p, 2.0 * R) * 1e-5f64.powf(1.5);
@@ -331,7 +331,7 @@ mod twins {
         out[9..12].copy_from_slice(&c.history.shear.to_array());
         out[12] = c.history.normal_force;
         out[13] = c.history.impact_velocity;
-        out[14] = c.history.established;
+        out[14] = c.history.established as f64;
         out[15] = c.strain;
         out[16] = c.slip_work;
         out[17] = c.dashpot_work;
@@ -342,7 +342,7 @@ mod twins {
         let x = &c.input;
         let p = &c.p;
         let dt = x[7];
-        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15], shear_stiffness: x[23], dashpot_normal: x[32], dashpot_shear: [x[33], x[34]] };
+        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15] as f32, shear_stiffness: x[23], dashpot_normal: x[32] as f32, dashpot_shear: [x[33] as f32, x[34] as f32] };
         let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
         let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
         let mut o = vec![0.0; OUT_STRIDE];

@@ -40,14 +40,14 @@ pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, basis: &
 /// velocity that reverses from one step to the next (a chattering dashpot) is booked with its
 /// sign.
 pub fn previous_dashpot_power(g: &ContactGeometry, h: &History, basis: &(DVec3, DVec3)) -> f64 {
-    let shear_force = basis.0 * h.dashpot_shear[0] + basis.1 * h.dashpot_shear[1];
-    h.dashpot_normal * g.vel_normal - shear_force.dot(g.vel_shear)
+    let shear_force = basis.0 * h.dashpot_shear[0] as f64 + basis.1 * h.dashpot_shear[1] as f64;
+    h.dashpot_normal as f64 * g.vel_normal - shear_force.dot(g.vel_shear)
 }
 
 /// The dashpot forces as the history keeps them for the next step's booking: F_n^d, and F_s^d
-/// in the tangent basis of this step's normal (`basis`).
-pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f64, [f64; 2]) {
-    (d.fn_d, [d.fs_d.dot(basis.0), d.fs_d.dot(basis.1)])
+/// in the tangent basis of this step's normal (`basis`), in f32 (`History::dashpot_normal`).
+pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f32, [f32; 2]) {
+    (d.fn_d as f32, [d.fs_d.dot(basis.0) as f32, d.fs_d.dot(basis.1) as f32])
 }
 
 /// What a shear spring still loaded when its contact ends gives up in the step it ends: its

@@ -14,16 +14,19 @@ pub struct History {
     pub normal_force: f64,
     /// Normal approach speed when the contact became active (hysteretic-pfc δ̇⁻, eq 6).
     pub impact_velocity: f64,
-    /// 0 for a contact that is new in this step, 1 once it has been stored.
-    pub established: f64,
+    /// 0 for a contact that is new in this step, 1 once it has been stored (a flag: f32 keeps
+    /// the struct, one per list slot, at 64 bytes).
+    pub established: f32,
     /// Shear (tangential) spring stiffness of the previous step, with which `shear` was stored.
     pub shear_stiffness: f64,
     /// Normal dashpot force F_n^d of the previous step (spec sign, tension positive): the
     /// step's dashpot work is booked trapezoidally, half with this force (`energy::dashpot_work`).
-    pub dashpot_normal: f64,
+    /// f32 here and below: these only book energy, never move a particle, and f32 keeps the
+    /// CPU backend's memory (one `History` per list slot) within its budget.
+    pub dashpot_normal: f32,
     /// The shear dashpot force F_s^d on j of the previous step, for the same booking: its two
     /// components in the tangent basis of that step's normal (`geometry::tangent_basis`).
-    pub dashpot_shear: [f64; 2],
+    pub dashpot_shear: [f32; 2],
 }
 
 impl History {
@@ -52,11 +55,11 @@ impl From<&History> for HistoryGpu {
             shear: [h.shear.x as f32, h.shear.y as f32, h.shear.z as f32],
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
-            established: h.established as f32,
+            established: h.established,
             shear_stiffness: h.shear_stiffness as f32,
-            dashpot_normal: h.dashpot_normal as f32,
-            dashpot_shear_1: h.dashpot_shear[0] as f32,
-            dashpot_shear_2: h.dashpot_shear[1] as f32,
+            dashpot_normal: h.dashpot_normal,
+            dashpot_shear_1: h.dashpot_shear[0],
+            dashpot_shear_2: h.dashpot_shear[1],
             _pad1: 0.0,
             _pad2: 0.0,
         }
@@ -69,10 +72,10 @@ impl From<&HistoryGpu> for History {
             shear: DVec3::new(h.shear[0] as f64, h.shear[1] as f64, h.shear[2] as f64),
             normal_force: h.normal_force as f64,
             impact_velocity: h.impact_velocity as f64,
-            established: h.established as f64,
+            established: h.established,
             shear_stiffness: h.shear_stiffness as f64,
-            dashpot_normal: h.dashpot_normal as f64,
-            dashpot_shear: [h.dashpot_shear_1 as f64, h.dashpot_shear_2 as f64],
+            dashpot_normal: h.dashpot_normal,
+            dashpot_shear: [h.dashpot_shear_1, h.dashpot_shear_2],
         }
     }
 }

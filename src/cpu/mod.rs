@@ -278,12 +278,12 @@ impl Backend for CpuBackend {
     /// started (for the last good snapshot; stepping on from there is not supported) and the
     /// error names the step, the particle and the quantity.
     fn step(&mut self, n: u64) -> Result<()> {
-        let (good, good_step) = (self.state.clone(), self.steps_done);
+        let (good, good_step) = (self.state.motion(), self.steps_done);
         match self.steps(n) {
             None => Ok(()),
             Some(p) => {
                 let e = self.blow_up(&p, good_step);
-                self.state = good;
+                self.state.restore_motion(good);
                 self.steps_done = good_step;
                 Err(e)
             }

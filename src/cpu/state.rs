@@ -31,6 +31,18 @@ pub struct State {
     pub index_of: Vec<u32>,
 }
 
+/// What stepping changes in a `State` (`State::motion`): the last good state a blow-up hands
+/// back, without the copy of what stays fixed (radius, material, masses, inertias).
+pub struct Motion {
+    id: Vec<u32>,
+    position: Vec<DVec3>,
+    velocity: Vec<DVec3>,
+    angular_velocity: Vec<DVec3>,
+    force: Vec<DVec3>,
+    torque: Vec<DVec3>,
+    image: Vec<[i32; 3]>,
+}
+
 /// What the contacts a particle owns produced in the last force pass, and its cumulative work.
 /// A particle owns its contacts with particles of higher id and all its wall contacts.
 #[derive(Clone, Copy, Debug, Default)]
@@ -111,6 +123,33 @@ impl State {
         permute(&mut self.id, order);
         for (i, &u) in self.id.iter().enumerate() {
             self.index_of[u as usize] = i as u32;
+        }
+    }
+
+    /// A copy of what stepping changes (motion, forces, images), with the ids it belongs to.
+    pub fn motion(&self) -> Motion {
+        Motion {
+            id: self.id.clone(),
+            position: self.position.clone(),
+            velocity: self.velocity.clone(),
+            angular_velocity: self.angular_velocity.clone(),
+            force: self.force.clone(),
+            torque: self.torque.clone(),
+            image: self.image.clone(),
+        }
+    }
+
+    /// Put `m` back, each particle by its id into where it is stored now (stepping may have
+    /// renumbered the particles since `m` was taken, but not changed which there are).
+    pub fn restore_motion(&mut self, m: Motion) {
+        for (k, &id) in m.id.iter().enumerate() {
+            let i = self.index_of[id as usize] as usize;
+            self.position[i] = m.position[k];
+            self.velocity[i] = m.velocity[k];
+            self.angular_velocity[i] = m.angular_velocity[k];
+            self.force[i] = m.force[k];
+            self.torque[i] = m.torque[k];
+            self.image[i] = m.image[k];
         }
     }
 

@@ -185,9 +185,9 @@ impl From<&History> for HistoryRecord {
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
             shear_stiffness: h.shear_stiffness as f32,
-            dashpot_normal: h.dashpot_normal as f32,
-            dashpot_shear_1: h.dashpot_shear[0] as f32,
-            dashpot_shear_2: h.dashpot_shear[1] as f32,
+            dashpot_normal: h.dashpot_normal,
+            dashpot_shear_1: h.dashpot_shear[0],
+            dashpot_shear_2: h.dashpot_shear[1],
         }
     }
 }
@@ -200,8 +200,8 @@ impl From<&HistoryRecord> for History {
             impact_velocity: r.impact_velocity as f64,
             established: 1.0,
             shear_stiffness: r.shear_stiffness as f64,
-            dashpot_normal: r.dashpot_normal as f64,
-            dashpot_shear: [r.dashpot_shear_1 as f64, r.dashpot_shear_2 as f64],
+            dashpot_normal: r.dashpot_normal,
+            dashpot_shear: [r.dashpot_shear_1, r.dashpot_shear_2],
         }
     }
 }
