@@ -1,5 +1,5 @@
 // Passes `list_count` and `list_fill` (rebuild steps only): the half neighbour list. Particle
-// i owns its pairs with every j > i whose centres are within rᵢ + rⱼ + max_rgap + skin (27
+// i owns its pairs with every j > i whose centres are within rᵢ + rⱼ + max_rgap + skin + 2 × list_margin (27
 // grid cells). `list_count` writes the count of i into `list_next` (scanned into the new run
 // starts); `list_fill` writes the partners into i's new run sorted by id, counts every pair at
 // j (`incoming_count`), and carries each pair's flags and history over from the current list
@@ -91,7 +91,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     if (j <= i) { continue; }
                     let oj = pos_offset[j];
                     let d = pair_separation(bi.xyz, oi.xyz, pos_block[j].xyz, oj.xyz);
-                    let cut = (oi.w + oj.w + sim.max_rgap + sim.skin) * 1.001;
+                    let cut = (oi.w + oj.w + sim.max_rgap + sim.skin + 2.0 * bitcast<f32>(state.list_margin)) * 1.001;
                     if (dot(d, d) > cut * cut) { continue; }
                     if (FILL) {
                         // insertion into i's run, kept sorted by partner id

@@ -2,7 +2,8 @@
 // particle has moved farther since the last build than `travelled`, the sum over the steps
 // since of the longest step any particle made (`drift` leaves this step's in `max_step`):
 // beyond skin/2, or when the host asked (`rebuild` set), the step rebuilds and `travelled`
-// starts again from 0. Every rebuild pass is dispatched indirectly from `dispatch`: this pass
+// starts again from 0, and the list takes this step's longest step as a margin (`list_margin`).
+// Every rebuild pass is dispatched indirectly from `dispatch`: this pass
 // copies the full workgroup counts (`dispatch_full`, written by the host) on a rebuild and
 // zeros otherwise, so a step without a rebuild launches empty dispatches and there is no host
 // round trip. On a halted batch it changes nothing: a resumed step rebuilds (or not) as planned.
@@ -21,12 +22,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
         if (state.halt != 0u) {
             plan = 2u;
         } else {
-            let travelled = bitcast<f32>(state.travelled) + bitcast<f32>(atomicLoad(&state.max_step));
+            let step_bits = atomicLoad(&state.max_step);
+            let travelled = bitcast<f32>(state.travelled) + bitcast<f32>(step_bits);
             atomicStore(&state.max_step, 0u);
             let on = atomicLoad(&state.rebuild) != 0u || travelled > 0.5 * sim.skin;
             if (on) {
                 atomicStore(&state.rebuild, 1u);
                 state.travelled = 0u;
+                state.list_margin = step_bits;
             } else {
                 state.travelled = bitcast<u32>(travelled);
             }

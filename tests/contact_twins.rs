@@ -15,8 +15,7 @@ use talus::contact::energy::{dashpot_work, strain_energy};
 use common::random::stored_stiffness;
 use talus::contact::normal::hertz_normal;
 use talus::contact::params::{PairParams, PairParamsGpu};
-use talus::contact::tangential::hertz_shear;
-use talus::contact::energy::released_spring_work;
+use talus::contact::tangential::{hertz_shear, released_spring_work};
 use talus::contact::geometry::tangent_basis;
 use talus::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, ended_contact_work, hertz_contact, ContactGeometry, History};
 

@@ -34,14 +34,6 @@ fn dashpot_history(d: DashpotForce, basis: array<vec3<f32>, 2>) -> vec3<f32> {
     return vec3<f32>(d.fn_d, dot(d.fs_d, basis[0]), dot(d.fs_d, basis[1]));
 }
 
-// What a shear spring still loaded when its contact ends gives up in that step: its stored
-// ½|F₀|²/k₀, less the work it does in the half step it still acts for, −½ F₀·v_s Δt (F₀
-// turned into the current plane). Booked as slip.
-fn released_spring_work(g: ContactGeometry, h: HistoryGpu, dt: f32) -> f32 {
-    let stored = select(0.0, 0.5 * dot(h.shear, h.shear) / h.shear_stiffness, h.shear_stiffness > 0.0);
-    return stored - 0.5 * dot(rotate_history(h.shear, g.normal), g.vel_shear) * dt;
-}
-
 // Energy a shear spring loses when its stiffness changes at fixed force this step:
 // ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
 // starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1).

@@ -54,3 +54,11 @@ fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: His
     let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
     return ShearForce(fs, k_s, slip, slip_work, stiffness);
 }
+
+// What a shear spring still loaded when its contact ends gives up in that step: its stored
+// ½|F₀|²/k₀, less the work it does in the half step it still acts for, −½ F₀·v_s Δt (F₀
+// turned into the current plane). Booked as slip.
+fn released_spring_work(g: ContactGeometry, h: HistoryGpu, dt: f32) -> f32 {
+    let stored = select(0.0, 0.5 * dot(h.shear, h.shear) / h.shear_stiffness, h.shear_stiffness > 0.0);
+    return stored - 0.5 * dot(rotate_history(h.shear, g.normal), g.vel_shear) * dt;
+}

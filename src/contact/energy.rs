@@ -8,7 +8,6 @@ use glam::DVec3;
 use super::damping::DashpotForce;
 use super::geometry::ContactGeometry;
 use super::history::History;
-use super::tangential::rotate_history;
 use super::normal::NormalForce;
 use super::params::PairParams;
 
@@ -48,16 +47,6 @@ pub fn previous_dashpot_power(g: &ContactGeometry, h: &History, basis: &(DVec3, 
 /// in the tangent basis of this step's normal (`basis`), in f32 (`History::dashpot_normal`).
 pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f32, [f32; 2]) {
     (d.fn_d as f32, [d.fs_d.dot(basis.0) as f32, d.fs_d.dot(basis.1) as f32])
-}
-
-/// What a shear spring still loaded when its contact ends gives up in the step it ends: its
-/// stored ½|F₀|²/k₀ leaves the strain energy, less the work it does in the half step it still
-/// acts for (the second half of the trapezoid −½(F₀ + F)·Δs that an active step books, with
-/// F = 0 once released: −½ F₀·v_s Δt, F₀ turned into the current plane). Booked as slip, the
-/// spring's last slip; without it each contact's end would take that energy off the total.
-pub fn released_spring_work(g: &ContactGeometry, h: &History, dt: f64) -> f64 {
-    let stored = if h.shear_stiffness > 0.0 { 0.5 * h.shear.length_squared() / h.shear_stiffness } else { 0.0 };
-    stored - 0.5 * rotate_history(h.shear, g.normal).dot(g.vel_shear) * dt
 }
 
 /// Energy a shear spring loses when its stiffness changes at fixed force this step:

@@ -69,3 +69,13 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
     let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
     ShearForce { fs, k_s, slip, slip_work, stiffness_work }
 }
+
+/// What a shear spring still loaded when its contact ends gives up in the step it ends: its
+/// stored ½|F₀|²/k₀ leaves the strain energy, less the work it does in the half step it still
+/// acts for (the second half of the trapezoid −½(F₀ + F)·Δs that an active step books, with
+/// F = 0 once released: −½ F₀·v_s Δt, F₀ turned into the current plane). Booked as slip, the
+/// spring's last slip; without it each contact's end would take that energy off the total.
+pub fn released_spring_work(g: &ContactGeometry, h: &History, dt: f64) -> f64 {
+    let stored = if h.shear_stiffness > 0.0 { 0.5 * h.shear.length_squared() / h.shear_stiffness } else { 0.0 };
+    stored - 0.5 * rotate_history(h.shear, g.normal).dot(g.vel_shear) * dt
+}

@@ -1,7 +1,7 @@
 //! Neighbour lists with a skin (Verlet lists), pair-once, for the CPU force pass.
 //!
 //! A build bins the particles into the grid (`grid.rs`) and lists, for every owner i, the
-//! particles j of higher id whose centres are within rᵢ + rⱼ + max(rgap, 0) + skin, sorted by
+//! particles j of higher id whose centres are within rᵢ + rⱼ + max(rgap, 0) + skin + 2 × the longest step of the step that builds, sorted by
 //! j's id (a half list in CSR form; each pair has one slot, which also holds its contact
 //! history), and the plane walls within the same reach. It is rebuilt only when a particle
 //! has moved more than skin/2 since the last build, or a moving wall has moved far enough to
@@ -134,7 +134,10 @@ impl NeighbourList {
     pub fn build(&mut self, setup: &Setup, s: &State, walls_now: &[WallState]) {
         let n = s.len();
         self.grid.build(&s.position);
-        let margin = self.max_rgap + self.skin;
+        // beyond the skin, twice this step's longest step: a contact that ended in it is still
+        // listed, to book its end (`contact::ended_contact_work`), whatever the skin
+        let last_step = s.velocity.par_iter().map(|v| v.length_squared()).reduce(|| 0.0, f64::max).sqrt() * setup.dt;
+        let margin = self.max_rgap + self.skin + 2.0 * last_step;
         let grid = &self.grid;
         let parts: Vec<ChunkLists> = (0..n.div_ceil(CHUNK))
             .into_par_iter()

@@ -276,7 +276,10 @@ gpu_struct! {
         /// Sum of `max_step` over the steps since the last list build (f32 bits; `list_plan`):
         /// a bound on every particle's displacement since that build.
         travelled: u32 => "u32",
-        _pad0: u32 => "u32",
+        /// `max_step` of the step that rebuilds (f32 bits; `list_plan`): the list takes pairs up
+        /// to twice that beyond contact distance, so that a contact that ended in this step is
+        /// still listed and books its end (`ended_contact_work`) whatever the skin.
+        list_margin: u32 => "u32",
         _pad1: u32 => "u32",
         _pad2: u32 => "u32",
     }
@@ -298,7 +301,7 @@ gpu_struct! {
         blowup_what: u32 => "u32",
         max_step: u32 => "u32",
         travelled: u32 => "u32",
-        _pad0: u32 => "u32",
+        list_margin: u32 => "u32",
         _pad1: u32 => "u32",
         _pad2: u32 => "u32",
     }
