@@ -80,12 +80,13 @@ fn add_owned(out: ptr<function, Gathered>, c: ContactOutput) {
     }
 }
 
-// The rest of the last step's dissipation of a contact that ended in this pass (dashpot, slip;
-// `ended_contact_work`), booked by its owner.
-fn add_ended(out: ptr<function, Gathered>, work: vec2<f32>) {
+// The rest of the last step's dissipation of a contact that ended in this pass (dashpot, slip,
+// stiffness; `ended_contact_work`), booked by its owner.
+fn add_ended(out: ptr<function, Gathered>, work: vec3<f32>) {
     if (WRITE_HISTORY) {
         (*out).dashpot_work = (*out).dashpot_work + work.x;
         (*out).slip_work = (*out).slip_work + work.y;
+        (*out).stiffness_work = (*out).stiffness_work + work.z;
     }
 }
 

@@ -12,7 +12,7 @@ struct WallContact {
     u: vec3<f32>,       // the wall's surface velocity under the ball's centre
     lever: vec3<f32>,   // that surface point − the wall's load point
     depth: f32,         // overlap δ = r − centre distance
-    ended: vec2<f32>,   // not touching, but active in the previous step: ended_contact_work
+    ended: vec3<f32>,   // not touching, but active in the previous step: ended_contact_work
 }
 
 // Wall w at time index t (steps since t = 0): row t − wall_time0 of the table the host

@@ -115,10 +115,11 @@ fn cpu_outputs(c: &Case) -> Vec<f64> {
     out.push(contact_active(p, &g) as u8 as f64);
     out.push(contact_active(p, &gw) as u8 as f64);
     out.extend([shear.stiffness_work, h.stiffness_work, h.history.shear_stiffness]);
-    let (ended_dashpot, ended_slip) = ended_contact_work(p, &g, &history, dt);
+    let (ended_dashpot, ended_slip, ended_stepping) = ended_contact_work(p, &g, &history, dt);
     out.extend([ended_dashpot, ended_slip, released_spring_work(&g, &history, dt)]);
     out.extend([h.history.dashpot_normal as f64, h.history.dashpot_shear[0] as f64, h.history.dashpot_shear[1] as f64]);
     out.extend(tangent_basis(g.normal).0.to_array());
+    out.push(ended_stepping);
     out.resize(OUT_STRIDE, 0.0);
     out
 }
@@ -213,8 +214,13 @@ fn contact_functions_agree_on_cpu_and_gpu() {
         let history_shear = norm(&case.input[24..27]);
         let spring_energy = |k: f64| if k > 0.0 { 0.5 * history_shear * history_shear / k } else { 0.0 };
         let stiffness_scale = (2e-4 + conditioning) * (spring_energy(case.input[23]) + spring_energy(cpu[39])) + 1e-20;
-        for (name, i) in [("hertz_shear.stiffness_work", 66), ("hertz_contact.stiffness_work", 67)] {
-            assert!((cpu[i] - g[i]).abs() <= stiffness_scale, "case {k}: {name}: cpu {} gpu {} (scale {stiffness_scale:e})", cpu[i], g[i]);
+        // the normal spring's stepping work (in hertz_contact's stiffness work and the ended
+        // contact's): a difference of spring energies and the work over the step, scaled by the
+        // largest force over the step, h_n (δ + |ġ|Δt)^α, times the step's reach δ + |ġ|Δt
+        let reach = cpu[35] + cpu[12].abs() * dt;
+        let stepping_scale = (2e-4 + conditioning) * cpu[33] * reach.powf(case.p.hz_alpha) * reach + 1e-20;
+        for (name, i, scale) in [("hertz_shear.stiffness_work", 66, stiffness_scale), ("hertz_contact.stiffness_work", 67, stiffness_scale + stepping_scale), ("ended_contact_work.stiffness", 78, stepping_scale)] {
+            assert!((cpu[i] - g[i]).abs() <= scale, "case {k}: {name}: cpu {} gpu {} (scale {scale:e})", cpu[i], g[i]);
         }
         compared += 1;
     }

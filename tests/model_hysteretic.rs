@@ -384,6 +384,10 @@ mod twins {
         o[71] = hys.stiffness_work;
         o[72] = hys.history.shear_stiffness;
         o[73] = hooke_contact(p, &g, &h, dt).history.shear_stiffness;
+        // CPU only (not compared): the Hertz spring's energy scale h_n ξ^(α+1) at the step's
+        // deepest reach ξ = δ + |ġ|Δt, the scale of its stepping work (in the stiffness work)
+        let reach = normal.overlap + g.vel_normal.abs() * dt;
+        o[74] = normal.h_n * reach.powf(p.hz_alpha + 1.0);
         o
     }
 
@@ -463,7 +467,7 @@ mod twins {
             let h_shear = norm(&case.input[24..27]);
             let k_now = c[72];
             let spring_energy = |k_s: f64| if k_s > 0.0 { 0.5 * h_shear * h_shear / k_s } else { 0.0 };
-            let floor_s = (2e-4 + cond) * (spring_energy(case.input[23]) + spring_energy(k_now)) + 1e-20;
+            let floor_s = (2e-4 + cond) * (spring_energy(case.input[23]) + spring_energy(k_now) + c[74]) + 1e-20;
             assert!((c[71] - g[71]).abs() <= floor_s, "case {k}: hysteretic_contact.stiffness_work: cpu {} gpu {} (floor {floor_s:e})", c[71], g[71]);
             check("hysteretic_contact.history.shear_stiffness", 72, 1, 1e-12, 2e-4 + cond);
             check("hooke_contact.history.shear_stiffness", 73, 1, 1e-12, rtol);

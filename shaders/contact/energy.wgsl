@@ -34,6 +34,32 @@ fn dashpot_history(d: DashpotForce, basis: array<vec3<f32>, 2>) -> vec3<f32> {
     return vec3<f32>(d.fn_d, dot(d.fs_d, basis[0]), dot(d.fs_d, basis[1]));
 }
 
+// A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy F ξ/(α+1)); zero for ξ ≤ 0.
+fn power_spring(c: f32, alpha: f32, overlap: f32) -> vec2<f32> {
+    if (overlap <= 0.0) {
+        return vec2<f32>(0.0);
+    }
+    var power: f32;
+    if (alpha == 1.5) {
+        power = overlap * sqrt(overlap);
+    } else if (alpha == 1.0) {
+        power = overlap;
+    } else {
+        power = pow(overlap, alpha);
+    }
+    let force = c * power;
+    return vec2<f32>(force, force * overlap / (alpha + 1.0));
+}
+
+// Energy the normal spring's stepping takes out of the books this step (booked with the
+// stiffness work): the drift's trapezoid ½(F(n−1) + F(n)) Δξ less the strain change
+// U(n) − U(n−1), the previous overlap ξ(n) + ġ Δt. law = (c, α), now = (F(n), U(n)).
+fn normal_step_work(p: PairParamsGpu, g: ContactGeometry, law: vec2<f32>, now: vec2<f32>, dt: f32) -> f32 {
+    let gap_before = g.gap - g.vel_normal * dt;
+    let before = select(vec2<f32>(0.0), power_spring(law.x, law.y, -gap_before), gap_before - p.rgap <= 0.0);
+    return -0.5 * (before.x + now.x) * g.vel_normal * dt - (now.y - before.y);
+}
+
 // Energy a shear spring loses when its stiffness changes at fixed force this step:
 // ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
 // starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1).

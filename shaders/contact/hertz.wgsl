@@ -15,5 +15,6 @@ fn hertz_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let new_history = HistoryGpu(shear.fs, -normal.fn_h, 0.0, 1.0, shear.k_s, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
     let strain = strain_energy(p, normal, shear.fs, shear.k_s);
     let work = dashpot_work(g, damp, h, basis, dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, shear.stiffness_work);
+    let stepping = normal_step_work(p, g, vec2<f32>(normal.h_n, p.hz_alpha), spring(normal, p.hz_alpha), dt);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, shear.stiffness_work + stepping);
 }

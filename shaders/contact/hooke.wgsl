@@ -22,6 +22,8 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let new_history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
     let work = dashpot_work(g, damp, h, basis, dt);
-    // k_t is constant over a contact's life: its spring never changes stiffness
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, 0.0);
+    // k_t is constant over a contact's life: its spring never changes stiffness; the normal
+    // spring's stepping work comes only from the steps a contact begins and ends
+    let stepping = normal_step_work(p, g, vec2<f32>(normal.k_n, 1.0), vec2<f32>(-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, stepping);
 }

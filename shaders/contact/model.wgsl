@@ -34,13 +34,30 @@ fn contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     }
 }
 
+// The normal spring law F = c ξ^α of a pair's model, (c, α), for normal_step_work.
+fn normal_spring_law(p: PairParamsGpu, g: ContactGeometry) -> vec2<f32> {
+    switch p.model {
+        case MODEL_HERTZ_MINDLIN, MODEL_HERTZ_VISCOUS: {
+            return vec2<f32>(hertz_k_n0(p, g.r_bar), 1.5);
+        }
+        case MODEL_HOOKE: {
+            return vec2<f32>(hooke_stiffness(p, g), 1.0);
+        }
+        case MODEL_HERTZ, MODEL_HYSTERETIC, default: {
+            return vec2<f32>(hertz_coefficient(p, g.r_bar), p.hz_alpha);
+        }
+    }
+}
+
 // What a contact that was active in the previous step and is not in this one still
 // dissipates: the second half of the trapezoids of dashpot_work and rolling_resistance, the
-// previous step's dashpot forces and rolling torques (in h) at this step's velocities, and
-// its shear spring's release (released_spring_work). Returns (dashpot work, slip work).
-fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> vec2<f32> {
+// previous step's dashpot forces and rolling torques (in h) at this step's velocities, its
+// shear spring's release (released_spring_work) and its normal spring's last step
+// (normal_step_work with no force now). Returns (dashpot work, slip work, stiffness work).
+fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> vec3<f32> {
     let dashpot = 0.5 * previous_dashpot_power(g, h, tangent_basis(g.normal)) * dt;
     let rolls = (p.model == MODEL_HERTZ_MINDLIN || p.model == MODEL_HERTZ_VISCOUS) && p.rolling_fric != 0.0;
     let rolling = select(0.0, 0.5 * previous_rolling_power(p, g, h.normal_force) * dt, rolls);
-    return vec2<f32>(dashpot, rolling + released_spring_work(g, h, dt));
+    let stepping = normal_step_work(p, g, normal_spring_law(p, g), vec2<f32>(0.0), dt);
+    return vec3<f32>(dashpot, rolling + released_spring_work(g, h, dt), stepping);
 }

@@ -9,6 +9,11 @@ struct NormalForce {
     overlap: f32,   // δ_n = max(−g_c, 0)
 }
 
+// (|F_n^h|, its strain energy |F_n^h| δ/(α_h+1)) for normal_step_work.
+fn spring(normal: NormalForce, alpha: f32) -> vec2<f32> {
+    return vec2<f32>(-normal.fn_h, -normal.fn_h * normal.overlap / (alpha + 1.0));
+}
+
 // Activity rule: active iff the surface gap g_s = g_c − g_r ≤ 0.
 fn contact_active(p: PairParamsGpu, g: ContactGeometry) -> bool {
     return g.gap - p.rgap <= 0.0;

@@ -17,10 +17,14 @@ fn antypov_alpha(e: f32) -> f32 {
     return select(-2.236067977 * l / sqrt(l * l + 9.869604401), 0.0, e >= 1.0);
 }
 
+// k_n0 = 4/3 E* √R*, R* = R̄/2: the Hertz law F = k_n0 δ^{3/2} of hertz_viscous and hertz_mindlin.
+fn hertz_k_n0(p: PairParamsGpu, r_bar: f32) -> f32 {
+    return 4.0 / 3.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(0.5 * r_bar);
+}
+
 fn viscous_normal(p: PairParamsGpu, g: ContactGeometry) -> ViscousNormal {
-    let r_star = 0.5 * g.r_bar;
     let overlap = max(-g.gap, 0.0);
-    let k_n0 = 4.0 / 3.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(r_star);
+    let k_n0 = hertz_k_n0(p, g.r_bar);
     let fn_e = select(0.0, -k_n0 * overlap * sqrt(overlap), overlap > 0.0);
     let visc = select(0.0, antypov_alpha(p.restitution) * sqrt(g.m_c * k_n0) * sqrt(sqrt(overlap)), overlap > 0.0);
     let fn_raw = visc * g.vel_normal;

@@ -49,6 +49,41 @@ pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f32, [f32; 
     (d.fn_d as f32, [d.fs_d.dot(basis.0) as f32, d.fs_d.dot(basis.1) as f32])
 }
 
+/// A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy ∫F dξ = F ξ/(α+1)); zero
+/// for ξ ≤ 0. α = 3/2 (Hertz) and 1 (Hooke) without `powf`.
+pub fn power_spring(c: f64, alpha: f64, overlap: f64) -> (f64, f64) {
+    if overlap <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let power = if alpha == 1.5 {
+        overlap * overlap.sqrt()
+    } else if alpha == 1.0 {
+        overlap
+    } else {
+        overlap.powf(alpha)
+    };
+    let force = c * power;
+    (force, force * overlap / (alpha + 1.0))
+}
+
+/// Energy the normal spring's stepping takes out of the books this step (booked with the
+/// stiffness work): velocity Verlet applies the spring's force F(n) through a whole step, so
+/// the drift from step n−1 to n does the trapezoid ½(F(n−1) + F(n)) Δξ of work on it, while
+/// its strain energy (eq 15) changes by U(n) − U(n−1). They differ where the stiffness dF/dξ
+/// changes within the step: (F''/12) Δξ³ inside a contact (these cancel between loading and
+/// unloading) and, above all, in the step a contact begins (F(n−1) = 0, and the force acts
+/// over the whole drift although the surfaces met part-way) and the step it ends. Booking
+/// the difference closes the energy total to the rounding of the step (docs/contact-models.md,
+/// "Energy booking"). `law` = (c, α) of the spring F = c ξ^α, `now` = (F(n), U(n)) of this
+/// step (zero for a contact that has ended); the previous step's overlap is this one's less
+/// the drift's normal approach, ξ(n−1) = ξ(n) + ġ Δt, and its spring acted if the contact
+/// was active (`contact_active` at gap g − ġ Δt).
+pub fn normal_step_work(p: &PairParams, g: &ContactGeometry, law: (f64, f64), now: (f64, f64), dt: f64) -> f64 {
+    let gap_before = g.gap - g.vel_normal * dt;
+    let before = if gap_before - p.rgap <= 0.0 { power_spring(law.0, law.1, -gap_before) } else { (0.0, 0.0) };
+    -0.5 * (before.0 + now.0) * g.vel_normal * dt - (now.1 - before.1)
+}
+
 /// Energy a shear spring loses when its stiffness changes at fixed force this step:
 /// ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
 /// starts from (F₀' = F₀ turned into the current plane and, for hz_mode 1, rescaled by eq (9);

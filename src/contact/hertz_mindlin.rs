@@ -3,11 +3,12 @@
 //! Twin of `shaders/contact/hertz_mindlin.wgsl`.
 
 use super::damping::DashpotForce;
-use super::energy::{dashpot_history, dashpot_work};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_mindlin::{mindlin_normal, TSUJI_FACTOR};
+use super::normal_viscous::hertz_k_n0;
 use super::params::PairParams;
 use super::rolling::rolling_resistance;
 use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
@@ -32,5 +33,6 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
     let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work }
+    let stepping = normal_step_work(p, g, (hertz_k_n0(p, g.r_bar), 1.5), (-normal.fn_e, normal.strain), dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

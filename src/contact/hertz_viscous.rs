@@ -5,7 +5,7 @@
 //! Twin of `shaders/contact/hertz_viscous.wgsl`.
 
 use super::damping::DashpotForce;
-use super::energy::{dashpot_history, dashpot_work};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
@@ -31,5 +31,6 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
     let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work }
+    let stepping = normal_step_work(p, g, (normal.k_n0, 1.5), (-normal.fn_e, normal.strain), dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

@@ -6,7 +6,7 @@ use glam::DVec3;
 
 use super::damping::DashpotForce;
 use super::damping_hysteretic::impact_speed;
-use super::energy::{dashpot_history, dashpot_work};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
@@ -36,6 +36,8 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
     let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
-    // k_t is constant over a contact's life: its spring never changes stiffness
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: 0.0 }
+    // k_t is constant over a contact's life: its spring never changes stiffness; the normal
+    // spring's stepping work comes only from the steps a contact begins and ends
+    let stepping = normal_step_work(p, g, (normal.k_n, 1.0), (-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: stepping }
 }

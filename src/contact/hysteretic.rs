@@ -3,7 +3,7 @@
 //! Twin of `shaders/contact/hysteretic.wgsl`.
 
 use super::damping_hysteretic::{hysteretic_dashpot, impact_speed};
-use super::energy::{dashpot_history, dashpot_work, strain_energy};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work, strain_energy};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
@@ -25,5 +25,6 @@ pub fn hysteretic_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: 
     let history = History { shear: shear.fs, normal_force: -normal.fn_h, impact_velocity: v_impact, established: 1.0, shear_stiffness: shear.k_s, dashpot_normal, dashpot_shear };
     let strain = strain_energy(p, &normal, shear.fs, shear.k_s);
     let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work }
+    let stepping = normal_step_work(p, g, (normal.h_n, p.hz_alpha), normal.spring(p.hz_alpha), dt);
+    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work + stepping }
 }

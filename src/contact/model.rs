@@ -1,9 +1,12 @@
 //! A contact's model is chosen per material pair (`PairParams::model`); this is the one entry
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
-use super::energy::previous_dashpot_power;
+use super::energy::{normal_step_work, previous_dashpot_power};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::hertz::hertz_contact;
+use super::normal::hertz_coefficient;
+use super::normal_hooke::hooke_stiffness;
+use super::normal_viscous::hertz_k_n0;
 use super::history::History;
 use super::output::ContactOutput;
 use super::params::{ContactModel, PairParams};
@@ -21,16 +24,28 @@ pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     }
 }
 
+/// The normal spring law F = c ξ^α of a pair's model, (c, α), for `energy::normal_step_work`.
+pub fn normal_spring_law(p: &PairParams, g: &ContactGeometry) -> (f64, f64) {
+    match p.model {
+        ContactModel::Hertz | ContactModel::Hysteretic => (hertz_coefficient(p, g.r_bar), p.hz_alpha),
+        ContactModel::HertzMindlin | ContactModel::HertzViscous => (hertz_k_n0(p, g.r_bar), 1.5),
+        ContactModel::Hooke => (hooke_stiffness(p, g), 1.0),
+    }
+}
+
 /// What a contact that was active in the previous step and is not in this one still
 /// dissipates: the second half of the trapezoids of `energy::dashpot_work` and
 /// `rolling::rolling_resistance`, the previous step's dashpot forces and rolling torques
-/// (stored in `h`) at this step's velocities, and its shear spring's release
-/// (`tangential::released_spring_work`). Returns (dashpot work, slip work) of this step.
-pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> (f64, f64) {
+/// (stored in `h`) at this step's velocities, its shear spring's release
+/// (`tangential::released_spring_work`) and its normal spring's last step
+/// (`energy::normal_step_work` with no force now). Returns (dashpot work, slip work,
+/// stiffness work) of this step.
+pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> (f64, f64, f64) {
     let dashpot = 0.5 * previous_dashpot_power(g, h, &tangent_basis(g.normal)) * dt;
     let rolling = match p.model {
         ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,
         _ => 0.0,
     };
-    (dashpot, rolling + released_spring_work(g, h, dt))
+    let stepping = normal_step_work(p, g, normal_spring_law(p, g), (0.0, 0.0), dt);
+    (dashpot, rolling + released_spring_work(g, h, dt), stepping)
 }

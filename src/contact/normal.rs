@@ -17,6 +17,14 @@ pub struct NormalForce {
     pub overlap: f64,
 }
 
+impl NormalForce {
+    /// (|F_n^h|, its strain energy h_n δ^(α_h+1)/(α_h+1) = |F_n^h| δ/(α_h+1)) for
+    /// `energy::normal_step_work`.
+    pub fn spring(&self, alpha: f64) -> (f64, f64) {
+        (-self.fn_h, -self.fn_h * self.overlap / (alpha + 1.0))
+    }
+}
+
 /// Activity rule: active iff the surface gap g_s = g_c − g_r ≤ 0.
 pub fn contact_active(p: &PairParams, g: &ContactGeometry) -> bool {
     g.gap - p.rgap <= 0.0

@@ -29,10 +29,15 @@ pub fn antypov_alpha(e: f64) -> f64 {
     if e >= 1.0 { 0.0 } else { -(5.0f64).sqrt() * l / (l * l + std::f64::consts::PI * std::f64::consts::PI).sqrt() }
 }
 
+/// k_n0 = 4/3 E* √R*, R* = R̄/2: the Hertz law F = k_n0 δ^{3/2} of `hertz_viscous` and
+/// `hertz_mindlin` (whose 2/3 ξ k_n with k_n = 2E*√(ξR*) is the same force).
+pub fn hertz_k_n0(p: &PairParams, r_bar: f64) -> f64 {
+    4.0 / 3.0 * p.e_star() * (0.5 * r_bar).sqrt()
+}
+
 pub fn viscous_normal(p: &PairParams, g: &ContactGeometry) -> ViscousNormal {
-    let r_star = 0.5 * g.r_bar;
     let overlap = (-g.gap).max(0.0);
-    let k_n0 = 4.0 / 3.0 * p.e_star() * r_star.sqrt();
+    let k_n0 = hertz_k_n0(p, g.r_bar);
     let fn_e = if overlap > 0.0 { -k_n0 * overlap * overlap.sqrt() } else { 0.0 };
     let visc = if overlap > 0.0 { antypov_alpha(p.restitution) * (g.m_c * k_n0).sqrt() * overlap.sqrt().sqrt() } else { 0.0 };
     let fn_raw = visc * g.vel_normal;

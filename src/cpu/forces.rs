@@ -416,9 +416,10 @@ fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_
 /// The rest of the last step's dissipation of a contact that ended in this step
 /// (`contact::ended_contact_work`), booked by its owner.
 fn book_ended_contact(own: &mut Owned, p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) {
-    let (dashpot, slip) = ended_contact_work(p, g, h, dt);
+    let (dashpot, slip, stiffness) = ended_contact_work(p, g, h, dt);
     own.dashpot_work += dashpot;
     own.slip_work += slip;
+    own.stiffness_work += stiffness;
 }
 
 /// The ball's share of wall contact `c` (force, torque, history, energies), the wall's work on

@@ -82,4 +82,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 74u, c.history.dashpot_shear_2);
     let basis = tangent_basis(g.normal);
     put3(o + 75u, basis[0]);
+    put(o + 78u, ended.z);
 }
