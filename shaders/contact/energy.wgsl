@@ -60,11 +60,17 @@ fn normal_step_work(p: PairParamsGpu, g: ContactGeometry, law: vec2<f32>, now: v
     return -0.5 * (before.x + now.x) * g.vel_normal * dt - (now.y - before.y);
 }
 
+// 1/k of a shear spring of stiffness k, 0 for k ≤ 0 (no spring yet): the one division a shear
+// step makes for its elastic stretch, its strain energy and its stiffness work.
+fn compliance(k: f32) -> f32 {
+    return select(0.0, 1.0 / k, k > 0.0);
+}
+
 // Energy a shear spring loses when its stiffness changes at fixed force this step:
 // ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
-// starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1).
-fn stiffness_work(fs_stored: vec3<f32>, k_stored: f32, fs_start: vec3<f32>, k: f32) -> f32 {
+// starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1; k given as
+// its compliance 1/k).
+fn stiffness_work(fs_stored: vec3<f32>, k_stored: f32, fs_start: vec3<f32>, compliance: f32) -> f32 {
     let stored = select(0.0, 0.5 * dot(fs_stored, fs_stored) / k_stored, k_stored > 0.0);
-    let start = select(0.0, 0.5 * dot(fs_start, fs_start) / k, k > 0.0);
-    return stored - start;
+    return stored - 0.5 * dot(fs_start, fs_start) * compliance;
 }

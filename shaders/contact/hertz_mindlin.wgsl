@@ -19,7 +19,7 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let basis = tangent_basis(g.normal);
     let stored_damping = dashpot_history(damp, basis);
     let new_history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
-    let strain = normal.strain + select(0.0, 0.5 * dot(shear.spring, shear.spring) / k_t, k_t > 0.0);
+    let strain = normal.strain + shear.strain;
     let work = dashpot_work(g, damp, h, basis, dt);
     let stepping = normal_step_work(p, g, vec2<f32>(hertz_k_n0(p, g.r_bar), 1.5), vec2<f32>(-normal.fn_e, normal.strain), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, new_history, shear.stiffness_work + stepping);

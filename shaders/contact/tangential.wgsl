@@ -48,10 +48,11 @@ fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: His
     let slip = trial_len > strength;
     let fs = select(trial, trial * (strength / trial_len), slip && trial_len > 0.0);
     // eq (16): slip part of the increment = total − elastic part
-    let elastic = select(vec3<f32>(0.0), (fs_old - fs) / k_s, k_s > 0.0);
+    let c_s = compliance(k_s);
+    let elastic = (fs_old - fs) * c_s;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
-    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
+    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_s);
     return ShearForce(fs, k_s, slip, slip_work, stiffness);
 }
 

@@ -11,6 +11,7 @@ struct MindlinShear {
     slip: bool,         // |spring + damping| exceeded μ|F_n|
     slip_work: f32,     // energy dissipated by slip this step
     stiffness_work: f32, // energy the spring lost to its stiffness change this step
+    strain: f32,        // strain energy of the spring after this step, ½|spring|²/k_t
 }
 
 // k_t = 8 G* √(R* ξ), R* = R̄/2.
@@ -33,9 +34,11 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let spring = select(spring_trial, fs, slip);
     let fs_d = select(damp, vec3<f32>(0.0), slip);
     // the spring's own stretch this step: the whole increment while sticking
-    let elastic = select(vec3<f32>(0.0), select(increment, (fs_old - spring) / k_t, slip), k_t > 0.0);
+    let c_t = compliance(k_t);
+    let elastic = select(vec3<f32>(0.0), select(increment, (fs_old - spring) * c_t, slip), k_t > 0.0);
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
-    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);
-    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness);
+    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
+    let strain = 0.5 * dot(spring, spring) * c_t;
+    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness, strain);
 }

@@ -84,14 +84,24 @@ pub fn normal_step_work(p: &PairParams, g: &ContactGeometry, law: (f64, f64), no
     -0.5 * (before.0 + now.0) * g.vel_normal * dt - (now.1 - before.1)
 }
 
+/// 1/k of a shear spring of stiffness k, 0 for k ≤ 0 (no spring yet): the one division a
+/// shear step makes for its elastic stretch, its strain energy and its stiffness work.
+pub fn compliance(k: f64) -> f64 {
+    if k > 0.0 {
+        1.0 / k
+    } else {
+        0.0
+    }
+}
+
 /// Energy a shear spring loses when its stiffness changes at fixed force this step:
 /// ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
 /// starts from (F₀' = F₀ turned into the current plane and, for hz_mode 1, rescaled by eq (9);
-/// k = the stiffness of this step, eq (8)). Eq (16) books the slip of the increment against k,
-/// so strain change + slip work + this term = work done on the spring. Zero for a constant
-/// stiffness; may be negative (hz_mode 0 unloading: the spring softens and its energy grows).
-pub fn stiffness_work(fs_stored: DVec3, k_stored: f64, fs_start: DVec3, k: f64) -> f64 {
+/// k = the stiffness of this step, eq (8), given as its `compliance` 1/k). Eq (16) books the
+/// slip of the increment against k, so strain change + slip work + this term = work done on
+/// the spring. Zero for a constant stiffness; may be negative (hz_mode 0 unloading: the spring
+/// softens and its energy grows).
+pub fn stiffness_work(fs_stored: DVec3, k_stored: f64, fs_start: DVec3, compliance: f64) -> f64 {
     let stored = if k_stored > 0.0 { 0.5 * fs_stored.length_squared() / k_stored } else { 0.0 };
-    let start = if k > 0.0 { 0.5 * fs_start.length_squared() / k } else { 0.0 };
-    stored - start
+    stored - 0.5 * fs_start.length_squared() * compliance
 }

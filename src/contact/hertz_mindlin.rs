@@ -15,6 +15,7 @@ use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
 
 /// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
 /// the total normal force, damping included, as in the spec; never negative.
+#[inline]
 pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
     let alpha = p.tsuji_alpha();
     let normal = mindlin_normal(p, g, alpha);
@@ -31,7 +32,7 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let basis = tangent_basis(g.normal);
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
-    let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
+    let strain = normal.strain + shear.strain;
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
     let stepping = normal_step_work(p, g, (hertz_k_n0(p, g.r_bar), 1.5), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }

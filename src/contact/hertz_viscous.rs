@@ -29,7 +29,7 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let basis = tangent_basis(g.normal);
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
-    let strain = normal.strain + if k_t > 0.0 { 0.5 * shear.spring.length_squared() / k_t } else { 0.0 };
+    let strain = normal.strain + shear.strain;
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
     let stepping = normal_step_work(p, g, (normal.k_n0, 1.5), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }

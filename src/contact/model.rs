@@ -14,6 +14,7 @@ use super::rolling::previous_rolling_power;
 use super::tangential::released_spring_work;
 
 /// One step of an active contact with the model of its material pair.
+#[inline(always)]
 pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
     match p.model {
         ContactModel::Hertz => hertz_contact(p, g, h, dt),

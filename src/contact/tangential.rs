@@ -3,7 +3,7 @@
 
 use glam::DVec3;
 
-use super::energy::stiffness_work;
+use super::energy::{compliance, stiffness_work};
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::normal::NormalForce;
@@ -63,10 +63,11 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
     let slip = trial_len > strength;
     let fs = if slip && trial_len > 0.0 { trial * (strength / trial_len) } else { trial };
     // eq (16): slip part of the increment = total − elastic part
-    let elastic = if k_s > 0.0 { (fs_old - fs) / k_s } else { DVec3::ZERO };
+    let c_s = compliance(k_s);
+    let elastic = (fs_old - fs) * c_s;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);
-    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_s);
+    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_s);
     ShearForce { fs, k_s, slip, slip_work, stiffness_work }
 }
 

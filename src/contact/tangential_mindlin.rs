@@ -8,7 +8,7 @@
 
 use glam::DVec3;
 
-use super::energy::stiffness_work;
+use super::energy::{compliance, stiffness_work};
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::params::PairParams;
@@ -31,6 +31,8 @@ pub struct MindlinShear {
     pub slip_work: f64,
     /// Energy the spring lost to its stiffness change this step (k_t follows the overlap).
     pub stiffness_work: f64,
+    /// Strain energy of the spring after this step, ½|spring|²/k_t (0 without a spring).
+    pub strain: f64,
 }
 
 /// k_t = 8 G* √(R* ξ), R* = R̄/2.
@@ -40,6 +42,7 @@ pub fn mindlin_shear_stiffness(p: &PairParams, r_bar: f64, overlap: f64) -> f64 
 
 /// Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
 /// −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (`fn_mag` = |F_n|), slip work.
+#[inline]
 pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, fn_mag: f64, h: &History, dt: f64) -> MindlinShear {
     let fs_old = rotate_history(h.shear, g.normal);
     let increment = g.vel_shear * dt;
@@ -53,15 +56,17 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let spring = if slip { fs } else { spring_trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
     // the spring's own stretch this step: the whole increment while sticking
+    let c_t = compliance(k_t);
     let elastic = if k_t <= 0.0 {
         DVec3::ZERO
     } else if slip {
-        (fs_old - spring) / k_t
+        (fs_old - spring) * c_t
     } else {
         increment
     };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
-    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, k_t);
-    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work }
+    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
+    let strain = 0.5 * spring.length_squared() * c_t;
+    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work, strain }
 }

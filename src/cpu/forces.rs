@@ -284,25 +284,23 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
         if ctx.periodic {
             d = ctx.setup.minimum_image(d);
         }
-        let apart = d.length_squared() > reach * reach;
-        let contact = if apart {
-            None
-        } else {
-            let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
-            let p = ctx.pairs.get(mat_i, s.material[j]);
-            contact_active(p, &g).then_some((p, g))
-        };
-        let Some((p, g)) = contact else {
-            // a slot that stays apart keeps its NEW history without touching it; a contact
-            // that ended books the rest of its last step's dissipation first
+        // a slot that stays apart keeps its NEW history without touching it; a contact that
+        // ended books the rest of its last step's dissipation first
+        if d.length_squared() > reach * reach {
             if touching[k] {
                 let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
-                book_ended_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &history[k], dt);
-                history[k] = History::NEW;
-                touching[k] = false;
+                end_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &mut history[k], &mut touching[k], dt);
             }
             continue;
-        };
+        }
+        let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+        let p = ctx.pairs.get(mat_i, s.material[j]);
+        if !contact_active(p, &g) {
+            if touching[k] {
+                end_contact(own, p, &g, &mut history[k], &mut touching[k], dt);
+            }
+            continue;
+        }
         let c = contact_force(p, &g, &history[k], dt);
         own.overlap = own.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
         own.force -= c.force_j;
@@ -318,6 +316,15 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
         }
         incoming.partnered[j].store(incoming.pass, Ordering::Relaxed);
     }
+}
+
+/// A listed pair contact that was active in the previous pass and is not in this one: books
+/// the rest of its last step (`book_ended_contact`) and clears its slot.
+#[cold]
+fn end_contact(own: &mut Owned, p: &PairParams, g: &ContactGeometry, history: &mut History, touching: &mut bool, dt: f64) {
+    book_ended_contact(own, p, g, history, dt);
+    *history = History::NEW;
+    *touching = false;
 }
 
 /// The contacts of ball `iu` with its listed plane walls and with every mesh wall.
