@@ -15,7 +15,7 @@ use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
 
 /// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
 /// the total normal force, damping included, as in the spec; never negative.
-#[inline]
+#[inline(always)]
 pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
     let alpha = p.tsuji_alpha();
     let normal = mindlin_normal(p, g, alpha);

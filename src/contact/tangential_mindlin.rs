@@ -42,7 +42,7 @@ pub fn mindlin_shear_stiffness(p: &PairParams, r_bar: f64, overlap: f64) -> f64 
 
 /// Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
 /// −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (`fn_mag` = |F_n|), slip work.
-#[inline]
+#[inline(always)]
 pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, fn_mag: f64, h: &History, dt: f64) -> MindlinShear {
     let fs_old = rotate_history(h.shear, g.normal);
     let increment = g.vel_shear * dt;
