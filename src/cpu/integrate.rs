@@ -171,8 +171,11 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
 }
 
 /// After a force pass: total force of every particle, second half kick, and with `next` the
-/// next step's half kick and drift. Returns the largest squared displacement since the list
-/// build (0 without `next`).
+/// next step's half kick and drift. The totals are stored (`State::force`, `torque`) only
+/// without `next`, at the end of a batch, where the next batch's first kick and the outputs
+/// read them; inside a batch they are used where they are formed (`gather_only` stores them
+/// when a check must name a particle mid-batch). Returns the largest squared displacement
+/// since the list build (0 without `next`).
 pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, owned: &[Owned], d: &Drift, next: bool) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
@@ -183,11 +186,13 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
             let mut watch = Watch::new();
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                (f[k], t[k]) = gather(list, incoming, &owned[i], i);
-                d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
+                let (force, torque) = gather(list, incoming, &owned[i], i);
+                d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
                 if next {
-                    d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
+                    d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
                     d.drift(&mut x[k], &mut image[k], v[k]);
+                } else {
+                    (f[k], t[k]) = (force, torque);
                 }
                 watch.see(d, x[k], v[k], w[k]);
             }

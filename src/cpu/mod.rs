@@ -204,6 +204,10 @@ impl CpuBackend {
             if !std::mem::take(&mut suspicious) {
                 continue;
             }
+            if k + 1 < n {
+                // inside a batch the sweep used the totals without storing them
+                integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owned);
+            }
             if let Some(p) = self.first_problem() {
                 // inside a batch the positions are those of the next step already (as the
                 // GPU's `kick_drift` sees them): name that step
