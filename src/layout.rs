@@ -115,6 +115,7 @@ pub mod consts {
     pub const PAIR_FLAG_VISCOUS: u32 = 16;
     pub const PAIR_FLAG_NO_ATTRACTION: u32 = 32;
     pub const PAIR_FLAG_LIMIT_DAMPING: u32 = 64;
+    pub const PAIR_FLAG_NO_ENERGY_TRACKING: u32 = 128;
 }
 
 /// All constants as WGSL text.
@@ -160,6 +161,7 @@ pub fn wgsl_constants() -> String {
         u32_const("PAIR_FLAG_VISCOUS", PAIR_FLAG_VISCOUS),
         u32_const("PAIR_FLAG_NO_ATTRACTION", PAIR_FLAG_NO_ATTRACTION),
         u32_const("PAIR_FLAG_LIMIT_DAMPING", PAIR_FLAG_LIMIT_DAMPING),
+        u32_const("PAIR_FLAG_NO_ENERGY_TRACKING", PAIR_FLAG_NO_ENERGY_TRACKING),
     ]
     .concat()
 }

@@ -112,8 +112,10 @@ pub fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(
 /// work terms only matter as differences): kinetic, gravitational, strain, dissipated (slip +
 /// dashpot) and, where not zero throughout, stiffness work, wall work, inserted and removed;
 /// below, on its own scale, the drift of the total (total − its first value) with its largest
-/// size as a fraction of the largest partition change. Returns false when no font was found
-/// (no text drawn). `csv` names the source in errors.
+/// size as a fraction of the largest partition change. A run without energy tracking
+/// (`energy_tracking` false: no slip, dashpot or total column) shows no dissipation and no
+/// drift. Returns false when no font was found (no text drawn). `csv` names the source in
+/// errors.
 pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::EnergyTable) -> Result<bool> {
     let col = |name: &str| table.column(csv, name);
     let time = col("time")?;
@@ -121,14 +123,12 @@ pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::Energy
         let v0 = v.first().copied().unwrap_or(0.0);
         v.into_iter().map(|x| x - v0).collect()
     };
-    let slip = col("slip")?;
-    let dashpot = col("dashpot")?;
-    let mut series: Vec<(&str, Vec<f64>)> = vec![
-        ("kinetic", col("kinetic")?),
-        ("gravitational − initial", rel(col("gravitational")?)),
-        ("strain", col("strain")?),
-        ("dissipated (slip + dashpot)", rel(slip.iter().zip(&dashpot).map(|(a, b)| a + b).collect())),
-    ];
+    let tracked = table.columns.iter().any(|c| c == "total");
+    let mut series: Vec<(&str, Vec<f64>)> = vec![("kinetic", col("kinetic")?), ("gravitational − initial", rel(col("gravitational")?)), ("strain", col("strain")?)];
+    if tracked {
+        let (slip, dashpot) = (col("slip")?, col("dashpot")?);
+        series.push(("dissipated (slip + dashpot)", rel(slip.iter().zip(&dashpot).map(|(a, b)| a + b).collect())));
+    }
     for (name, label) in [("stiffness_work", "stiffness work"), ("wall_work", "wall work"), ("inserted", "inserted"), ("removed", "removed")] {
         if let Ok(v) = col(name) {
             if v.iter().any(|&x| x != 0.0) {
@@ -136,10 +136,12 @@ pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::Energy
             }
         }
     }
-    let drift = rel(col("total")?);
+    let drift = if tracked { rel(col("total")?) } else { Vec::new() };
     let scale = series.iter().flat_map(|(_, v)| v.iter()).fold(0.0f64, |m, &x| m.max(x.abs()));
     let max_drift = drift.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
-    let drift_text = if scale > 0.0 {
+    let drift_text = if !tracked {
+        "no energy balance: the scene turns energy_tracking off (no slip, dashpot or stiffness work booked)".to_string()
+    } else if scale > 0.0 {
         format!("total − initial (largest |drift| {max_drift:.2e} J = {:.2e} of the largest partition change)", max_drift / scale)
     } else {
         format!("total − initial (largest |drift| {max_drift:.2e} J)")

@@ -233,7 +233,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
     check_energies(&energies, start_step)?;
     match progress {
         None => {
-            csv = EnergyCsv::new(out_dir.join("energy.csv"));
+            csv = EnergyCsv::new(out_dir.join("energy.csv"), setup.energy_tracking());
             walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
             outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
             pvd = PvdIndex::new(out_dir.join("particles.pvd"));
@@ -248,7 +248,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         }
         Some(p) => {
             let mismatch = |what: &str| TalusError::Other(format!("the run's saved progress does not fit the scene: {what}"));
-            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv)?;
+            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv, setup.energy_tracking())?;
             walls_csv = match (load_points.is_empty(), &p.walls_csv) {
                 (true, None) => None,
                 (false, Some(text)) => Some(WallsCsv::continued(out_dir.join("walls.csv"), text)?),
@@ -381,6 +381,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         wall_seconds: wall,
         particle_steps_per_second: if wall > 0.0 { particle_steps / wall } else { 0.0 },
         contacts,
+        energy_tracking: setup.energy_tracking(),
         energies: EnergySummary::from(&energies),
         flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
         measurements: measurements.finish(),

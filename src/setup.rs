@@ -238,6 +238,12 @@ impl PairTable {
 }
 
 impl Setup {
+    /// Whether contacts book their slip, dashpot and stiffness work (scene key
+    /// `energy_tracking`, copied into every pair; `PairParams::energy_tracking`).
+    pub fn energy_tracking(&self) -> bool {
+        self.pairs.entries.iter().all(|p| p.energy_tracking)
+    }
+
     /// Period on each axis (the domain's extent; meaningful where `periodic` is set).
     pub fn period(&self) -> DVec3 {
         DVec3::from(self.domain.max) - DVec3::from(self.domain.min)

@@ -13,12 +13,18 @@ fn hertz_viscous_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let force_j = g.normal * -fn_total + shear.fs;
     let torque_i = cross(g.branch_i, -force_j) + roll.torque_i;
     let torque_j = cross(g.branch_j, force_j) + roll.torque_j;
+    var history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let strain = normal.strain + shear.strain;
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+    }
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
     let basis = tangent_basis(g.normal);
     let stored_damping = dashpot_history(damp, basis);
-    let new_history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
-    let strain = normal.strain + shear.strain;
+    history.dashpot_normal = stored_damping.x;
+    history.dashpot_shear_1 = stored_damping.y;
+    history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
     let stepping = normal_step_work(p, g, vec2<f32>(normal.k_n0, 1.5), vec2<f32>(-normal.fn_e, normal.strain), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, new_history, shear.stiffness_work + stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping);
 }

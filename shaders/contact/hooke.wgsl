@@ -17,13 +17,19 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
     let torque_i = cross(g.branch_i, -force_j);
     let torque_j = cross(g.branch_j, force_j);
+    var history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, k_t, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+    }
     let basis = tangent_basis(g.normal);
     let stored_damping = dashpot_history(damp, basis);
-    let new_history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, k_t, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
-    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    history.dashpot_normal = stored_damping.x;
+    history.dashpot_shear_1 = stored_damping.y;
+    history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends
     let stepping = normal_step_work(p, g, vec2<f32>(normal.k_n, 1.0), vec2<f32>(-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, stepping);
 }

@@ -10,11 +10,17 @@ fn hysteretic_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs;
     let torque_i = cross(g.branch_i, -force_j);
     let torque_j = cross(g.branch_j, force_j);
+    var history = HistoryGpu(shear.fs, -normal.fn_h, v_impact, 1.0, shear.k_s, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let strain = strain_energy(p, normal, shear.fs, shear.k_s);
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+    }
     let basis = tangent_basis(g.normal);
     let stored_damping = dashpot_history(damp, basis);
-    let new_history = HistoryGpu(shear.fs, -normal.fn_h, v_impact, 1.0, shear.k_s, stored_damping.x, stored_damping.y, stored_damping.z, 0.0, 0.0);
-    let strain = strain_energy(p, normal, shear.fs, shear.k_s);
+    history.dashpot_normal = stored_damping.x;
+    history.dashpot_shear_1 = stored_damping.y;
+    history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
     let stepping = normal_step_work(p, g, vec2<f32>(normal.h_n, p.hz_alpha), spring(normal, p.hz_alpha), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, new_history, shear.stiffness_work + stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, shear.stiffness_work + stepping);
 }

@@ -53,8 +53,11 @@ fn normal_spring_law(p: PairParamsGpu, g: ContactGeometry) -> vec2<f32> {
 // dissipates: the second half of the trapezoids of dashpot_work and rolling_resistance, the
 // previous step's dashpot forces and rolling torques (in h) at this step's velocities, its
 // shear spring's release (released_spring_work) and its normal spring's last step
-// (normal_step_work with no force now). Returns (dashpot work, slip work, stiffness work).
+// (normal_step_work with no force now). Returns (dashpot work, slip work, stiffness work); zeros without energy tracking.
 fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> vec3<f32> {
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return vec3<f32>(0.0);
+    }
     let dashpot = 0.5 * previous_dashpot_power(g, h, tangent_basis(g.normal)) * dt;
     let rolls = (p.model == MODEL_HERTZ_MINDLIN || p.model == MODEL_HERTZ_VISCOUS) && p.rolling_fric != 0.0;
     let rolling = select(0.0, 0.5 * previous_rolling_power(p, g, h.normal_force) * dt, rolls);

@@ -47,6 +47,9 @@ fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: His
     let trial_len = length(trial);
     let slip = trial_len > strength;
     let fs = select(trial, trial * (strength / trial_len), slip && trial_len > 0.0);
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return ShearForce(fs, k_s, slip, 0.0, 0.0);
+    }
     // eq (16): slip part of the increment = total − elastic part
     let c_s = compliance(k_s);
     let elastic = (fs_old - fs) * c_s;

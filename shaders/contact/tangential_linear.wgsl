@@ -31,6 +31,9 @@ fn linear_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, gamma_t: f32, fn
         fs = capped * (strength / capped_len);
     }
     let fs_d = select(damp, vec3<f32>(0.0), slip);
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return LinearShear(fs, k_t, fs_d, slip, 0.0);
+    }
     var elastic = vec3<f32>(0.0);
     if (k_t > 0.0) {
         elastic = (fs_old - fs) / k_t;

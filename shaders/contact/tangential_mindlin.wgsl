@@ -35,10 +35,13 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let fs_d = select(damp, vec3<f32>(0.0), slip);
     // the spring's own stretch this step: the whole increment while sticking
     let c_t = compliance(k_t);
+    let strain = 0.5 * dot(spring, spring) * c_t;
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
+        return MindlinShear(fs, spring, fs_d, k_t, slip, 0.0, 0.0, strain);
+    }
     let elastic = select(vec3<f32>(0.0), select(increment, (fs_old - spring) * c_t, slip), k_t > 0.0);
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
     let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
-    let strain = 0.5 * dot(spring, spring) * c_t;
     return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness, strain);
 }

@@ -25,11 +25,15 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let force_j = g.normal * -fn_total + shear.fs;
     let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
     let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
+    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, ..History::NEW };
+    let strain = normal.strain + shear.strain;
+    if !p.energy_tracking {
+        return ContactOutput::untracked(force_j, torque_i, torque_j, history, strain);
+    }
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
     let basis = tangent_basis(g.normal);
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
-    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
-    let strain = normal.strain + shear.strain;
+    let history = History { dashpot_normal, dashpot_shear, ..history };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
     let stepping = normal_step_work(p, g, (normal.k_n0, 1.5), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }

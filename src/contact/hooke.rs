@@ -31,10 +31,14 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
     let torque_i = g.branch_i.cross(-force_j);
     let torque_j = g.branch_j.cross(force_j);
+    let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_stiffness: k_t, ..History::NEW };
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    if !p.energy_tracking {
+        return ContactOutput::untracked(force_j, torque_i, torque_j, history, strain);
+    }
     let basis = tangent_basis(g.normal);
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
-    let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_stiffness: k_t, dashpot_normal, dashpot_shear };
-    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
+    let history = History { dashpot_normal, dashpot_shear, ..history };
     let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends

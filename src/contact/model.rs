@@ -40,8 +40,11 @@ pub fn normal_spring_law(p: &PairParams, g: &ContactGeometry) -> (f64, f64) {
 /// (stored in `h`) at this step's velocities, its shear spring's release
 /// (`tangential::released_spring_work`) and its normal spring's last step
 /// (`energy::normal_step_work` with no force now). Returns (dashpot work, slip work,
-/// stiffness work) of this step.
+/// stiffness work) of this step; zeros without energy tracking.
 pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> (f64, f64, f64) {
+    if !p.energy_tracking {
+        return (0.0, 0.0, 0.0);
+    }
     let dashpot = 0.5 * previous_dashpot_power(g, h, &tangent_basis(g.normal)) * dt;
     let rolling = match p.model {
         ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,

@@ -28,3 +28,12 @@ pub struct ContactOutput {
     /// Energy the shear spring lost to its stiffness change this step (`energy::stiffness_work`).
     pub stiffness_work: f64,
 }
+
+impl ContactOutput {
+    /// A step of a pair without energy tracking (`PairParams::energy_tracking` off): forces,
+    /// torques, history (no stored dashpot forces: they only book energy) and strain energy;
+    /// no work booked.
+    pub fn untracked(force_j: DVec3, torque_i: DVec3, torque_j: DVec3, history: History, strain: f64) -> ContactOutput {
+        ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: 0.0, dashpot_work: 0.0, stiffness_work: 0.0 }
+    }
+}

@@ -110,6 +110,12 @@ pub struct PairParams {
     /// `limit_damping` (LAMMPS `granular`): the total normal force is never attractive and the
     /// Coulomb cap applies to the total tangential force, spring plus dashpot (default off).
     pub limit_damping: bool,
+    // ---- every model: the scene's `energy_tracking`, copied into every pair
+    /// Whether contacts book their slip, dashpot and stiffness work (scene key
+    /// `energy_tracking`, default on). Off, a contact step computes its forces, torques,
+    /// history and strain energy only (as PFC without `model energy mechanical on`); the
+    /// trajectory is the same bit for bit.
+    pub energy_tracking: bool,
     // ---- derived once per pair (`PairParams::prepared`), never read from a scene
     /// Tsuji's α of `restitution` for `hertz_mindlin` (`normal_mindlin::tsuji_alpha`), formed
     /// once per pair instead of once per contact step; `None` until prepared (then
@@ -149,6 +155,7 @@ impl Default for PairParams {
             maximum_restitution: 1.0,
             no_attraction: true,
             limit_damping: false,
+            energy_tracking: true,
             tsuji_alpha: None,
         }
     }
@@ -252,6 +259,7 @@ impl PairParams {
             | bit(self.viscous, PAIR_FLAG_VISCOUS)
             | bit(self.no_attraction, PAIR_FLAG_NO_ATTRACTION)
             | bit(self.limit_damping, PAIR_FLAG_LIMIT_DAMPING)
+            | bit(!self.energy_tracking, PAIR_FLAG_NO_ENERGY_TRACKING)
     }
 }
 

@@ -62,6 +62,9 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
     let trial_len = trial.length();
     let slip = trial_len > strength;
     let fs = if slip && trial_len > 0.0 { trial * (strength / trial_len) } else { trial };
+    if !p.energy_tracking {
+        return ShearForce { fs, k_s, slip, slip_work: 0.0, stiffness_work: 0.0 };
+    }
     // eq (16): slip part of the increment = total − elastic part
     let c_s = compliance(k_s);
     let elastic = (fs_old - fs) * c_s;

@@ -45,6 +45,9 @@ pub fn linear_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, gamma_t: f64,
     let slip = capped_len > strength;
     let fs = if slip && capped_len > 0.0 { capped * (strength / capped_len) } else { trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
+    if !p.energy_tracking {
+        return LinearShear { fs, fs_d, k_t, slip, slip_work: 0.0 };
+    }
     let elastic = if k_t > 0.0 { (fs_old - fs) / k_t } else { DVec3::ZERO };
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);

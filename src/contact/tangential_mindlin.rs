@@ -55,8 +55,12 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let fs = if slip { total * (strength / total.length()) } else { total };
     let spring = if slip { fs } else { spring_trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
-    // the spring's own stretch this step: the whole increment while sticking
     let c_t = compliance(k_t);
+    let strain = 0.5 * spring.length_squared() * c_t;
+    if !p.energy_tracking {
+        return MindlinShear { fs, spring, fs_d, k_t, slip, slip_work: 0.0, stiffness_work: 0.0, strain };
+    }
+    // the spring's own stretch this step: the whole increment while sticking
     let elastic = if k_t <= 0.0 {
         DVec3::ZERO
     } else if slip {
@@ -67,6 +71,5 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
     let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
-    let strain = 0.5 * spring.length_squared() * c_t;
     MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work, strain }
 }

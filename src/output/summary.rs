@@ -100,6 +100,9 @@ pub struct Summary {
     pub particle_steps_per_second: f64,
     /// Active contacts (ball–ball and ball–wall) after the last step.
     pub contacts: u64,
+    /// The scene's `energy_tracking`: when false, contacts booked no slip, dashpot or
+    /// stiffness work (those partitions read 0 and `total` is not a balance).
+    pub energy_tracking: bool,
     pub energies: EnergySummary,
     /// One entry per scene measurement (`"measure"`), in scene order.
     pub measurements: Vec<MeasurementResult>,

@@ -73,7 +73,7 @@ pub(crate) fn check_keys(cx: &Cx, o: &Obj, model: ContactModel, extra: &[&str]) 
 }
 
 /// An on/off switch: JSON true/false or the specs' "on"/"off".
-fn switch(cx: &Cx, v: &Value, path: &str) -> Result<bool> {
+pub(crate) fn switch(cx: &Cx, v: &Value, path: &str) -> Result<bool> {
     match v {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if s == "on" => Ok(true),

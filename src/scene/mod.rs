@@ -67,6 +67,7 @@ const TOP_KEYS: &[&str] = &[
     "lost_particles",
     "until_rest",
     "checkpoint_every",
+    "energy_tracking",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -281,6 +282,11 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
             }
         }
     }
+    // every pair's contacts book their work unless the scene turns energy tracking off
+    let energy_tracking = match top.get("energy_tracking") {
+        Some(v) => contacts::switch(&cx, v, "energy_tracking")?,
+        None => true,
+    };
     let nm = materials.len();
     let mut entries = vec![PairParams::default(); nm * nm];
     for a in 0..nm {
@@ -292,6 +298,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                 path = e.2.path.clone();
             }
             contacts::check_resolved(&cx, &pp, &path)?;
+            pp.energy_tracking = energy_tracking;
             entries[a * nm + b] = pp.prepared();
             entries[b * nm + a] = pp.prepared();
         }
