@@ -17,6 +17,9 @@
 # LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, best is reported, default 1),
 # PEERS (default ../shared/peers beside the repository), SCENES_ONLY=1 to write the scenes and
 # the settled packings into WORKDIR and stop (benches/instructions.sh uses it).
+# Talus runs each case twice: as shipped (energy tracking on: every contact books its slip,
+# dashpot and stiffness work) and with "energy_tracking": false (forces only, as the peers,
+# which track no dissipation), the scene WORKDIR/CASE_untracked.json.
 # Throughput = particles × steps / loop time (the peers' "Loop time", Talus's timed steps; set-up
 # and the first neighbour build are excluded in all codes). Peak RSS: /usr/bin/time -v for the
 # peers (summed over ranks), VmHWM for Talus. Install the peers with
@@ -63,6 +66,8 @@ else:
     scene["generators"] = [{"type": "lattice", "origin": [a / 2] * 3, "count": [nx, ny, nz], "spacing": a, "jitter": 0.05 * r,
                             "radius": r, "material": "grain", "seed": 15485863}]
 json.dump(scene, open(out, "w"), indent=1)
+scene["energy_tracking"] = False
+json.dump(scene, open(out.replace(".json", "_untracked.json"), "w"), indent=1)
 PY
 }
 
@@ -114,12 +119,14 @@ for case in $CASES; do
   [ "${SCENES_ONLY:-0}" = 1 ] && continue
   echo "peers.sh: $case: Talus ($BACKEND)" >&2
   read -r t_ps t_rss t_cpp < <(run_talus "$case" "$steps")
+  echo "peers.sh: $case: Talus ($BACKEND), energy tracking off" >&2
+  read -r u_ps _ _ < <(run_talus "${case}_untracked" "$steps")
   l_ps=""; l_rss=""; m_ps=""
   peer_args=(--nx "${dims[0]}" --ny "${dims[1]}" --nz "${dims[2]}" --phase "$phase" --nrun "$steps")
   [ -n "$data" ] && peer_args+=(--data "$data")
   if [ "$HAVE_LIGGGHTS" = 1 ]; then echo "peers.sh: $case: LIGGGHTS, $NP ranks" >&2; read -r l_ps l_rss < <(run_peer liggghts "$case" "${peer_args[@]}"); fi
   if [ "$HAVE_LAMMPS" = 1 ]; then echo "peers.sh: $case: LAMMPS, $NP ranks" >&2; read -r m_ps _ < <(run_peer lammps "$case" "${peer_args[@]}"); fi
-  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}")
+  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps")
 done
 
 [ "${SCENES_ONLY:-0}" = 1 ] && exit 0
@@ -127,13 +134,13 @@ python3 - "$BACKEND" "$NP" "${ROWS[@]}" <<'PY'
 import sys
 backend, np_, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
 f = lambda x: float(x) if x not in ("", "0") else None
-print(f"| case | N | steps | Talus {backend} (particle-steps/s) | contacts/particle | LIGGGHTS {np_} ranks | Talus / LIGGGHTS | LAMMPS {np_} ranks | Talus / LAMMPS | peak RSS Talus / LIGGGHTS (MB) |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print(f"| case | N | steps | Talus {backend} (particle-steps/s) | contacts/particle | LIGGGHTS {np_} ranks | Talus / LIGGGHTS | Talus untracked | untracked / LIGGGHTS | LAMMPS {np_} ranks | Talus / LAMMPS | peak RSS Talus / LIGGGHTS (MB) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    case, n, steps, t, cpp, trss, l, lrss, m = r.split("|")
-    t, l, m, trss, lrss = f(t), f(l), f(m), f(trss), f(lrss)
+    case, n, steps, t, cpp, trss, l, lrss, m, u = r.split("|")
+    t, l, m, trss, lrss, u = f(t), f(l), f(m), f(trss), f(lrss), f(u)
     fmt = lambda x: f"{x:.3e}" if x else "-"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
     rss = f"{trss:.0f} / {lrss:.0f}" if trss and lrss else (f"{trss:.0f} / -" if trss else "-")
-    print(f"| {case} | {n} | {steps} | {fmt(t)} | {float(cpp):.2f} | {fmt(l)} | {ratio(t, l)} | {fmt(m)} | {ratio(t, m)} | {rss} |")
+    print(f"| {case} | {n} | {steps} | {fmt(t)} | {float(cpp):.2f} | {fmt(l)} | {ratio(t, l)} | {fmt(u)} | {ratio(u, l)} | {fmt(m)} | {ratio(t, m)} | {rss} |")
 PY
