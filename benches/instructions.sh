@@ -10,7 +10,7 @@
 # where a gap comes from: more work (instructions), memory (misses) or stalls (mispredictions;
 # long-latency divisions and square roots are not counted here). Cases (CASES, default
 # "fall10k dense10k"): fall10k runs 100 steps from the lattice, dense10k 20 steps from the
-# settled 10k packing. Needs valgrind (apt-get install -y valgrind); LIGGGHTS is optional.
+# settled 10k packing, each also with "energy_tracking": false. Needs valgrind (apt-get install -y valgrind); LIGGGHTS is optional.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -58,6 +58,11 @@ for case in $CASES; do
   # shellcheck disable=SC2046
   read -r a b c d < <(per_step "$n" "$steps" "$(counts "$TALUS" $(talus_args "$steps"))" "$(counts "$TALUS" $(talus_args 0))")
   echo "| $case | Talus cpu, 1 thread | $a | $b | $c | $d |"
+  # the same scene with "energy_tracking": false (peers.sh writes it beside the tracked one)
+  talus_args() { echo bench --scene "$WORK/${case}_untracked.json" --from 0 --steps "$1" --warmup 0 --backend cpu; }
+  # shellcheck disable=SC2046
+  read -r a b c d < <(per_step "$n" "$steps" "$(counts "$TALUS" $(talus_args "$steps"))" "$(counts "$TALUS" $(talus_args 0))")
+  echo "| $case | Talus cpu untracked, 1 thread | $a | $b | $c | $d |"
   if [ "$HAVE_LIGGGHTS" = 1 ]; then
     lig_args=("${lig[@]}" -var nx "${dims[0]}" -var ny "${dims[1]}" -var nz "${dims[2]}" -log none)
     read -r a b c d < <(cd "$WORK" && per_step "$n" "$steps" "$(counts liggghts "${lig_args[@]}" -var nrun "$steps")" "$(counts liggghts "${lig_args[@]}" -var nrun 0)")
