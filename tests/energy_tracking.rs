@@ -94,7 +94,10 @@ fn scene_key_is_a_switch() {
     assert!(!load("false").unwrap().energy_tracking());
     assert!(!load("\"off\"").unwrap().energy_tracking());
     assert!(load("true").unwrap().energy_tracking());
-    let err = load("3").err().expect("a number is not a switch").to_string();
+    let err = match load("3") {
+        Ok(_) => panic!("a number is not a switch"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("tracking.json") && err.contains("energy_tracking") && err.contains('3'), "unclear error: {err}");
 }
 
