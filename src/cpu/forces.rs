@@ -71,15 +71,15 @@ pub struct MeshScratch {
     found: Vec<MeshContact>,
 }
 
-/// What a slot's partner takes from the contact, stored in the partner's incoming order
-/// (`NeighbourList::in_pos`).
+/// What a slot's partner takes from the contact, stored at the slot's index (the partner
+/// finds it through `NeighbourList::in_slot`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SlotForce {
     pub force_j: DVec3,
     pub torque_j: DVec3,
 }
 
-/// The partner shares of the last force pass, in incoming order. Only active contacts write
+/// The partner shares of the last force pass, in slot order. Only active contacts write
 /// theirs, stamped with the pass; a share whose stamp is not the current pass is stale (its
 /// contact is not active) and the gather adds it as exact +0.
 #[derive(Debug, Default)]
@@ -164,16 +164,17 @@ pub struct OwnerOutputs<'a> {
 /// the smaller radius (`Owned::overlap`; 0 when no contact is that deep).
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Incoming, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
     incoming.begin_pass(list.slots(), s.len());
-    let pass = incoming.pass;
-    let incoming = SharesOut { shares: DisjointWrites::new(&mut incoming.shares), stamp: DisjointWrites::new(&mut incoming.stamp), partnered: &incoming.partnered, pass };
+    let partners = PartnerMarks { partnered: &incoming.partnered, pass: incoming.pass };
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
     let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
-    let (start, partner, in_pos, wall_start, wall_ids) = (&list.start, &list.partner, &list.in_pos, &list.wall_start, &list.wall_ids);
+    let shares = split_at_bounds(&mut incoming.shares, &list.chunk_bounds);
+    let stamps = split_at_bounds(&mut incoming.stamp, &list.chunk_bounds);
+    let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
     let view = PairView::new(s);
-    (histories, contact_flags, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
+    (histories, contact_flags, (shares, stamps), out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, owned, wall_hist, on_walls))| {
+        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, (shares, stamp), owned, wall_hist, on_walls))| {
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
             let mut deepest = 0.0f32;
@@ -182,8 +183,8 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 let mut own = owned.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
-                let slot = SlotRun { partner: &partner[slots.clone()], history: &mut hist[local.clone()], in_contact: &mut touching[local], in_pos: &in_pos[slots] };
-                pair_contacts(ctx, &view, i, slot, &incoming, &mut own, dt);
+                let slot = SlotRun { partner: &partner[slots], history: &mut hist[local.clone()], in_contact: &mut touching[local.clone()], shares: &mut shares[local.clone()], stamp: &mut stamp[local] };
+                pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 // (most particles touch no wall: their lists stay empty and are only read)
                 if !wall_hist[o].is_empty() {
@@ -206,36 +207,9 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
         .reduce(|| 0.0, f32::max)
 }
 
-/// A slice that parallel tasks write at disjoint indices (the partner shares of the force
-/// pass: slot k writes `in_pos[k]`, a permutation of the slots, and each slot has one owner,
-/// evaluated by one task).
-struct DisjointWrites<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _slice: std::marker::PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: tasks only write through `write`, whose callers guarantee disjoint indices.
-unsafe impl<T: Send> Sync for DisjointWrites<'_, T> {}
-
-impl<'a, T> DisjointWrites<'a, T> {
-    fn new(v: &'a mut [T]) -> Self {
-        DisjointWrites { ptr: v.as_mut_ptr(), len: v.len(), _slice: std::marker::PhantomData }
-    }
-
-    /// # Safety
-    /// No other write or read of index `i` may happen while the writer lives.
-    unsafe fn write(&self, i: usize, value: T) {
-        assert!(i < self.len, "disjoint write {i} beyond {}", self.len);
-        // SAFETY: in bounds (checked above), and the caller guarantees exclusive access to i.
-        unsafe { self.ptr.add(i).write(value) }
-    }
-}
-
-/// Where the force pass writes the partner shares of active contacts (`Incoming`).
-struct SharesOut<'a> {
-    shares: DisjointWrites<'a, SlotForce>,
-    stamp: DisjointWrites<'a, u32>,
+/// Where the force pass marks the particles some active contact pushed in this pass
+/// (`Incoming::partnered`).
+struct PartnerMarks<'a> {
     partnered: &'a [AtomicU32],
     pass: u32,
 }
@@ -245,7 +219,9 @@ struct SlotRun<'a> {
     partner: &'a [u32],
     history: &'a mut [History],
     in_contact: &'a mut [bool],
-    in_pos: &'a [u32],
+    /// The partner shares of these slots and their pass stamps (`Incoming`).
+    shares: &'a mut [SlotForce],
+    stamp: &'a mut [u32],
 }
 
 /// The state arrays the pair loop reads, each cut to the particle count, so that one bounds
@@ -267,14 +243,14 @@ impl<'a> PairView<'a> {
 }
 
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
-/// partner's share of an active slot k goes to position `in_pos[k]` of the incoming shares.
-fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, incoming: &SharesOut, own: &mut Owned, dt: f64) {
+/// partner's share of an active slot goes to the slot's place in the incoming shares.
+fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, partners: &PartnerMarks, own: &mut Owned, dt: f64) {
     let m = slots.partner.len();
     if m == 0 {
         return;
     }
     let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
-    let (partner, history, touching, in_pos) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &slots.in_pos[..m]);
+    let (partner, history, touching, shares, stamp) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &mut slots.shares[..m], &mut slots.stamp[..m]);
     for k in 0..m {
         let j = partner[k] as usize;
         let r_j = s.radius[j];
@@ -308,13 +284,9 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, inc
         history[k] = c.history;
         touching[k] = true;
         add_energies(own, &c);
-        let pos = in_pos[k] as usize;
-        // SAFETY: `in_pos` is a permutation of the slots and this slot belongs to owner i alone.
-        unsafe {
-            incoming.shares.write(pos, SlotForce { force_j: c.force_j, torque_j: c.torque_j });
-            incoming.stamp.write(pos, incoming.pass);
-        }
-        incoming.partnered[j].store(incoming.pass, Ordering::Relaxed);
+        shares[k] = SlotForce { force_j: c.force_j, torque_j: c.torque_j };
+        stamp[k] = partners.pass;
+        partners.partnered[j].store(partners.pass, Ordering::Relaxed);
     }
 }
 
@@ -373,17 +345,18 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 }
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
-/// owner id (contiguous in `incoming`, see `NeighbourList::in_pos`; a contact that is not
-/// active adds +0, and the run is skipped when none was), then its own contacts (pairs by partner id, then walls). The order
+/// owner id (their slots listed in `NeighbourList::in_slot`; a contact that is not active
+/// adds +0, and the run is skipped when none was), then its own contacts (pairs by partner
+/// id, then walls). The order
 /// depends on ids only, never on when the list was built or how particles are stored (a +0
 /// changes no bit of a sum that starts at +0 and so is never −0).
-#[inline]
+#[inline(always)]
 pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
     if incoming.partnered(i) {
-        for k in list.in_start[i] as usize..list.in_start[i + 1] as usize {
-            let (f, t) = incoming.current(k);
+        for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+            let (f, t) = incoming.current(k as usize);
             force += f;
             torque += t;
         }

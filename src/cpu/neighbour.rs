@@ -49,11 +49,12 @@ pub struct NeighbourList {
     /// Whether each slot's pair was in contact in the last force pass (so slots that stay
     /// apart never touch their history).
     pub in_contact: Vec<bool>,
-    /// Incoming contacts: particle i is the partner of the slots whose `in_pos` lies in
+    /// Incoming contacts: particle i is the partner of the slots `in_slot[q]` for q in
     /// `in_start[i]..in_start[i + 1]`, in increasing owner id. The force pass writes each
-    /// slot's partner share at `in_pos[slot]`, so a particle's gather reads one contiguous run.
+    /// slot's partner share at the slot's own index (in slot order, as the owners go), and a
+    /// particle's gather reads its shares through `in_slot`, in owner-id order.
     pub in_start: Vec<u32>,
-    pub in_pos: Vec<u32>,
+    pub in_slot: Vec<u32>,
     /// First slot of every chunk of `CHUNK` owners, and the slot count last (the force pass
     /// cuts the slot arrays here).
     pub chunk_bounds: Vec<usize>,
@@ -82,7 +83,7 @@ impl NeighbourList {
             history: Vec::new(),
             in_contact: Vec::new(),
             in_start: vec![0],
-            in_pos: Vec::new(),
+            in_slot: Vec::new(),
             chunk_bounds: vec![0],
             wall_start: vec![0],
             wall_ids: Vec::new(),
@@ -208,12 +209,12 @@ impl NeighbourList {
             self.in_start[i + 1] += self.in_start[i];
         }
         let mut cursor = self.in_start.clone();
-        self.in_pos.clear();
-        self.in_pos.resize(self.partner.len(), 0);
+        self.in_slot.clear();
+        self.in_slot.resize(self.partner.len(), 0);
         for i in s.by_id() {
             for k in self.start[i] as usize..self.start[i + 1] as usize {
                 let j = self.partner[k] as usize;
-                self.in_pos[k] = cursor[j];
+                self.in_slot[cursor[j] as usize] = k as u32;
                 cursor[j] += 1;
             }
         }
