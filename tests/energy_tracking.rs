@@ -14,9 +14,8 @@ use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuOptions};
 use talus::Setup;
 
-fn scene(name: &str) -> Setup {
-    talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+mod common;
+use common::shipped_scene;
 
 /// `setup` as a scene with `"energy_tracking": false` loads it.
 fn untracked(mut setup: Setup) -> Setup {
@@ -78,13 +77,13 @@ fn cpu_trajectories_do_not_depend_on_tracking_for_any_model() {
         }
         assert_tracking_changes_only_the_books(model.name(), setup, &cpu, 4, 40);
     }
-    assert_tracking_changes_only_the_books("mixed_models_box", scene("mixed_models_box.json"), &cpu, 3, 300);
+    assert_tracking_changes_only_the_books("mixed_models_box", shipped_scene("mixed_models_box.json"), &cpu, 3, 300);
 }
 
 #[test]
 fn gpu_trajectories_do_not_depend_on_tracking() {
     assert_tracking_changes_only_the_books("hertz_mindlin bed", talus::bench::bed_setup(600, ContactModel::HertzMindlin), &gpu, 3, 40);
-    assert_tracking_changes_only_the_books("mixed_models_box", scene("mixed_models_box.json"), &gpu, 2, 200);
+    assert_tracking_changes_only_the_books("mixed_models_box", shipped_scene("mixed_models_box.json"), &gpu, 2, 200);
 }
 
 #[test]

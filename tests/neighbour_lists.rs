@@ -7,17 +7,14 @@
 //! comparison is not vacuous. The GPU backend is held to the same: skin 0 against the default
 //! skin, a list that overflows and grows against a generous one, and reruns, bit for bit.
 
-use std::path::Path;
-
 use talus::backend::Backend;
 use talus::contact::params::ContactModel;
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuOptions};
 use talus::Setup;
 
-fn scene(name: &str) -> Setup {
-    talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+mod common;
+use common::shipped_scene;
 
 /// Everything a run reports, as bits.
 fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
@@ -81,9 +78,9 @@ fn presettled(mut setup: Setup, steps: u64) -> Setup {
 
 #[test]
 fn shipped_scenes_are_bit_identical_with_and_without_skin() {
-    assert_skin_independent("periodic_chute", presettled(scene("periodic_chute.json"), 3000), 4, 50);
-    assert_skin_independent("mixed_models_box", presettled(scene("mixed_models_box.json"), 3000), 4, 50);
-    assert_skin_independent("rotating_drum", presettled(scene("rotating_drum.json"), 3000), 4, 50);
+    assert_skin_independent("periodic_chute", presettled(shipped_scene("periodic_chute.json"), 3000), 4, 50);
+    assert_skin_independent("mixed_models_box", presettled(shipped_scene("mixed_models_box.json"), 3000), 4, 50);
+    assert_skin_independent("rotating_drum", presettled(shipped_scene("rotating_drum.json"), 3000), 4, 50);
 }
 
 #[test]
@@ -151,6 +148,6 @@ fn gpu_settling_box_is_bit_identical_with_and_without_skin() {
 #[test]
 fn gpu_shipped_scenes_are_bit_identical_with_and_without_skin() {
     assert_gpu_skin_independent("bed", talus::bench::bed_setup(1000, ContactModel::Hertz), 3, 50);
-    assert_gpu_skin_independent("periodic_chute", presettled(scene("periodic_chute.json"), 3000), 3, 50);
-    assert_gpu_skin_independent("rotating_drum", presettled(scene("rotating_drum.json"), 3000), 3, 50);
+    assert_gpu_skin_independent("periodic_chute", presettled(shipped_scene("periodic_chute.json"), 3000), 3, 50);
+    assert_gpu_skin_independent("rotating_drum", presettled(shipped_scene("rotating_drum.json"), 3000), 3, 50);
 }

@@ -9,11 +9,11 @@
 //! lavapipe. These tests need a GPU adapter (lavapipe counts; `.ci/run` installs it) and fail
 //! with a clear message without one.
 
-use std::path::Path;
-
 use talus::run::{run_scene, RunOptions};
 use talus::verify::{verify, Tolerances, Window};
 use talus::{Setup, TalusError};
+
+mod common;
 
 /// Steps of the shortened chute: 1000 steps (4.8 ms); the grains of the lowest 2.4 mm reach
 /// the base.
@@ -26,7 +26,7 @@ const DRUM_STEPS: u64 = 1500;
 const DRUM_CPU_STEPS: u64 = 1000;
 
 fn scene(name: &str) -> Setup {
-    let mut s = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).expect("load scene");
+    let mut s = common::shipped_scene(name);
     s.snapshot_every = 0;
     s
 }

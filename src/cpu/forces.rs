@@ -117,7 +117,7 @@ impl Incoming {
         self.partnered[i].load(Ordering::Relaxed) == self.pass
     }
 
-    /// The share at incoming position `k`: its force and torque when its contact was active
+    /// The share of slot `k`: its force and torque when its contact was active
     /// in the current pass, else exact +0 (selected without a branch: whether a contact is
     /// active is data the branch predictor cannot learn).
     #[inline]

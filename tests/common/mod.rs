@@ -10,6 +10,11 @@ use talus::model::material::Material;
 use talus::setup::{Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
 use talus::Backend;
 
+/// A shipped scene of `scenes/`, loaded as `talus run` loads it.
+pub fn shipped_scene(name: &str) -> Setup {
+    talus::scene::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 pub fn material(name: &str, density: f64, hz_shear: f64, hz_poiss: f64, fric: f64) -> Material {
     Material { name: name.into(), density, hz_shear, hz_poiss, fric }
 }
