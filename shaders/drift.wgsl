@@ -9,7 +9,8 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
-// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
+// angular velocity of the previous force pass (kept where rolling work is booked).
 @group(0) @binding(3) var<storage, read_write> motion: array<vec4<f32>>;
 // Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
 @group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
@@ -50,12 +51,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    var v = motion[2u * i];
-    var w = motion[2u * i + 1u];
+    var v = motion[MOTION_ROWS * i];
+    var w = motion[MOTION_ROWS * i + 1u];
     var total = Total(force[2u * i], force[2u * i + 1u]);
     if (KICK_FIRST) {
         total = total_force(i);
         fold_work(i);
+        // the spin of the force pass just done: the previous one of the next pass
+        if (sim.rolling_booked != 0u) {
+            motion[MOTION_ROWS * i + 2u] = w;
+        }
     }
     let f = total.force.xyz;
     let t = total.torque.xyz;
@@ -65,8 +70,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
     w = vec4<f32>(w.xyz + t * w.w * half, w.w);
-    motion[2u * i] = v;
-    motion[2u * i + 1u] = w;
+    motion[MOTION_ROWS * i] = v;
+    motion[MOTION_ROWS * i + 1u] = w;
     let b = pos_block[i];
     let o = pos_offset[i];
     let step = v.xyz * sim.dt;

@@ -9,7 +9,8 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
+// angular velocity of the previous force pass (kept where rolling work is booked).
 @group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
 // Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
 @group(0) @binding(4) var<storage, read_write> force: array<vec4<f32>>;
@@ -106,8 +107,8 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     let write_epoch = state.step + 2u;
     let bi = pos_block[i];
     let oi = pos_offset[i];
-    let vi = motion[2u * i];
-    let wi = motion[2u * i + 1u];
+    let vi = motion[MOTION_ROWS * i];
+    let wi = motion[MOTION_ROWS * i + 1u];
     let mat_i = u32(bi.w);
     let m_i = 1.0 / vi.w;
     var out = Gathered();
@@ -126,10 +127,14 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         // the slot's contact was active in the previous step (it has a record to read)
         let was_active = (word & read_bit) != 0u;
         if (touching || was_active) {
-            let vj = motion[2u * j];
-            let wj = motion[2u * j + 1u];
+            let vj = motion[MOTION_ROWS * j];
+            let wj = motion[MOTION_ROWS * j + 1u];
             let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
-            let g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+            var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+            if (sim.rolling_booked != 0u) {
+                g.previous_spin_i = motion[MOTION_ROWS * i + 2u].xyz;
+                g.previous_spin_j = motion[MOTION_ROWS * j + 2u].xyz;
+            }
             touching = touching && contact_active(p, g);
             var h = HistoryGpu();
             if (was_active) {
@@ -178,7 +183,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
 
     // the mesh walls at the same time: one contact per near facet group (after deduplication)
     for (var m = 0u; MESH_WALLS && m < sim.n_meshes; m = m + 1u) {
-        let mb = mesh_ball(m, time_index, bi, oi);
+        let mb = mesh_ball(m, time_index, bi, oi, vi);
         if (mb.kept.dropped > 0u) {
             // more near facet groups than a thread keeps: the host stops with an error
             atomicOr(&state.flags, OVERFLOW_MESH_GROUPS);

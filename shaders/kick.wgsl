@@ -3,7 +3,8 @@
 // each particle's total. Closes a batch, so it checks what the batch's last force pass
 // produced (BLOWUP, as `drift`), and folds that pass's work (`work_fold.wgsl`).
 @group(0) @binding(0) var<uniform> sim: SimParams;
-// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
+// angular velocity of the previous force pass (kept where rolling work is booked).
 @group(0) @binding(1) var<storage, read_write> motion: array<vec4<f32>>;
 // Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
 @group(0) @binding(2) var<storage, read_write> force: array<vec4<f32>>;
@@ -19,18 +20,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    let v = motion[2u * i];
-    let w = motion[2u * i + 1u];
+    let v = motion[MOTION_ROWS * i];
+    let w = motion[MOTION_ROWS * i + 1u];
     let total = total_force(i);
     fold_work(i);
+    // the spin of the force pass just done: the previous one of the next pass (the next
+    // batch's `drift` starts from the full-step spin and leaves this row alone)
+    if (sim.rolling_booked != 0u) {
+        motion[MOTION_ROWS * i + 2u] = w;
+    }
     force[2u * i] = total.force;
     force[2u * i + 1u] = total.torque;
     let f = total.force.xyz;
     let t = total.torque.xyz;
     let v1 = v.xyz + (f * v.w + sim.gravity) * half;
     let w1 = w.xyz + t * w.w * half;
-    motion[2u * i] = vec4<f32>(v1, v.w);
-    motion[2u * i + 1u] = vec4<f32>(w1, w.w);
+    motion[MOTION_ROWS * i] = vec4<f32>(v1, v.w);
+    motion[MOTION_ROWS * i + 1u] = vec4<f32>(w1, w.w);
     let what = select(0u, BLOWUP_VELOCITY, non_finite3(v1) || non_finite3(w1)) | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));
     if (what != 0u) {
         // the lowest flagged index wins (atomicMax of its complement)

@@ -6,7 +6,8 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I).
+// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
+// angular velocity of the previous force pass (kept where rolling work is booked).
 @group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
 // Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
 @group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
@@ -27,8 +28,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var b = vec4<f32>(0.0);
     var n = 0u;
     if (i < sim.n_particles) {
-        let v = motion[2u * i];
-        let w = motion[2u * i + 1u];
+        let v = motion[MOTION_ROWS * i];
+        let w = motion[MOTION_ROWS * i + 1u];
         let m = 1.0 / v.w;
         let inertia = 1.0 / w.w;
         // unwrapped position: + image × period on the periodic axes

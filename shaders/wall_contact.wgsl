@@ -2,7 +2,7 @@
 // both evaluate it identically (CPU twin: `surface_contact` and the wall and mesh loops of
 // `gather` in src/cpu/forces.rs). Plane walls and mesh facets differ only in how they find the
 // distance, normal and surface velocity; `surface_contact` evaluates the contact after that.
-// Needs the `sim`, `pairs`, `walls`, `mesh_data`, `wall_hash` and `state` bindings.
+// Needs the `sim`, `pairs`, `walls`, `mesh_data`, `wall_hash`, `motion` and `state` bindings.
 
 // One ball–wall contact of one step.
 struct WallContact {
@@ -30,7 +30,10 @@ fn wall_at(t: u32, w: u32) -> WallGpu {
 fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u: vec3<f32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     var out: WallContact;
     out.key = key;
-    let g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
+    var g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
+    if (sim.rolling_booked != 0u) {
+        g.previous_spin_i = motion[MOTION_ROWS * i + 2u].xyz;
+    }
     let h = hash_lookup(i, key, read_epoch);
     if (!contact_active(p, g)) {
         if (h.established != 0.0) {
@@ -71,13 +74,17 @@ struct MeshBall {
     survivors: u32,
 }
 
-// Mesh m against the ball (bi, oi) at time index t.
-fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>) -> MeshBall {
+// Mesh m against the ball (bi, oi, velocity vi) at time index t. The search reaches the
+// step's relative travel (`mesh_travel`) beyond the contact reach, so that a contact that
+// ended in this step is still found, inactive, and books its end; the view's tolerance stays
+// that of the contact reach.
+fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>) -> MeshBall {
     var out: MeshBall;
     let h = mesh_header(m);
     out.p = pairs[u32(bi.w) * sim.n_materials + h.material];
-    let reach = (oi.w + max(out.p.rgap, 0.0)) * MESH_REACH_SLACK;
-    out.view = mesh_view(m, h, t, bi, oi, reach);
+    let contact_reach = (oi.w + max(out.p.rgap, 0.0)) * MESH_REACH_SLACK;
+    out.view = mesh_view(m, h, t, bi, oi, contact_reach);
+    let reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);
     let range = mesh_candidates(out.view);
     // a whole local variable as the pointer argument (naga's SPIR-V writer does not take a
     // pointer to a struct member there)
@@ -85,6 +92,13 @@ fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>) -> MeshBall {
     out.survivors = ball_mesh_contacts(vec3<f32>(0.0), reach, out.view, range.x, range.y, &kept);
     out.kept = kept;
     return out;
+}
+
+// How far the ball (moving with v, at view.from_center from the mesh's rotation centre) and
+// the mesh can have separated in one step within `reach` of the ball. Twin of `mesh_travel`
+// in src/cpu/forces.rs.
+fn mesh_travel(view: MeshView, v: vec3<f32>, reach: f32, dt: f32) -> f32 {
+    return 1.01 * (length(v) + length(view.pose.velocity.xyz) + length(view.pose.omega.xyz) * (length(view.from_center) + reach)) * dt;
 }
 
 // Ball i against the kept mesh contact mc of `mesh`: back from the t = 0 frame (normal, the

@@ -116,6 +116,10 @@ pub mod consts {
     pub const PAIR_FLAG_NO_ATTRACTION: u32 = 32;
     pub const PAIR_FLAG_LIMIT_DAMPING: u32 = 64;
     pub const PAIR_FLAG_NO_ENERGY_TRACKING: u32 = 128;
+    /// vec4 rows per particle in the GPU `motion` buffer: velocity (w = 1/m), angular velocity
+    /// (w = 1/I), and the angular velocity of the previous force pass (w unused; written only
+    /// where rolling work is booked, `SimParams::rolling_booked`).
+    pub const MOTION_ROWS: u32 = 3;
 }
 
 /// All constants as WGSL text.
@@ -162,6 +166,7 @@ pub fn wgsl_constants() -> String {
         u32_const("PAIR_FLAG_NO_ATTRACTION", PAIR_FLAG_NO_ATTRACTION),
         u32_const("PAIR_FLAG_LIMIT_DAMPING", PAIR_FLAG_LIMIT_DAMPING),
         u32_const("PAIR_FLAG_NO_ENERGY_TRACKING", PAIR_FLAG_NO_ENERGY_TRACKING),
+        u32_const("MOTION_ROWS", MOTION_ROWS),
     ]
     .concat()
 }

@@ -244,6 +244,13 @@ impl Setup {
         self.pairs.entries.iter().all(|p| p.energy_tracking)
     }
 
+    /// Whether some pair books rolling-friction work (rolling friction with energy tracking):
+    /// the backends then keep each particle's spin of the previous force pass, against which
+    /// that pass's rolling torque acted (`contact::rolling::previous_rolling_power`).
+    pub fn rolling_booked(&self) -> bool {
+        self.pairs.entries.iter().any(|p| p.rolling_fric != 0.0 && p.energy_tracking)
+    }
+
     /// Period on each axis (the domain's extent; meaningful where `periodic` is set).
     pub fn period(&self) -> DVec3 {
         DVec3::from(self.domain.max) - DVec3::from(self.domain.min)

@@ -20,7 +20,7 @@ use talus::contact::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness}
 use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactGeometry, ContactOutput, History};
 
 const CASES: usize = 4096;
-const IN_STRIDE: usize = 35;
+const IN_STRIDE: usize = 41;
 const OUT_STRIDE: usize = 140;
 const BLOCK: usize = 68;
 
@@ -73,6 +73,18 @@ fn random_case(rng: &mut Pcg64) -> Case {
     input[34] = f(0.1 * input[25]);
     input[23] = stored_stiffness(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
+    // the spins of the previous force pass (drawn last, so the stream above stays as it was):
+    // the same, reversed (a grain rocking at rest), turned at random, or zero
+    for (slot, spin) in [(35, 12), (38, 20)] {
+        let w = at(&input, spin);
+        let previous = match rng.random_range(0..4) {
+            0 => w,
+            1 => w * -f(rng.random_range(0.1..2.0)),
+            2 => v3(rng, 200.0),
+            _ => DVec3::ZERO,
+        };
+        put(&mut input, slot, previous);
+    }
     Case { input, p }
 }
 
@@ -126,8 +138,8 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
 fn geometries(c: &Case) -> (ContactGeometry, ContactGeometry, History, f64) {
     let x = &c.input;
     let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: 1.0, shear_stiffness: x[23], dashpot_normal: x[32] as f32, dashpot_shear: [x[33] as f32, x[34] as f32] };
-    let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
-    let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
+    let g = ContactGeometry { previous_spin_i: at(x, 35), previous_spin_j: at(x, 38), ..ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20)) };
+    let gw = ContactGeometry { previous_spin_i: at(x, 35), ..ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16)) };
     (g, gw, h, x[7])
 }
 

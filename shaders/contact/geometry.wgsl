@@ -12,6 +12,8 @@ struct ContactGeometry {
     vel_shear: vec3<f32>,   // tangential relative velocity of j's contact point w.r.t. i's
     spin_i: vec3<f32>,      // angular velocity of i (rolling resistance acts on each body's own spin)
     spin_j: vec3<f32>,      // angular velocity of j (zero for a wall)
+    previous_spin_i: vec3<f32>, // angular velocity of i at the previous force pass (the constructors: spin_i)
+    previous_spin_j: vec3<f32>, // angular velocity of j at the previous force pass (zero for a wall)
 }
 
 // Relative velocity at the contact point: x = normal part, yzw = tangential part.
@@ -33,7 +35,7 @@ fn ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i:
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = normal * -(r_j - half_overlap);
     let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
-    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, w_j);
+    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, w_j, w_i, w_j);
 }
 
 // An orthonormal basis (b1, b2) of the plane normal to the unit vector n (Duff et al. 2017);
@@ -56,5 +58,5 @@ fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = vec3<f32>(0.0);
     let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, vec3<f32>(0.0));
-    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, vec3<f32>(0.0));
+    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, vec3<f32>(0.0), w_i, vec3<f32>(0.0));
 }

@@ -31,8 +31,17 @@ fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, fn_prev
     return RollingTorque(torque_i, torque_j, work);
 }
 
-// −M(n−1)·ω: the previous step's rolling torques (μ_r |F_n|₀ r, against the previous spin) at
-// this step's spins and levers.
+// −M(n−1)·ω: the previous step's rolling torques (μ_r |F_n|₀ r, against each body's spin at
+// the previous force pass) at this step's spins and levers.
 fn previous_rolling_power(p: PairParamsGpu, g: ContactGeometry, fn_previous: f32) -> f32 {
-    return p.rolling_fric * fn_previous * (length(g.branch_i) * length(g.spin_i) + length(g.branch_j) * length(g.spin_j));
+    return p.rolling_fric * fn_previous * (length(g.branch_i) * along(g.previous_spin_i, g.spin_i) + length(g.branch_j) * along(g.previous_spin_j, g.spin_j));
+}
+
+// The component of w along the direction of `previous` (zero when `previous` is zero).
+fn along(previous: vec3<f32>, w: vec3<f32>) -> f32 {
+    let len = length(previous);
+    if (len > 0.0) {
+        return dot(previous, w) / len;
+    }
+    return 0.0;
 }

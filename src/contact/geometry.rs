@@ -25,6 +25,12 @@ pub struct ContactGeometry {
     pub spin_i: DVec3,
     /// Angular velocity of j (zero for a wall).
     pub spin_j: DVec3,
+    /// Angular velocity of i at the previous force pass, ω(n−3/2): the previous step's rolling
+    /// torque opposed it (`rolling::previous_rolling_power`). The constructors set the spin
+    /// itself; a force pass that keeps the previous spins (`rolling_booked`) puts them in.
+    pub previous_spin_i: DVec3,
+    /// Angular velocity of j at the previous force pass (zero for a wall).
+    pub previous_spin_j: DVec3,
 }
 
 /// Relative velocity at the contact point split into normal and tangential parts.
@@ -47,7 +53,7 @@ pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i:
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = normal * -(r_j - half_overlap);
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
-    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: w_j }
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: w_j, previous_spin_i: w_i, previous_spin_j: w_j }
 }
 
 /// An orthonormal basis (b1, b2) of the plane normal to the unit vector `n`, a smooth function
@@ -71,5 +77,5 @@ pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_
     let branch_i = normal * (r_i - half_overlap);
     let branch_j = DVec3::ZERO;
     let (vel_normal, vel_shear) = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, DVec3::ZERO);
-    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: DVec3::ZERO }
+    ContactGeometry { normal, gap, r_bar, m_c, branch_i, branch_j, vel_normal, vel_shear, spin_i: w_i, spin_j: DVec3::ZERO, previous_spin_i: w_i, previous_spin_j: DVec3::ZERO }
 }

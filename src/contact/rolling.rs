@@ -15,7 +15,8 @@ pub struct RollingTorque {
     /// Torque on j about its centre (zero for a wall).
     pub torque_j: DVec3,
     /// Work dissipated this step, booked as the trapezoid of `energy::dashpot_work`:
-    /// ½ μ_r (|F_n| + |F_n|₀)(r_i|ω_i| + r_j|ω_j|) Δt ≥ 0, |F_n|₀ the previous step's.
+    /// ½(M(n−1) + M(n))·ω Δt with M(n−1) of |F_n|₀ (the previous step's) against the previous
+    /// spins (`previous_rolling_power`).
     pub work: f64,
 }
 
@@ -44,8 +45,21 @@ pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, fn_p
 }
 
 /// −M(n−1)·ω: the power of the previous step's rolling torques, of magnitude μ_r |F_n|₀ r and
-/// opposed to the previous spin, at this step's spins and levers (the spin's direction is not
-/// stored: a spin that reverses from one step to the next is booked as if it had not).
+/// opposed to each body's spin at the previous force pass (`ContactGeometry::previous_spin_i`,
+/// `_j`), at this step's spins and levers. A spin that reversed between the two passes (a
+/// grain rocking at rest under rolling friction) gives a negative term: the previous torque
+/// then pushed along the spin.
 pub fn previous_rolling_power(p: &PairParams, g: &ContactGeometry, fn_previous: f64) -> f64 {
-    p.rolling_fric * fn_previous * (g.branch_i.length() * g.spin_i.length() + g.branch_j.length() * g.spin_j.length())
+    p.rolling_fric * fn_previous * (g.branch_i.length() * along(g.previous_spin_i, g.spin_i) + g.branch_j.length() * along(g.previous_spin_j, g.spin_j))
+}
+
+/// The component of `w` along the direction of `previous` (zero when `previous` is zero: no
+/// rolling torque acted then).
+pub fn along(previous: DVec3, w: DVec3) -> f64 {
+    let len = previous.length();
+    if len > 0.0 {
+        previous.dot(w) / len
+    } else {
+        0.0
+    }
 }

@@ -1,7 +1,8 @@
 //! The CPU backend's share of a checkpoint beyond `ParticleState` (`Backend::export_exact`,
 //! `import_exact`): every particle's cumulative work (f64, exact), and the strain and contact
 //! count of its owned contacts in the last force pass, which an import would otherwise
-//! re-evaluate with Δt = 0 (equal only to rounding). All arrays are in particle-id order.
+//! re-evaluate with Δt = 0 (equal only to rounding), and, where rolling work is booked, the
+//! spin of the last force pass (`State::previous_spin`). All arrays are in particle-id order.
 
 use super::CpuBackend;
 use crate::error::{Result, TalusError};
@@ -12,6 +13,8 @@ pub const KIND: &str = "cpu";
 /// Raw arrays: per particle, the strain energy (f64) and active contacts (u32) it owns.
 const STRAIN: &str = "strain";
 const CONTACTS: &str = "contacts";
+/// Raw array where rolling work is booked: per particle, the spin of the last force pass (3 f64).
+const PREVIOUS_SPIN: &str = "previous_spin";
 
 impl CpuBackend {
     pub(super) fn export_exact_state(&self) -> ExactState {
@@ -20,7 +23,11 @@ impl CpuBackend {
         let work = ids().map(|i| [o(i).slip_work, o(i).dashpot_work, o(i).stiffness_work, o(i).wall_work]).collect();
         let strain: Vec<f64> = ids().map(|i| o(i).strain).collect();
         let contacts: Vec<u32> = ids().map(|i| o(i).contacts).collect();
-        let raw = vec![(STRAIN.to_string(), bytemuck::cast_slice(&strain).to_vec()), (CONTACTS.to_string(), bytemuck::cast_slice(&contacts).to_vec())];
+        let mut raw = vec![(STRAIN.to_string(), bytemuck::cast_slice(&strain).to_vec()), (CONTACTS.to_string(), bytemuck::cast_slice(&contacts).to_vec())];
+        if !self.state.previous_spin.is_empty() {
+            let spins: Vec<[f64; 3]> = ids().map(|i| self.state.previous_spin[i].to_array()).collect();
+            raw.push((PREVIOUS_SPIN.to_string(), bytemuck::cast_slice(&spins).to_vec()));
+        }
         ExactState { kind: KIND.into(), work, raw }
     }
 
@@ -44,6 +51,16 @@ impl CpuBackend {
         for u in 0..n {
             let o = &mut self.owned[self.state.index_of[u] as usize];
             (o.strain, o.contacts) = (strain[u], contacts[u]);
+        }
+        // absent from a checkpoint without rolling work: the spins themselves stand in
+        if let (false, Ok(bytes)) = (self.state.previous_spin.is_empty(), exact.raw(PREVIOUS_SPIN)) {
+            let spins: Vec<[f64; 3]> = bytemuck::pod_collect_to_vec(bytes);
+            if spins.len() != n {
+                return Err(TalusError::Other(format!("the CPU state's previous spins hold {} particles, not {n}", spins.len())));
+            }
+            for (u, w) in spins.iter().enumerate() {
+                self.state.previous_spin[self.state.index_of[u] as usize] = glam::DVec3::from(*w);
+            }
         }
         Ok(())
     }

@@ -233,12 +233,24 @@ struct PairView<'a> {
     velocity: &'a [DVec3],
     angular_velocity: &'a [DVec3],
     material: &'a [u32],
+    /// The spins of the previous force pass (empty unless rolling work is booked).
+    previous_spin: &'a [DVec3],
 }
 
 impl<'a> PairView<'a> {
+    /// `g`, the geometry of the pair (i, j), with their previous spins when rolling work is
+    /// booked.
+    #[inline(always)]
+    fn with_previous_spins(&self, mut g: ContactGeometry, i: usize, j: usize) -> ContactGeometry {
+        if !self.previous_spin.is_empty() {
+            (g.previous_spin_i, g.previous_spin_j) = (self.previous_spin[i], self.previous_spin[j]);
+        }
+        g
+    }
+
     fn new(s: &'a State) -> Self {
         let n = s.len();
-        PairView { position: &s.position[..n], radius: &s.radius[..n], mass: &s.mass[..n], velocity: &s.velocity[..n], angular_velocity: &s.angular_velocity[..n], material: &s.material[..n] }
+        PairView { position: &s.position[..n], radius: &s.radius[..n], mass: &s.mass[..n], velocity: &s.velocity[..n], angular_velocity: &s.angular_velocity[..n], material: &s.material[..n], previous_spin: &s.previous_spin }
     }
 }
 
@@ -264,12 +276,12 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         // ended books the rest of its last step's dissipation first
         if d.length_squared() > reach * reach {
             if touching[k] {
-                let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+                let g = s.with_previous_spins(ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]), i, j);
                 end_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &mut history[k], &mut touching[k], dt);
             }
             continue;
         }
-        let g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+        let g = s.with_previous_spins(ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]), i, j);
         let p = ctx.pairs.get(mat_i, s.material[j]);
         if !contact_active(p, &g) {
             if touching[k] {
@@ -317,7 +329,7 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
-        mesh_contacts(ctx, s, iu, mesh, scratch);
+        mesh_contacts(ctx, s, iu, mesh, scratch, dt);
         let p = ctx.pairs.get(s.material[iu], mesh.wall.material);
         let wall_index = (ctx.walls.len() + m) as u32;
         for mc in &scratch.found {
@@ -366,12 +378,24 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
 
 /// The contacts of ball `iu` with `mesh` into `scratch.found`: the ball centre in the mesh's
 /// t = 0 frame, the triangle grid's candidates within its reach, then `ball_mesh_contacts`.
-fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scratch: &mut MeshScratch) {
+/// The reach is the contact reach plus the step's relative travel (`mesh_travel`), so that a
+/// contact that ended in this step is still found, inactive, and books the rest of its last
+/// step (as the plane walls' list margin does); the active contacts are those of the contact
+/// reach alone (a triangle through a point within it is itself within it).
+fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scratch: &mut MeshScratch, dt: f64) {
     let p = ctx.pairs.get(s.material[iu], mesh.wall.material);
-    let reach = (s.radius[iu] + p.rgap.max(0.0)) * MESH_REACH_SLACK;
+    let contact_reach = (s.radius[iu] + p.rgap.max(0.0)) * MESH_REACH_SLACK;
+    let reach = contact_reach + mesh_travel(&mesh.pose, s.position[iu], s.velocity[iu], contact_reach, dt);
     let x_b = mesh.to_mesh_frame(s.position[iu]);
     mesh.grid.candidates_into(x_b, reach, &mut scratch.candidates);
     ball_mesh_contacts_into(x_b, reach, &mesh.wall.mesh, &scratch.candidates, &mut scratch.contacts, &mut scratch.found);
+}
+
+/// How far a ball at `x` moving with `v` and a mesh moving with `pose` can have separated
+/// in one step within `reach` of the ball: (|v| + |V| + |Ω| (|x − c| + reach)) Δt, with 1 %
+/// to spare. Twin of `mesh_travel` in shaders/wall_contact.wgsl.
+pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 {
+    1.01 * (v.length() + pose.velocity.length() + pose.omega.length() * ((x - pose.center).length() + reach)) * dt
 }
 
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
@@ -382,7 +406,10 @@ fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scra
 /// shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
 fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
-    let g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
+    let mut g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
+    if !s.previous_spin.is_empty() {
+        g.previous_spin_i = s.previous_spin[iu];
+    }
     let history = lookup(old, key);
     if !contact_active(p, &g) {
         if history.established != 0.0 {

@@ -173,6 +173,10 @@ impl CpuBackend {
         let out = OwnerOutputs { owned: &mut self.owned, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
         let overlap = forces::forces(&ctx, &self.state, &mut self.list, &mut self.incoming, &self.wall_history, out, dt);
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
+        // the spins of this pass are the previous ones of the next (rolling work, when booked)
+        if !self.state.previous_spin.is_empty() {
+            self.state.previous_spin.copy_from_slice(&self.state.angular_velocity);
+        }
         overlap
     }
 

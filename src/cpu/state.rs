@@ -27,6 +27,10 @@ pub struct State {
     pub image: Vec<[i32; 3]>,
     /// User-visible id of the particle stored here.
     pub id: Vec<u32>,
+    /// Angular velocity at the previous force pass, against which that pass's rolling torques
+    /// acted (`ContactGeometry::previous_spin_i`); empty unless some pair books rolling work
+    /// (`Setup::rolling_booked`), so that other scenes carry no extra memory.
+    pub previous_spin: Vec<DVec3>,
     /// Internal index of each user id (inverse of `id`).
     pub index_of: Vec<u32>,
 }
@@ -95,6 +99,7 @@ impl State {
             image: vec![[0; 3]; n],
             id: (0..n as u32).collect(),
             index_of: (0..n as u32).collect(),
+            previous_spin: if setup.rolling_booked() { v(&p.angular_velocity) } else { Vec::new() },
         }
     }
 
@@ -121,6 +126,9 @@ impl State {
         permute(&mut self.inv_inertia, order);
         permute(&mut self.image, order);
         permute(&mut self.id, order);
+        if !self.previous_spin.is_empty() {
+            permute(&mut self.previous_spin, order);
+        }
         for (i, &u) in self.id.iter().enumerate() {
             self.index_of[u as usize] = i as u32;
         }

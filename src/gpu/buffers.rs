@@ -3,6 +3,7 @@
 use super::context::GpuContext;
 use super::layout::*;
 use crate::error::Result;
+use crate::layout::consts::MOTION_ROWS;
 use wgpu::BufferUsages as U;
 
 /// Elements one `scan_blocks` workgroup scans.
@@ -138,7 +139,7 @@ impl Buffers {
             sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
             pos_block: b("pos_block", v4, STATE)?,
             pos_offset: b("pos_offset", v4, STATE)?,
-            motion: b("motion", 2 * v4, STATE)?,
+            motion: b("motion", MOTION_ROWS as u64 * v4, STATE)?,
             force: b("force", 2 * v4, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             work_step: b("work_step", 16 * groups, STATE)?,

@@ -16,7 +16,7 @@ use super::buffers::work_groups;
 use super::readback::read_buffers;
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{DISSIPATION_PARTS, WORKGROUP_SIZE};
+use crate::layout::consts::{DISSIPATION_PARTS, MOTION_ROWS, WORKGROUP_SIZE};
 use crate::model::state::ExactState;
 
 /// `ExactState::kind` of the GPU backend.
@@ -33,7 +33,7 @@ impl GpuBackend {
         [
             (&b.pos_block, 16 * n),
             (&b.pos_offset, 16 * n),
-            (&b.motion, 32 * n),
+            (&b.motion, 16 * MOTION_ROWS as u64 * n),
             (&b.force, 32 * n),
             (&b.image, 16 * n),
             (&b.dissipation, 8 * DISSIPATION_PARTS as u64 * groups),
@@ -69,7 +69,13 @@ impl GpuBackend {
         let buffers = self.raw_buffers();
         if exact.kind == KIND {
             for (name, (buffer, size)) in RAW.iter().zip(buffers) {
-                let bytes = exact.raw(name)?;
+                let mut bytes = exact.raw(name)?;
+                let widened;
+                if *name == "motion" && bytes.len() as u64 == 32 * n as u64 {
+                    // written before `motion` had its third row (the previous spin): the spin stands in
+                    widened = with_previous_spin(bytes);
+                    bytes = &widened;
+                }
                 if bytes.len() as u64 != size {
                     return Err(TalusError::Other(format!("the GPU state's `{name}` holds {} bytes, not {size} for {n} particles", bytes.len())));
                 }
@@ -92,4 +98,14 @@ impl GpuBackend {
         q.write_buffer(&self.buffers.work_step, 0, &vec![0u8; 16 * work_groups(n as u32) as usize]);
         Ok(())
     }
+}
+
+const _: () = assert!(MOTION_ROWS == 3, "with_previous_spin widens to three rows");
+
+/// `motion` rows of two vec4 per particle (velocity, spin) widened to `MOTION_ROWS`, the spin
+/// repeated as the previous one.
+fn with_previous_spin(two_rows: &[u8]) -> Vec<u8> {
+    let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(two_rows);
+    let wide: Vec<[f32; 4]> = rows.chunks(2).flat_map(|p| [p[0], p[1], [p[1][0], p[1][1], p[1][2], 0.0]]).collect();
+    bytemuck::cast_slice(&wide).to_vec()
 }

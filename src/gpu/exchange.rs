@@ -25,14 +25,15 @@ use super::GpuBackend;
 use crate::contact::History;
 use crate::error::{Result, TalusError};
 use crate::model::state::{ContactRecord, ParticleState};
-use crate::layout::consts::{OVERFLOW_MESH_GROUPS, SLOT_HISTORY_BIT0, SLOT_HISTORY_BIT1, SLOT_PARTNER_MASK, WALL_KEY_BIT};
+use crate::layout::consts::{MOTION_ROWS, OVERFLOW_MESH_GROUPS, SLOT_HISTORY_BIT0, SLOT_HISTORY_BIT1, SLOT_PARTNER_MASK, WALL_KEY_BIT};
 use crate::setup::{Particles, Setup};
 
 /// Particle arrays in the GPU layout.
 pub struct ParticleRows {
     pub pos_block: Vec<[i32; 4]>,
     pub pos_offset: Vec<[f32; 4]>,
-    /// Per particle: velocity (w = 1/m), then angular velocity (w = 1/I).
+    /// Per particle, `MOTION_ROWS` rows: velocity (w = 1/m), angular velocity (w = 1/I), and
+    /// the angular velocity of the previous force pass (here the same).
     pub motion: Vec<[f32; 4]>,
     pub image: Vec<[i32; 4]>,
 }
@@ -41,7 +42,7 @@ impl ParticleRows {
     /// `p` with periodic images `image` (empty = all zero); masses from `densities` by material.
     pub fn of(p: &Particles, image: &[[i32; 3]], densities: &[f64], block: f64) -> ParticleRows {
         let n = p.len();
-        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), motion: Vec::with_capacity(2 * n), image: Vec::with_capacity(n) };
+        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), motion: Vec::with_capacity(MOTION_ROWS as usize * n), image: Vec::with_capacity(n) };
         for i in 0..n {
             let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(p.position[i][a], block));
             let (r, m) = (p.radius[i], p.material[i]);
@@ -51,6 +52,7 @@ impl ParticleRows {
             let (v, w) = (p.velocity[i], p.angular_velocity[i]);
             rows.motion.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / mass) as f32]);
             rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / (0.4 * mass * r * r)) as f32]);
+            rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, 0.0]);
             let k = image.get(i).copied().unwrap_or([0; 3]);
             rows.image.push([k[0], k[1], k[2], 0]);
         }
@@ -81,7 +83,7 @@ impl GpuBackend {
         let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
         let slots = b.list_capacity.max(1) as u64;
         let data = read_buffers(&self.ctx, &[
-            (&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (&b.wall_hash, 2 * table_bytes),
+            (&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, MOTION_ROWS as u64 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (&b.wall_hash, 2 * table_bytes),
             (&b.force, 2 * v4), (&b.list_start, 4 * (n as u64 + 1)), (&b.list_partner, 4 * slots), (&b.slot_history[p], RECORD * slots),
         ])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
@@ -101,7 +103,8 @@ impl GpuBackend {
         for i in 0..n {
             // radius and material from the host copy: the f64 radius the particle was made with
             let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
-            particles.push(x, v3(motion[2 * i]), v3(motion[2 * i + 1]), self.radius[i], blocks[i][3] as u32);
+            let rows = MOTION_ROWS as usize;
+            particles.push(x, v3(motion[rows * i]), v3(motion[rows * i + 1]), self.radius[i], blocks[i][3] as u32);
         }
         // ball pairs: the slots whose record in the table the next step reads is valid; walls
         // and meshes: the entries of the epoch the next step reads in its wall-contact table

@@ -60,7 +60,9 @@ gpu_struct! {
         lost_margin: f32 => "f32",
         /// Domain minimum as blocks + offset (the periodic range starts there).
         domain_min_block: [i32; 3] => "vec3<i32>",
-        _pad4: u32 => "u32",
+        /// 1 where some pair books rolling work (`Setup::rolling_booked`): the kicks keep each
+        /// particle's spin of the force pass in its third `motion` row, for the next pass.
+        rolling_booked: u32 => "u32",
         domain_min_offset: [f32; 3] => "vec3<f32>",
         _pad5: u32 => "u32",
     }

@@ -34,7 +34,7 @@ pub use grid::GridSpec;
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::OVERFLOW_MESH_GROUPS;
+use crate::layout::consts::{MOTION_ROWS, OVERFLOW_MESH_GROUPS};
 use crate::model::checks::LostParticles;
 use crate::setup::{Setup, Wall};
 use buffers::Buffers;
@@ -187,7 +187,7 @@ impl GpuBackend {
                 _ => -1.0,
             },
             domain_min_block: grid.domain_min_block,
-            _pad4: 0,
+            rolling_booked: setup.rolling_booked() as u32,
             domain_min_offset: grid.domain_min_offset,
             _pad5: 0,
         };
@@ -297,6 +297,10 @@ impl GpuBackend {
     ///   (≤ 2 × 44 + 4) stays below that.
     /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
     ///   already counts: read and write motion and force (128) / steps per batch.
+    ///
+    /// Where rolling work is booked (`SimParams::rolling_booked`, not the settle box this
+    /// models), the kicks also write each particle's spin into `motion`'s third row (16) and
+    /// `forces` reads it for both bodies of every contact (2 × 16): not counted here.
     pub fn traffic_model(&self) -> Result<TrafficModel> {
         let n = self.buffers.n_particles.max(1) as f64;
         let st = self.read_step_state()?;
@@ -423,14 +427,15 @@ impl GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, 2 * v4), (&b.force, 2 * v4), (&b.image, v4)])?;
+        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, MOTION_ROWS as u64 * v4), (&b.force, 2 * v4), (&b.image, v4)])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
         let period = self.period;
         let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::pod_collect_to_vec(&data[k]) };
         let (off, motion, force) = (f4(1), f4(2), f4(3));
-        let (vel, om) = (|i: usize| motion[2 * i], |i: usize| motion[2 * i + 1]);
+        let rows = MOTION_ROWS as usize;
+        let (vel, om) = (|i: usize| motion[rows * i], |i: usize| motion[rows * i + 1]);
         let (fo, to) = (|i: usize| force[2 * i], |i: usize| force[2 * i + 1]);
         let blk = self.grid.block;
         let mut s = Snapshot { step: self.steps_done, time: self.steps_done as f64 * self.dt, ..Default::default() };

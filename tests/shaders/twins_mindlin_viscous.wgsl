@@ -2,7 +2,7 @@
 // normal_mindlin, tangential_mindlin, normal_viscous and the hertz_mindlin / hertz_viscous
 // presets on one random state per invocation, for a ball–ball and a ball–wall geometry.
 
-const IN_STRIDE: u32 = 35u;
+const IN_STRIDE: u32 = 41u;
 const OUT_STRIDE: u32 = 140u;
 const BLOCK: u32 = 68u;
 
@@ -69,9 +69,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let p = params[k];
     let dt = inputs[b + 7u];
     let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
-    let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
+    var g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
+    g.previous_spin_i = in3(b + 35u);
+    g.previous_spin_j = in3(b + 38u);
     block(o, p, g, history, dt);
-    let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
+    var gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
+    gw.previous_spin_i = in3(b + 35u);
     block(o + BLOCK, p, gw, history, dt);
     put(o + 2u * BLOCK, tsuji_alpha(p.restitution));
     put(o + 2u * BLOCK + 1u, antypov_alpha(p.restitution));
