@@ -80,12 +80,12 @@ pub struct SlotForce {
 }
 
 /// The partner shares of the last force pass, in slot order. Only active contacts write
-/// theirs, stamped with the pass; a share whose stamp is not the current pass is stale (its
-/// contact is not active) and the gather adds it as exact +0.
+/// theirs; a share whose slot is not in contact after the pass (`NeighbourList::in_contact`,
+/// which the pass sets exactly for the contacts active in it) is stale, and the gather adds it
+/// as exact +0.
 #[derive(Debug, Default)]
 pub struct Incoming {
     pub shares: Vec<SlotForce>,
-    pub stamp: Vec<u32>,
     /// Per particle (internal order): the last pass in which some contact it is partner of
     /// was active (so the gather skips the runs of particles nothing pushed; set by the
     /// owners, several of which may write the same value at once).
@@ -95,16 +95,14 @@ pub struct Incoming {
 }
 
 impl Incoming {
-    /// Room for `slots` shares and `n` particles, and a new pass number (all stamps cleared
+    /// Room for `slots` shares and `n` particles, and a new pass number (all marks cleared
     /// when it wraps).
     fn begin_pass(&mut self, slots: usize, n: usize) {
         self.shares.resize(slots, SlotForce::default());
-        self.stamp.resize(slots, 0);
         self.partnered.resize_with(n, || AtomicU32::new(0));
         self.pass = match self.pass.checked_add(1) {
             Some(p) => p,
             None => {
-                self.stamp.iter_mut().for_each(|s| *s = 0);
                 self.partnered.iter_mut().for_each(|s| *s.get_mut() = 0);
                 1
             }
@@ -117,12 +115,12 @@ impl Incoming {
         self.partnered[i].load(Ordering::Relaxed) == self.pass
     }
 
-    /// The share of slot `k`: its force and torque when its contact was active
-    /// in the current pass, else exact +0 (selected without a branch: whether a contact is
-    /// active is data the branch predictor cannot learn).
+    /// The share of slot `k`: its force and torque when its contact was active in the current
+    /// pass (`active`, the slot's `in_contact`), else exact +0 (selected without a branch:
+    /// whether a contact is active is data the branch predictor cannot learn).
     #[inline]
-    fn current(&self, k: usize) -> (DVec3, DVec3) {
-        let keep = ((self.stamp[k] == self.pass) as u64).wrapping_neg();
+    fn current(&self, k: usize, active: bool) -> (DVec3, DVec3) {
+        let keep = (active as u64).wrapping_neg();
         let mask = |v: DVec3| DVec3::new(f64::from_bits(v.x.to_bits() & keep), f64::from_bits(v.y.to_bits() & keep), f64::from_bits(v.z.to_bits() & keep));
         let share = &self.shares[k];
         (mask(share.force_j), mask(share.torque_j))
@@ -168,13 +166,12 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
     let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
     let shares = split_at_bounds(&mut incoming.shares, &list.chunk_bounds);
-    let stamps = split_at_bounds(&mut incoming.stamp, &list.chunk_bounds);
     let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
     let view = PairView::new(s);
-    (histories, contact_flags, (shares, stamps), out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
+    (histories, contact_flags, shares, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, (shares, stamp), owned, wall_hist, on_walls))| {
+        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, shares, owned, wall_hist, on_walls))| {
             let first = c * CHUNK;
             let slot0 = start[first] as usize;
             let mut deepest = 0.0f32;
@@ -183,7 +180,7 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 let mut own = owned.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
-                let slot = SlotRun { partner: &partner[slots], history: &mut hist[local.clone()], in_contact: &mut touching[local.clone()], shares: &mut shares[local.clone()], stamp: &mut stamp[local] };
+                let slot = SlotRun { partner: &partner[slots], history: &mut hist[local.clone()], in_contact: &mut touching[local.clone()], shares: &mut shares[local] };
                 pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt);
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 // (most particles touch no wall: their lists stay empty and are only read)
@@ -219,9 +216,8 @@ struct SlotRun<'a> {
     partner: &'a [u32],
     history: &'a mut [History],
     in_contact: &'a mut [bool],
-    /// The partner shares of these slots and their pass stamps (`Incoming`).
+    /// The partner shares of these slots (`Incoming`).
     shares: &'a mut [SlotForce],
-    stamp: &'a mut [u32],
 }
 
 /// The state arrays the pair loop reads, each cut to the particle count, so that one bounds
@@ -262,7 +258,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         return;
     }
     let (x_i, r_i, m_i, v_i, w_i, mat_i) = (s.position[i], s.radius[i], s.mass[i], s.velocity[i], s.angular_velocity[i], s.material[i]);
-    let (partner, history, touching, shares, stamp) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &mut slots.shares[..m], &mut slots.stamp[..m]);
+    let (partner, history, touching, shares) = (slots.partner, &mut slots.history[..m], &mut slots.in_contact[..m], &mut slots.shares[..m]);
     for k in 0..m {
         let j = partner[k] as usize;
         let r_j = s.radius[j];
@@ -297,7 +293,6 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         touching[k] = true;
         add_energies(own, &c);
         shares[k] = SlotForce { force_j: c.force_j, torque_j: c.torque_j };
-        stamp[k] = partners.pass;
         partners.partnered[j].store(partners.pass, Ordering::Relaxed);
     }
 }
@@ -368,12 +363,31 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
     let mut torque = DVec3::ZERO;
     if incoming.partnered(i) {
         for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
-            let (f, t) = incoming.current(k as usize);
+            let (f, t) = incoming.current(k as usize, list.in_contact[k as usize]);
             force += f;
             torque += t;
         }
     }
     (force + own.force, torque + own.torque)
+}
+
+/// Asks the cache for the incoming shares of particle `i` (`gather` reads them through
+/// `in_slot`, scattered over the slot array, so the hardware prefetchers cannot guess them);
+/// the sweep calls it a few particles ahead. A hint only: nothing it does changes a result.
+#[inline(always)]
+pub fn prefetch_incoming(list: &NeighbourList, incoming: &Incoming, i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if incoming.partnered(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+            let share = incoming.shares[k as usize..].as_ptr().cast::<i8>();
+            // SAFETY: SSE is part of x86_64, and a prefetch never faults whatever the address.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(share);
+                _mm_prefetch::<_MM_HINT_T0>(share.wrapping_add(std::mem::size_of::<SlotForce>() - 1));
+            }
+        }
+    }
 }
 
 /// The contacts of ball `iu` with `mesh` into `scratch.found`: the ball centre in the mesh's

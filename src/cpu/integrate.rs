@@ -7,11 +7,15 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::forces::{gather, Incoming};
+use super::forces::{gather, prefetch_incoming, Incoming};
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
 use crate::model::checks::LostParticles;
 use crate::setup::Setup;
+
+/// Particles ahead of the one being gathered whose incoming shares `gather_kick` asks the
+/// cache for (`forces::prefetch_incoming`).
+const PREFETCH_AHEAD: usize = 8;
 
 /// Constants of the drift: periodic axes, domain minimum and period, and the box a centre
 /// must stay in (the run-time checks' lost-particle bound; `None` when nothing is lost).
@@ -186,6 +190,9 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
             let mut watch = Watch::new();
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
+                if i + PREFETCH_AHEAD < n {
+                    prefetch_incoming(list, incoming, i + PREFETCH_AHEAD);
+                }
                 let (force, torque) = gather(list, incoming, &owned[i], i);
                 d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
                 if next {
