@@ -12,6 +12,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::neighbour::{NeighbourList, CHUNK};
+use super::prefetch::prefetch;
 use super::state::{Owned, State};
 use crate::contact::params::PairParams;
 use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ended_contact_work, ContactGeometry, ContactOutput, History};
@@ -147,6 +148,10 @@ fn lookup(history: &OwnedHistory, partner: u32) -> History {
     history.iter().find(|(k, _)| *k == partner).map(|(_, h)| *h).unwrap_or(History::NEW)
 }
 
+/// Owners ahead of the one being evaluated whose partners' state the force pass asks the
+/// cache for (`prefetch_partners`).
+const PARTNERS_AHEAD: usize = 4;
+
 /// Per-particle outputs of the force pass that a chunk of owners writes.
 pub struct OwnerOutputs<'a> {
     pub owned: &'a mut [Owned],
@@ -177,6 +182,9 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
             let mut deepest = 0.0f32;
             for (o, owned) in owned.iter_mut().enumerate() {
                 let i = first + o;
+                if i + PARTNERS_AHEAD < view.position.len() {
+                    prefetch_partners(&view, &partner[start[i + PARTNERS_AHEAD] as usize..start[i + PARTNERS_AHEAD + 1] as usize]);
+                }
                 let mut own = owned.restart();
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
@@ -373,20 +381,26 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
 
 /// Asks the cache for the incoming shares of particle `i` (`gather` reads them through
 /// `in_slot`, scattered over the slot array, so the hardware prefetchers cannot guess them);
-/// the sweep calls it a few particles ahead. A hint only: nothing it does changes a result.
+/// the sweep calls it a few particles ahead, for particles some contact pushed.
 #[inline(always)]
 pub fn prefetch_incoming(list: &NeighbourList, incoming: &Incoming, i: usize) {
-    #[cfg(target_arch = "x86_64")]
     if incoming.partnered(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
-            let share = incoming.shares[k as usize..].as_ptr().cast::<i8>();
-            // SAFETY: SSE is part of x86_64, and a prefetch never faults whatever the address.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(share);
-                _mm_prefetch::<_MM_HINT_T0>(share.wrapping_add(std::mem::size_of::<SlotForce>() - 1));
-            }
+            prefetch(&incoming.shares[k as usize]);
         }
+    }
+}
+
+/// Asks the cache for the state the pair loop reads of `partners` (by partner index, which
+/// the hardware prefetchers cannot follow); the force pass calls it a few owners ahead.
+#[inline(always)]
+fn prefetch_partners(view: &PairView, partners: &[u32]) {
+    for &j in partners {
+        let j = j as usize;
+        prefetch(&view.position[j]);
+        prefetch(&view.radius[j]);
+        prefetch(&view.velocity[j]);
+        prefetch(&view.angular_velocity[j]);
     }
 }
 

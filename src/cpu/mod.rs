@@ -8,6 +8,7 @@ pub mod forces;
 pub mod grid;
 pub mod integrate;
 pub mod neighbour;
+pub mod prefetch;
 pub mod state;
 
 use glam::DVec3;
