@@ -242,14 +242,13 @@ struct PairView<'a> {
 }
 
 impl<'a> PairView<'a> {
-    /// `g`, the geometry of the pair (i, j), with their previous spins when rolling work is
+    /// Puts the previous spins of the pair (i, j) into its geometry `g` when rolling work is
     /// booked.
     #[inline(always)]
-    fn with_previous_spins(&self, mut g: ContactGeometry, i: usize, j: usize) -> ContactGeometry {
+    fn add_previous_spins(&self, g: &mut ContactGeometry, i: usize, j: usize) {
         if !self.previous_spin.is_empty() {
             (g.previous_spin_i, g.previous_spin_j) = (self.previous_spin[i], self.previous_spin[j]);
         }
-        g
     }
 
     fn new(s: &'a State) -> Self {
@@ -280,12 +279,14 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         // ended books the rest of its last step's dissipation first
         if d.length_squared() > reach * reach {
             if touching[k] {
-                let g = s.with_previous_spins(ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]), i, j);
+                let mut g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+                s.add_previous_spins(&mut g, i, j);
                 end_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &mut history[k], &mut touching[k], dt);
             }
             continue;
         }
-        let g = s.with_previous_spins(ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]), i, j);
+        let mut g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
+        s.add_previous_spins(&mut g, i, j);
         let p = ctx.pairs.get(mat_i, s.material[j]);
         if !contact_active(p, &g) {
             if touching[k] {
