@@ -18,7 +18,7 @@ use crate::model::material::Material;
 use crate::model::measure::Measure;
 use crate::motion::{Pose, WallMotion};
 
-use crate::contact::params::PairParams;
+use crate::contact::params::{ContactModel, PairParams};
 
 /// Particle state in structure-of-arrays form. Index = particle id.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -234,6 +234,13 @@ pub struct PairTable {
 impl PairTable {
     pub fn get(&self, a: u32, b: u32) -> &PairParams {
         &self.entries[a as usize * self.n_materials + b as usize]
+    }
+
+    /// The contact model of every pair, when they all share one (the CPU force pass then calls
+    /// that preset directly instead of dispatching per contact).
+    pub fn single_model(&self) -> Option<ContactModel> {
+        let first = self.entries.first()?.model;
+        self.entries.iter().all(|p| p.model == first).then_some(first)
     }
 }
 

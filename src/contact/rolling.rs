@@ -21,6 +21,7 @@ pub struct RollingTorque {
 }
 
 /// −μ_r |F_n| r ω/|ω| for one body; zero when ω = 0.
+#[inline(always)]
 pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
     let w_len = w.length();
     if w_len > 0.0 {
@@ -34,6 +35,7 @@ pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
 /// previous step (`History::normal_force`). The lever r of each body is the length of its
 /// branch vector (centre → contact point, R − δ/2; zero for a wall). Without rolling friction
 /// (μ_r = 0, the default) nothing is computed.
+#[inline(always)]
 pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, fn_previous: f64, dt: f64) -> RollingTorque {
     if p.rolling_fric == 0.0 {
         return RollingTorque::default();

@@ -15,7 +15,11 @@ use super::neighbour::{NeighbourList, CHUNK};
 use super::prefetch::prefetch;
 use super::state::{Owned, State};
 use crate::contact::params::PairParams;
-use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ended_contact_work, ContactGeometry, ContactOutput, History};
+use crate::contact::hertz_mindlin::hertz_mindlin_contact;
+use crate::contact::hertz_viscous::hertz_viscous_contact;
+use crate::contact::hooke::hooke_contact;
+use crate::contact::hysteretic::hysteretic_contact;
+use crate::contact::{ball_ball_geometry, ball_wall_geometry, contact_active, contact_force, ended_contact_work, hertz_contact, ContactGeometry, ContactModel, ContactOutput, History};
 use crate::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
 use crate::mesh::contacts::MESH_REACH_SLACK;
 use crate::model::checks::overlap_beyond_limit;
@@ -173,6 +177,7 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let shares = split_at_bounds(&mut incoming.shares, &list.chunk_bounds);
     let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
     let view = PairView::new(s);
+    let single_model = ctx.pairs.single_model();
     (histories, contact_flags, shares, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
@@ -189,7 +194,16 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 let slots = start[i] as usize..start[i + 1] as usize;
                 let local = slots.start - slot0..slots.end - slot0;
                 let slot = SlotRun { partner: &partner[slots], history: &mut hist[local.clone()], in_contact: &mut touching[local.clone()], shares: &mut shares[local] };
-                pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt);
+                // a table of one model calls its preset directly (`contact_force` would pick the
+                // same one per contact); the branch is the same for every owner
+                match single_model {
+                    Some(ContactModel::HertzMindlin) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_mindlin_contact),
+                    Some(ContactModel::Hertz) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_contact),
+                    Some(ContactModel::Hysteretic) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hysteretic_contact),
+                    Some(ContactModel::Hooke) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hooke_contact),
+                    Some(ContactModel::HertzViscous) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_viscous_contact),
+                    None => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, contact_force),
+                }
                 let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
                 // (most particles touch no wall: their lists stay empty and are only read)
                 if !wall_hist[o].is_empty() {
@@ -258,8 +272,12 @@ impl<'a> PairView<'a> {
 }
 
 /// The contacts of owner `i` with its listed partners, in list (partner-id) order; the
-/// partner's share of an active slot goes to the slot's place in the incoming shares.
-fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, partners: &PartnerMarks, own: &mut Owned, dt: f64) {
+/// partner's share of an active slot goes to the slot's place in the incoming shares. `law`
+/// is `contact_force`, or the preset every pair of the table uses (the same results; inlined
+/// whole, the contact's geometry and output then stay in registers).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, partners: &PartnerMarks, own: &mut Owned, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput) {
     let m = slots.partner.len();
     if m == 0 {
         return;
@@ -281,7 +299,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
             if touching[k] {
                 let mut g = ball_ball_geometry(d, r_i, r_j, m_i, s.mass[j], v_i, w_i, s.velocity[j], s.angular_velocity[j]);
                 s.add_previous_spins(&mut g, i, j);
-                end_contact(own, ctx.pairs.get(mat_i, s.material[j]), &g, &mut history[k], &mut touching[k], dt);
+                end_contact(own, ctx.pairs.get(mat_i, s.material[j]), g, &mut history[k], &mut touching[k], dt);
             }
             continue;
         }
@@ -290,11 +308,11 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         let p = ctx.pairs.get(mat_i, s.material[j]);
         if !contact_active(p, &g) {
             if touching[k] {
-                end_contact(own, p, &g, &mut history[k], &mut touching[k], dt);
+                end_contact(own, p, g, &mut history[k], &mut touching[k], dt);
             }
             continue;
         }
-        let c = contact_force(p, &g, &history[k], dt);
+        let c = law(p, &g, &history[k], dt);
         own.overlap = own.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
         own.force -= c.force_j;
         own.torque += c.torque_i;
@@ -307,10 +325,11 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
 }
 
 /// A listed pair contact that was active in the previous pass and is not in this one: books
-/// the rest of its last step (`book_ended_contact`) and clears its slot.
+/// the rest of its last step (`book_ended_contact`) and clears its slot. Takes the geometry by
+/// value, so that the pair loop's own copy never has its address taken and stays in registers.
 #[cold]
-fn end_contact(own: &mut Owned, p: &PairParams, g: &ContactGeometry, history: &mut History, touching: &mut bool, dt: f64) {
-    book_ended_contact(own, p, g, history, dt);
+fn end_contact(own: &mut Owned, p: &PairParams, g: ContactGeometry, history: &mut History, touching: &mut bool, dt: f64) {
+    book_ended_contact(own, p, &g, history, dt);
     *history = History::NEW;
     *touching = false;
 }
