@@ -95,7 +95,7 @@ pub struct Incoming {
     /// was active (so the gather skips the runs of particles nothing pushed; set by the
     /// owners, several of which may write the same value at once).
     pub partnered: Vec<AtomicU32>,
-    /// The current force pass (≥ 1; stamps of 0 are never current).
+    /// The current force pass (≥ 1; a mark of 0 is never current).
     pub pass: u32,
 }
 
@@ -454,15 +454,21 @@ pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 
 /// shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
 fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
+    // `contact_active` on the gap alone (the geometry's gap is dist − r): most listed walls are
+    // out of contact, and of those only one that was active in the previous step needs its
+    // geometry, to book its end
+    let active = dist - s.radius[iu] - p.rgap <= 0.0;
+    let history = lookup(old, key);
+    if !active && history.established == 0.0 {
+        return None;
+    }
     let mut g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     if !s.previous_spin.is_empty() {
         g.previous_spin_i = s.previous_spin[iu];
     }
-    let history = lookup(old, key);
-    if !contact_active(p, &g) {
-        if history.established != 0.0 {
-            book_ended_contact(own, p, &g, &history, dt);
-        }
+    debug_assert_eq!(active, contact_active(p, &g));
+    if !active {
+        book_ended_contact(own, p, &g, &history, dt);
         return None;
     }
     Some(contact_force(p, &g, &history, dt))

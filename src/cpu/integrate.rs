@@ -143,14 +143,29 @@ impl Drift {
     }
 }
 
-/// The largest squared displacement since the list build (`x_build`, in the same order; ∞
-/// when there is no build of this particle count yet) of one chunk.
-#[inline]
-fn chunk_displacement2(d: &Drift, x: &[DVec3], x_build: &[DVec3], first: usize, n: usize) -> f64 {
-    if x_build.len() != n {
-        return f64::INFINITY;
+/// The largest squared displacement since the list build of the particles a sweep has drifted
+/// so far (`x_build`, in the same order; ∞ when there is no build of this particle count yet).
+struct Moved<'a> {
+    x_build: &'a [DVec3],
+    displacement2: f64,
+}
+
+impl<'a> Moved<'a> {
+    fn new(x_build: &'a [DVec3], n: usize) -> Moved<'a> {
+        if x_build.len() == n {
+            Moved { x_build, displacement2: 0.0 }
+        } else {
+            Moved { x_build: &[], displacement2: f64::INFINITY }
+        }
     }
-    x.iter().zip(&x_build[first..first + x.len()]).map(|(&a, &b)| d.displacement2(a, b)).fold(0.0, f64::max)
+
+    /// Particle `i` is now at `x`.
+    #[inline]
+    fn see(&mut self, d: &Drift, x: DVec3, i: usize) {
+        if let Some(&x0) = self.x_build.get(i) {
+            self.displacement2 = self.displacement2.max(d.displacement2(x, x0));
+        }
+    }
 }
 
 /// First half of a step for every particle: half kick with the stored force, then drift.
@@ -163,13 +178,15 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
+            let mut moved = Moved::new(x_build, n);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
                 watch.see(d, x[k], v[k], w[k]);
+                moved.see(d, x[k], i);
             }
-            Sweep { displacement2: chunk_displacement2(d, x, x_build, c * CHUNK, n), suspicious: watch.suspicious() }
+            Sweep { displacement2: moved.displacement2, suspicious: watch.suspicious() }
         })
         .reduce(Sweep::default, Sweep::join)
 }
@@ -188,6 +205,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
+            let mut moved = Moved::new(list.x_build(), n);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 if i + PREFETCH_AHEAD < n {
@@ -198,12 +216,13 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
                 if next {
                     d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
                     d.drift(&mut x[k], &mut image[k], v[k]);
+                    moved.see(d, x[k], i);
                 } else {
                     (f[k], t[k]) = (force, torque);
                 }
                 watch.see(d, x[k], v[k], w[k]);
             }
-            let displacement2 = if next { chunk_displacement2(d, x, list.x_build(), c * CHUNK, n) } else { 0.0 };
+            let displacement2 = if next { moved.displacement2 } else { 0.0 };
             Sweep { displacement2, suspicious: watch.suspicious() }
         })
         .reduce(Sweep::default, Sweep::join)
