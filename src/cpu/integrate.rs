@@ -66,30 +66,33 @@ impl Drift {
     }
 }
 
-/// What a sweep over a chunk saw, for the run-time checks, accumulated without branches:
-/// whether a centre lay outside the lost-particle bound and the sum of positions and velocities (not
-/// finite as soon as one of them is not; a non-finite force or torque makes the velocities of
-/// the kick that used it non-finite). `suspicious` may also fire for a sum that overflows; the
-/// full scan then finds nothing.
+/// What a sweep over a chunk saw, for the run-time checks, accumulated without branches: the
+/// box of the centres (lowest and highest coordinate on each axis), to compare with the
+/// lost-particle bound once per chunk, and the sum of positions and velocities (not finite as
+/// soon as one of them is not, which the box's min/max would skip; a non-finite force or
+/// torque makes the velocities of the kick that used it non-finite). `suspicious` may also fire
+/// for a sum that overflows; the full scan then finds nothing.
 #[derive(Clone, Copy, Debug)]
 struct Watch {
-    outside: bool,
+    lo: DVec3,
+    hi: DVec3,
     sum: DVec3,
 }
 
 impl Watch {
     fn new() -> Watch {
-        Watch { outside: false, sum: DVec3::ZERO }
+        Watch { lo: DVec3::INFINITY, hi: DVec3::NEG_INFINITY, sum: DVec3::ZERO }
     }
 
     #[inline]
-    fn see(&mut self, d: &Drift, x: DVec3, v: DVec3, w: DVec3) {
-        self.outside |= (x.cmplt(d.keep_lo) | x.cmpgt(d.keep_hi)).any();
+    fn see(&mut self, x: DVec3, v: DVec3, w: DVec3) {
+        self.lo = self.lo.min(x);
+        self.hi = self.hi.max(x);
         self.sum += x + v + w;
     }
 
-    fn suspicious(&self) -> bool {
-        !self.sum.is_finite() || self.outside
+    fn suspicious(&self, d: &Drift) -> bool {
+        !self.sum.is_finite() || (self.lo.cmplt(d.keep_lo) | self.hi.cmpgt(d.keep_hi)).any()
     }
 }
 
@@ -183,10 +186,10 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
                 let i = c * CHUNK + k;
                 d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
                 d.drift(&mut x[k], &mut image[k], v[k]);
-                watch.see(d, x[k], v[k], w[k]);
+                watch.see(x[k], v[k], w[k]);
                 moved.see(d, x[k], i);
             }
-            Sweep { displacement2: moved.displacement2, suspicious: watch.suspicious() }
+            Sweep { displacement2: moved.displacement2, suspicious: watch.suspicious(d) }
         })
         .reduce(Sweep::default, Sweep::join)
 }
@@ -220,10 +223,10 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
                 } else {
                     (f[k], t[k]) = (force, torque);
                 }
-                watch.see(d, x[k], v[k], w[k]);
+                watch.see(x[k], v[k], w[k]);
             }
             let displacement2 = if next { moved.displacement2 } else { 0.0 };
-            Sweep { displacement2, suspicious: watch.suspicious() }
+            Sweep { displacement2, suspicious: watch.suspicious(d) }
         })
         .reduce(Sweep::default, Sweep::join)
 }
