@@ -178,6 +178,7 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
     let view = PairView::new(s);
     let single_model = ctx.pairs.single_model();
+    let rolling = ctx.pairs.entries.iter().any(|p| p.rolling_fric != 0.0);
     (histories, contact_flags, shares, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
@@ -197,6 +198,9 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
                 // a table of one model calls its preset directly (`contact_force` would pick the
                 // same one per contact); the branch is the same for every owner
                 match single_model {
+                    // without rolling friction anywhere, the preset sees μ_r = 0 as a constant
+                    // and its rolling part is compiled away (the table's μ_r is 0 anyway)
+                    Some(ContactModel::HertzMindlin) if !rolling => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),
                     Some(ContactModel::HertzMindlin) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_mindlin_contact),
                     Some(ContactModel::Hertz) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_contact),
                     Some(ContactModel::Hysteretic) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hysteretic_contact),
