@@ -394,7 +394,7 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
     if incoming.partnered(i) {
-        for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+        for &k in list.incoming_slots(i) {
             let (f, t) = incoming.current(k as usize, list.in_contact[k as usize]);
             force += f;
             torque += t;
@@ -409,7 +409,7 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
 #[inline(always)]
 pub fn prefetch_incoming(list: &NeighbourList, incoming: &Incoming, i: usize) {
     if incoming.partnered(i) {
-        for &k in &list.in_slot[list.in_start[i] as usize..list.in_start[i + 1] as usize] {
+        for &k in list.incoming_slots(i) {
             prefetch(&incoming.shares[k as usize]);
         }
     }
