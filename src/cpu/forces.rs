@@ -355,11 +355,12 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let n_w = now.normal;
         let s_dist = n_w.dot(x_i - now.point);
         let p = ctx.pairs.get(s.material[iu], wall.material);
+        let key = WALL_KEY_BIT | w;
+        let Some(history) = surface_touched(p, s.radius[iu], key, s_dist, old) else { continue };
         // the wall's surface point under the ball's centre, and its velocity
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
-        let key = WALL_KEY_BIT | w;
-        let Some(c) = surface_contact(p, s, iu, key, s_dist, n_w, u, old, own, dt) else { continue };
+        let Some(c) = surface_contact(p, s, iu, &history, s_dist, n_w, u, own, dt) else { continue };
         own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - s_dist, s.radius[iu]));
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
@@ -369,11 +370,12 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let wall_index = (ctx.walls.len() + m) as u32;
         for mc in &scratch.found {
             // back from the mesh's t = 0 frame: the normal, the surface point under the ball
+            let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
+            let Some(history) = surface_touched(p, s.radius[iu], key, mc.distance, old) else { continue };
             let n = mesh.to_world(mc.normal);
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
-            let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some(c) = surface_contact(p, s, iu, key, mc.distance, n, u, old, own, dt) else { continue };
+            let Some(c) = surface_contact(p, s, iu, &history, mc.distance, n, u, own, dt) else { continue };
             own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - mc.distance, s.radius[iu]));
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
@@ -458,32 +460,37 @@ pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 
     1.01 * (v.length() + pose.velocity.length() + pose.omega.length() * ((x - pose.center).length() + reach)) * dt
 }
 
+/// The history of the contact `key` of a ball of radius `r` with a wall surface at signed
+/// centre distance `dist`, from `old` (the ball's list of the previous step), when that contact
+/// is active now or was in the previous step; `None` otherwise. This is `contact_active` on
+/// the gap alone (the geometry's gap is dist − r): most listed walls are out of contact, and of
+/// those only one that was active in the previous step needs its geometry, to book its end.
+/// The callers form the surface's velocity only past this test.
+#[inline(always)]
+fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<History> {
+    let active = dist - r - p.rgap <= 0.0;
+    let history = lookup(old, key);
+    (active || history.established != 0.0).then_some(history)
+}
+
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
 /// towards the ball, at signed centre distance `dist`, moving with `u` at the surface point
-/// under the centre, with the history of `key` in `old` (the ball's list of the previous
-/// step); `None` when inactive (a contact that was active in the previous step first books
-/// the rest of its dissipation into `own`). Twin of `surface_contact` in
-/// shaders/wall_contact.wgsl.
+/// under the centre, with `history` (`surface_touched`); `None` when inactive (a contact that
+/// was active in the previous step first books the rest of its dissipation into `own`). Twin
+/// of `surface_contact` in shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
-fn surface_contact(p: &PairParams, s: &State, iu: usize, key: u32, dist: f64, n_w: DVec3, u: DVec3, old: &OwnedHistory, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
-    // `contact_active` on the gap alone (the geometry's gap is dist − r): most listed walls are
-    // out of contact, and of those only one that was active in the previous step needs its
-    // geometry, to book its end
+fn surface_contact(p: &PairParams, s: &State, iu: usize, history: &History, dist: f64, n_w: DVec3, u: DVec3, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
     let active = dist - s.radius[iu] - p.rgap <= 0.0;
-    let history = lookup(old, key);
-    if !active && history.established == 0.0 {
-        return None;
-    }
     let mut g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     if !s.previous_spin.is_empty() {
         g.previous_spin_i = s.previous_spin[iu];
     }
     debug_assert_eq!(active, contact_active(p, &g));
     if !active {
-        book_ended_contact(own, p, &g, &history, dt);
+        book_ended_contact(own, p, &g, history, dt);
         return None;
     }
-    Some(contact_force(p, &g, &history, dt))
+    Some(contact_force(p, &g, history, dt))
 }
 
 /// The rest of the last step's dissipation of a contact that ended in this step
