@@ -24,10 +24,12 @@ fn load(text: &str) -> Result<talus::Setup, TalusError> {
     parse_str(text, Path::new("case.json"))
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("talus_run_checks_{}_{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A fresh temporary directory (removed when the guard drops) and the output directory `name`
+/// inside it, not yet created (a run creates it).
+fn out_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join(name);
+    (tmp, d)
 }
 
 /// Every position and point-data value of a Talus VTU snapshot is finite (read with the
@@ -89,7 +91,7 @@ fn out_of_range_values_are_rejected_naming_file_key_and_value() {
 fn unstable_run_is_caught(backend: BackendChoice, name: &str) {
     let setup = load(&box_scene("1e-3", r#", "time_step_check": "warn""#)).expect("warn lets it load");
     let (mut b, _) = open_backend(&setup, backend).expect("backend");
-    let out = out_dir(name);
+    let (_tmp, out) = out_dir(name);
     let e = run_scene(&setup, b.as_mut(), &out, RunOptions::default()).unwrap_err();
     let TalusError::BlowUp { step, particle, ref message } = e else { panic!("expected a blow-up, got {e}") };
     assert!(step >= 1 && step <= 50, "{e}");
@@ -130,7 +132,8 @@ fn flyaway(policy: &str) -> String {
 fn lost_particle(backend: BackendChoice, name: &str) {
     let setup = load(&flyaway("error")).unwrap();
     let (mut b, _) = open_backend(&setup, backend).unwrap();
-    let e = run_scene(&setup, b.as_mut(), &out_dir(&format!("{name}_err")), RunOptions::default()).unwrap_err();
+    let (_tmp, out) = out_dir(&format!("{name}_err"));
+    let e = run_scene(&setup, b.as_mut(), &out, RunOptions::default()).unwrap_err();
     let TalusError::BlowUp { step, particle, ref message } = e else { panic!("expected a blow-up, got {e}") };
     // it crosses z = 0.05 after 0.005 m / 2 m/s = 2.5 ms = 250 steps
     assert!((250..=252).contains(&step), "{e}");
@@ -139,7 +142,8 @@ fn lost_particle(backend: BackendChoice, name: &str) {
 
     let setup = load(&flyaway("remove")).unwrap();
     let (mut b, _) = open_backend(&setup, backend).unwrap();
-    let s = run_scene(&setup, b.as_mut(), &out_dir(&format!("{name}_rm")), RunOptions::default()).unwrap();
+    let (_tmp, out) = out_dir(&format!("{name}_rm"));
+    let s = run_scene(&setup, b.as_mut(), &out, RunOptions::default()).unwrap();
     let flow = s.flow.expect("a flow summary");
     let lost = flow.lost_particles.expect("lost particles in the summary");
     assert_eq!(lost.count, 1);
@@ -165,7 +169,7 @@ fn lost_particle_stops_or_is_removed_on_the_gpu() {
 
 #[test]
 fn talus_run_exits_3_on_a_blow_up_and_2_on_a_rejected_scene() {
-    let dir = out_dir("cli");
+    let (_tmp, dir) = out_dir("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let scene = dir.join("lost.json");
     std::fs::write(&scene, flyaway("error")).unwrap();

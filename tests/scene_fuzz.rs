@@ -4,7 +4,7 @@
 //! error naming the file. Bounded: a fixed number of cases, well under 30 s in --release.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -166,10 +166,9 @@ fn check_error(e: &TalusError, input: &str) {
     }
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("talus_scene_fuzz_{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh temporary directory, removed when it drops.
+fn dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 #[test]
@@ -177,7 +176,7 @@ fn mutated_scenes_load_or_fail_with_a_scene_error() {
     let d = dir();
     let mesh = std::fs::canonicalize("scenes/meshes/hopper.stl").unwrap();
     let base = base_scene(mesh.to_str().unwrap());
-    let path = d.join("fuzz.json");
+    let path = d.path().join("fuzz.json");
     // the base scene itself loads
     talus::scene::parse_str(&base.to_string(), &path).expect("the base scene loads");
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
@@ -214,7 +213,7 @@ fn random_stl_bytes_fail_with_an_error_naming_the_file() {
     let d = dir();
     let mut rng = XorShift(12345);
     for case in 0..300 {
-        let stl = d.join(format!("m{case}.stl"));
+        let stl = d.path().join(format!("m{case}.stl"));
         let n = rng.below(400);
         let mut bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
         if rng.below(3) == 0 {
@@ -231,7 +230,7 @@ fn random_stl_bytes_fail_with_an_error_naming_the_file() {
         }
         std::fs::write(&stl, &bytes).unwrap();
         let scene = base_scene(stl.to_str().unwrap()).to_string();
-        match load(&scene, &d.join("fuzz.json")) {
+        match load(&scene, &d.path().join("fuzz.json")) {
             Err(panic) => panic!("STL case {case} panicked: {panic}"),
             Ok(Ok(_)) => {}
             Ok(Err(e)) => check_error(&e, &format!("STL case {case}")),
@@ -242,7 +241,8 @@ fn random_stl_bytes_fail_with_an_error_naming_the_file() {
 /// The corpus of issue 13 as regression cases: each gets a clear error naming key and value.
 #[test]
 fn issue_corpus() {
-    let path = dir().join("fuzz.json");
+    let d = dir();
+    let path = d.path().join("fuzz.json");
     let cases: [(&str, &str); 3] = [
         (r#"{"time_step": 1e-3, "steps": 2000, "materials": {"g": {"density": 2500, "hz_shear": 2.9e10, "hz_poiss": 0.25}}, "generators": [{"type": "lattice", "origin": [0.005,0.005,0.005], "count": [2,2,2], "spacing": 0.0105, "radius": 0.005}], "walls": [{"type": "box", "min": [0,0,0], "max": [0.05,0.05,0.1]}]}"#, "time_step: dt = 0.001 s"),
         (r#"{"time_step": 1e-6, "steps": 10, "materials": {"g": {"density": 2500, "hz_shear": 1e9}}, "particles": [{"position": [1e300, 0, 0], "radius": 0.001}]}"#, "particles[0].position: [1e300, 0, 0]"),
