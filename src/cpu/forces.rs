@@ -356,11 +356,11 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let s_dist = n_w.dot(x_i - now.point);
         let p = ctx.pairs.get(s.material[iu], wall.material);
         let key = WALL_KEY_BIT | w;
-        let Some(history) = surface_touched(p, s.radius[iu], key, s_dist, old) else { continue };
+        let Some((history, active)) = surface_touched(p, s.radius[iu], key, s_dist, old) else { continue };
         // the wall's surface point under the ball's centre, and its velocity
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
-        let Some(c) = surface_contact(p, s, iu, &history, s_dist, n_w, u, own, dt) else { continue };
+        let Some(c) = surface_contact(p, s, iu, (&history, active), s_dist, n_w, u, own, dt) else { continue };
         own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - s_dist, s.radius[iu]));
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
@@ -371,11 +371,11 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         for mc in &scratch.found {
             // back from the mesh's t = 0 frame: the normal, the surface point under the ball
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some(history) = surface_touched(p, s.radius[iu], key, mc.distance, old) else { continue };
+            let Some((history, active)) = surface_touched(p, s.radius[iu], key, mc.distance, old) else { continue };
             let n = mesh.to_world(mc.normal);
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
-            let Some(c) = surface_contact(p, s, iu, &history, mc.distance, n, u, own, dt) else { continue };
+            let Some(c) = surface_contact(p, s, iu, (&history, active), mc.distance, n, u, own, dt) else { continue };
             own.overlap = own.overlap.max(overlap_beyond_limit(s.radius[iu] - mc.distance, s.radius[iu]));
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
@@ -461,26 +461,25 @@ pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 
 }
 
 /// The history of the contact `key` of a ball of radius `r` with a wall surface at signed
-/// centre distance `dist`, from `old` (the ball's list of the previous step), when that contact
-/// is active now or was in the previous step; `None` otherwise. This is `contact_active` on
+/// centre distance `dist`, from `old` (the ball's list of the previous step), and whether the
+/// contact is active now, when it is or was in the previous step; `None` otherwise. This is `contact_active` on
 /// the gap alone (the geometry's gap is dist − r): most listed walls are out of contact, and of
 /// those only one that was active in the previous step needs its geometry, to book its end.
 /// The callers form the surface's velocity only past this test.
 #[inline(always)]
-fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<History> {
+fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<(History, bool)> {
     let active = dist - r - p.rgap <= 0.0;
     let history = lookup(old, key);
-    (active || history.established != 0.0).then_some(history)
+    (active || history.established != 0.0).then_some((history, active))
 }
 
 /// The contact of ball `iu` with a wall surface (plane or mesh) whose unit normal `n_w` points
 /// towards the ball, at signed centre distance `dist`, moving with `u` at the surface point
-/// under the centre, with `history` (`surface_touched`); `None` when inactive (a contact that
+/// under the centre, with its history and whether it is active (`surface_touched`); `None` when inactive (a contact that
 /// was active in the previous step first books the rest of its dissipation into `own`). Twin
 /// of `surface_contact` in shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
-fn surface_contact(p: &PairParams, s: &State, iu: usize, history: &History, dist: f64, n_w: DVec3, u: DVec3, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
-    let active = dist - s.radius[iu] - p.rgap <= 0.0;
+fn surface_contact(p: &PairParams, s: &State, iu: usize, (history, active): (&History, bool), dist: f64, n_w: DVec3, u: DVec3, own: &mut Owned, dt: f64) -> Option<ContactOutput> {
     let mut g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     if !s.previous_spin.is_empty() {
         g.previous_spin_i = s.previous_spin[iu];
