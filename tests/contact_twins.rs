@@ -78,8 +78,8 @@ fn random_case(rng: &mut Pcg64) -> Case {
 fn geometry_out(out: &mut Vec<f64>, g: &ContactGeometry) {
     out.extend(g.normal.to_array());
     out.extend([g.gap, g.r_bar, g.m_c]);
-    out.extend(g.branch_i.to_array());
-    out.extend(g.branch_j.to_array());
+    out.extend((g.normal * g.arm_i).to_array());
+    out.extend((g.normal * -g.arm_j).to_array());
     out.push(g.vel_normal);
     out.extend(g.vel_shear.to_array());
 }

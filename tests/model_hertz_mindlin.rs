@@ -14,9 +14,10 @@ use talus::contact::hertz_mindlin::hertz_mindlin_contact;
 use talus::contact::hertz_viscous::hertz_viscous_contact;
 use talus::contact::normal_mindlin::{mindlin_normal, tsuji_alpha, TSUJI_FACTOR};
 use talus::contact::normal_viscous::{antypov_alpha, viscous_normal};
-use talus::contact::params::{mindlin_g_star, ContactModel, PairParams, PairParamsGpu};
+use talus::contact::params::{inherit, mindlin_g_star, ContactModel, PairParams, PairParamsGpu};
+use talus::model::material::Material;
 use talus::contact::rolling::rolling_resistance;
-use talus::contact::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
+use talus::contact::tangential_mindlin::{mindlin_shear, mindlin_shear_damping, mindlin_shear_stiffness};
 use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactGeometry, ContactOutput, History};
 
 const CASES: usize = 4096;
@@ -106,7 +107,7 @@ fn cpu_block(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> Vec<f
     let k_t = mindlin_shear_stiffness(p, g.r_bar, mn.overlap);
     out.push(k_t);
     let fn_mag = (-(mn.fn_e + mn.fn_d)).max(0.0);
-    let eta_t = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_t * g.m_c).sqrt();
+    let eta_t = mindlin_shear_damping(p, mn.eta_n);
     let sh = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     out.extend(sh.fs.to_array());
     out.extend(sh.spring.to_array());
@@ -163,7 +164,7 @@ fn compare_block(k: usize, which: &str, c: &[f64], g: &[f64], g_geo: &ContactGeo
     // force scale: elastic + viscous coefficient × velocity scale + spring history + increment
     let visc_scale = (c[2] * m_c).sqrt() * 2.0 + (m_c * c[7]).sqrt() * 2.3 * c[3].max(0.0).sqrt().sqrt();
     let f_scale = c[0].abs() + c[5].abs() + visc_scale * vel_scale + h_shear + c[10] * vel_scale * dt + (c[10] * m_c).sqrt() * 2.0 * vel_scale;
-    let lever = g_geo.branch_i.length() + g_geo.branch_j.length();
+    let lever = g_geo.arm_i + g_geo.arm_j;
     let t_scale = f_scale * lever * 1.5;
     let floor_f = (1e-5 + conditioning) * f_scale;
     let floor_t = (1e-5 + conditioning) * t_scale;
@@ -255,6 +256,31 @@ fn mindlin_viscous_rolling_parts_agree_on_cpu_and_gpu() {
     }
     println!("compared {compared} states ({active} active ball–ball, {rolling} with a rolling torque), {skipped} at the Coulomb threshold");
     assert!(compared >= 1000 && active >= 1000 && rolling >= 500, "too few states compared");
+}
+
+/// The tangential damping formed from the normal one (`mindlin_shear_damping`, η_n √(4G*/E*))
+/// is the spec's −1.8257 α √(k_t M*) with k_t = 8G*√(R*ξ), for unlike materials, prepared or
+/// not, over overlaps from 1e-9 to 1e-2 of R*.
+#[test]
+fn tangential_damping_is_tsuji_of_k_t() {
+    let material = |hz_shear, hz_poiss| Material { name: String::new(), density: 2500.0, hz_shear, hz_poiss, fric: 0.5 };
+    let (steel, rubber) = (material(7.9e10, 0.29), material(3.4e5, 0.49));
+    let base = PairParams { model: ContactModel::HertzMindlin, restitution: 0.4, ..PairParams::default() };
+    for (a, b) in [(&steel, &steel), (&steel, &rubber), (&rubber, &rubber)] {
+        let raw = inherit(a, b, base);
+        for p in [raw, raw.prepared()] {
+            for k in 0..8 {
+                let (r_bar, m_c) = (2e-3, 3e-6);
+                let overlap = 0.5 * r_bar * 10f64.powi(-9 + k);
+                let g = ContactGeometry { gap: -overlap, r_bar, m_c, vel_normal: -0.3, ..ContactGeometry::default() };
+                let mn = mindlin_normal(&p, &g, p.tsuji_alpha());
+                let k_t = mindlin_shear_stiffness(&p, r_bar, overlap);
+                let spec = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * (k_t * m_c).sqrt();
+                let eta_t = mindlin_shear_damping(&p, mn.eta_n);
+                assert!(spec > 0.0 && (eta_t - spec).abs() <= 1e-14 * spec, "overlap {overlap}: η_t = {eta_t}, spec {spec}");
+            }
+        }
+    }
 }
 
 /// Tsuji's 1.8257 α √(k_n M*) equals Antypov's α(ε) √(m* k_n0) δ^¼ (k_n = 3/2 k_n0 δ^½):

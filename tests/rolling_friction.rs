@@ -29,8 +29,8 @@ fn torque_opposes_own_spin_and_vanishes_without_spin_or_coefficient() {
     let p = PairParams { rolling_fric: 0.1, ..PairParams::default() };
     let r = rolling_resistance(&p, &g, 5.0, 3.0, 1e-3);
     assert_eq!(r.torque_j, DVec3::ZERO);
-    assert!((r.work - 0.1 * 0.5 * (5.0 + 3.0) * g.branch_i.length() * w.length() * 1e-3).abs() < 1e-15);
-    assert!((previous_rolling_power(&p, &g, 3.0) - 0.1 * 3.0 * g.branch_i.length() * w.length()).abs() < 1e-12);
+    assert!((r.work - 0.1 * 0.5 * (5.0 + 3.0) * g.arm_i * w.length() * 1e-3).abs() < 1e-15);
+    assert!((previous_rolling_power(&p, &g, 3.0) - 0.1 * 3.0 * g.arm_i * w.length()).abs() < 1e-12);
 }
 
 #[test]

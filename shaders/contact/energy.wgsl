@@ -14,11 +14,11 @@ fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, k_s: f32)
 // Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
 // step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
 // dashpot force and half with the previous step's (in the history). basis =
-// tangent_basis(g.normal).
+// tangent_basis(g.normal). This step's power F^d·δ̇ is formed as −F_n^d ġ + F_s^d·v_s (the
+// shear dashpot force and the shear velocity are both normal to n).
 fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, basis: array<vec3<f32>, 2>, dt: f32) -> f32 {
-    let force_on_j = g.normal * -d.fn_d + d.fs_d;
-    let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    return 0.5 * (previous_dashpot_power(g, h, basis) - dot(force_on_j, relative_velocity)) * dt;
+    let power = dot(d.fs_d, g.vel_shear) - d.fn_d * g.vel_normal;
+    return 0.5 * (previous_dashpot_power(g, h, basis) - power) * dt;
 }
 
 // −F^d(n−1)·δ̇: the previous step's dashpot forces (in h) at this step's relative velocity, the
@@ -51,12 +51,28 @@ fn power_spring(c: f32, alpha: f32, overlap: f32) -> vec2<f32> {
     return vec2<f32>(force, force * overlap / (alpha + 1.0));
 }
 
+// The Hertz spring of hertz_mindlin at overlap ξ, as normal_mindlin forms it: k_n = 2E*√(ξR*),
+// F = 2/3 ξ k_n, and its energy 2/5 F ξ; zero for ξ ≤ 0.
+fn hertz_spring(e_star: f32, r_star: f32, overlap: f32) -> vec2<f32> {
+    if (overlap <= 0.0) {
+        return vec2<f32>(0.0);
+    }
+    let force = 2.0 / 3.0 * overlap * (2.0 * e_star * sqrt(overlap * r_star));
+    return vec2<f32>(force, 0.4 * overlap * force);
+}
+
+// The overlap ξ(n−1) at which the normal spring acted in the previous step, ξ(n) + ġ Δt, when
+// the contact was active then (contact_active at gap g − ġ Δt), else 0.
+fn previous_overlap(p: PairParamsGpu, g: ContactGeometry, dt: f32) -> f32 {
+    let gap_before = g.gap - g.vel_normal * dt;
+    return select(0.0, -gap_before, gap_before - p.rgap <= 0.0);
+}
+
 // Energy the normal spring's stepping takes out of the books this step (booked with the
 // stiffness work): the drift's trapezoid ½(F(n−1) + F(n)) Δξ less the strain change
-// U(n) − U(n−1), the previous overlap ξ(n) + ġ Δt. law = (c, α), now = (F(n), U(n)).
-fn normal_step_work(p: PairParamsGpu, g: ContactGeometry, law: vec2<f32>, now: vec2<f32>, dt: f32) -> f32 {
-    let gap_before = g.gap - g.vel_normal * dt;
-    let before = select(vec2<f32>(0.0), power_spring(law.x, law.y, -gap_before), gap_before - p.rgap <= 0.0);
+// U(n) − U(n−1). before = (F(n−1), U(n−1)), the model's spring at previous_overlap;
+// now = (F(n), U(n)).
+fn normal_step_work(g: ContactGeometry, before: vec2<f32>, now: vec2<f32>, dt: f32) -> f32 {
     return -0.5 * (before.x + now.x) * g.vel_normal * dt - (now.y - before.y);
 }
 

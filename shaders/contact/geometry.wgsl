@@ -6,8 +6,8 @@ struct ContactGeometry {
     gap: f32,               // g_c = distance − R_i − R_j (negative when overlapping)
     r_bar: f32,             // effective radius R̄, spec eq (6)
     m_c: f32,               // effective mass m_c, spec eq (13)
-    branch_i: vec3<f32>,    // centre of i → contact point
-    branch_j: vec3<f32>,    // centre of j → contact point (zero for a wall)
+    arm_i: f32,             // centre of i → contact point, R_i − δ/2: branch vector normal · arm_i
+    arm_j: f32,             // centre of j → contact point, R_j − δ/2 (zero for a wall): −normal · arm_j
     vel_normal: f32,        // ġ, normal relative velocity of j w.r.t. i (> 0 separating)
     vel_shear: vec3<f32>,   // tangential relative velocity of j's contact point w.r.t. i's
     spin_i: vec3<f32>,      // angular velocity of i (rolling resistance acts on each body's own spin)
@@ -16,9 +16,10 @@ struct ContactGeometry {
     previous_spin_j: vec3<f32>, // angular velocity of j at the previous force pass (zero for a wall)
 }
 
-// Relative velocity at the contact point: x = normal part, yzw = tangential part.
-fn contact_kinematics(normal: vec3<f32>, branch_i: vec3<f32>, branch_j: vec3<f32>, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>) -> vec4<f32> {
-    let v_rel = (v_j + cross(w_j, branch_j)) - (v_i + cross(w_i, branch_i));
+// Relative velocity at the contact point: x = normal part, yzw = tangential part. Both branch
+// vectors lie along the normal, so the spins' part is one cross product, −(a_i w_i + a_j w_j) × n.
+fn contact_kinematics(normal: vec3<f32>, arm_i: f32, arm_j: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_j: vec3<f32>, w_j: vec3<f32>) -> vec4<f32> {
+    let v_rel = (v_j - v_i) - cross(w_i * arm_i + w_j * arm_j, normal);
     let vel_normal = dot(v_rel, normal);
     let vel_shear = v_rel - normal * vel_normal;
     return vec4<f32>(vel_normal, vel_shear);
@@ -32,10 +33,10 @@ fn ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i:
     let half_overlap = 0.5 * max(-gap, 0.0);
     let r_bar = 2.0 * r_i * r_j / (r_i + r_j);
     let m_c = m_i * m_j / (m_i + m_j);
-    let branch_i = normal * (r_i - half_overlap);
-    let branch_j = normal * -(r_j - half_overlap);
-    let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_j, w_j);
-    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, w_j, w_i, w_j);
+    let arm_i = r_i - half_overlap;
+    let arm_j = r_j - half_overlap;
+    let kin = contact_kinematics(normal, arm_i, arm_j, v_i, w_i, v_j, w_j);
+    return ContactGeometry(normal, gap, r_bar, m_c, arm_i, arm_j, kin.x, kin.yzw, w_i, w_j, w_i, w_j);
 }
 
 // An orthonormal basis (b1, b2) of the plane normal to the unit vector n (Duff et al. 2017);
@@ -55,8 +56,14 @@ fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>
     let half_overlap = 0.5 * max(-gap, 0.0);
     let r_bar = 2.0 * r_i;
     let m_c = m_i;
-    let branch_i = normal * (r_i - half_overlap);
-    let branch_j = vec3<f32>(0.0);
-    let kin = contact_kinematics(normal, branch_i, branch_j, v_i, w_i, v_wall, vec3<f32>(0.0));
-    return ContactGeometry(normal, gap, r_bar, m_c, branch_i, branch_j, kin.x, kin.yzw, w_i, vec3<f32>(0.0), w_i, vec3<f32>(0.0));
+    let arm_i = r_i - half_overlap;
+    let kin = contact_kinematics(normal, arm_i, 0.0, v_i, w_i, v_wall, vec3<f32>(0.0));
+    return ContactGeometry(normal, gap, r_bar, m_c, arm_i, 0.0, kin.x, kin.yzw, w_i, vec3<f32>(0.0), w_i, vec3<f32>(0.0));
+}
+
+// The torques of contact force force_j (on j) about the two centres: branch_i × (−F) and
+// branch_j × F, both −arm (n × F). Returned as (torque_i, torque_j).
+fn contact_torques(g: ContactGeometry, force_j: vec3<f32>) -> array<vec3<f32>, 2> {
+    let lever = cross(g.normal, force_j);
+    return array<vec3<f32>, 2>(lever * -g.arm_i, lever * -g.arm_j);
 }

@@ -8,8 +8,9 @@ fn hertz_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let shear = hertz_shear(p, g, normal, h, dt);
     let damp = dashpot(p, g, normal, shear.k_s, shear.slip);
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs + damp.fs_d;
-    let torque_i = cross(g.branch_i, -force_j);
-    let torque_j = cross(g.branch_j, force_j);
+    let torques = contact_torques(g, force_j);
+    let torque_i = torques[0];
+    let torque_j = torques[1];
     var history = HistoryGpu(shear.fs, -normal.fn_h, 0.0, 1.0, shear.k_s, 0.0, 0.0, 0.0, 0.0, 0.0);
     let strain = strain_energy(p, normal, shear.fs, shear.k_s);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
@@ -21,6 +22,6 @@ fn hertz_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     history.dashpot_shear_1 = stored_damping.y;
     history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
-    let stepping = normal_step_work(p, g, vec2<f32>(normal.h_n, p.hz_alpha), spring(normal, p.hz_alpha), dt);
+    let stepping = normal_step_work(g, power_spring(normal.h_n, p.hz_alpha, previous_overlap(p, g, dt)), spring(normal, p.hz_alpha), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, shear.stiffness_work + stepping);
 }

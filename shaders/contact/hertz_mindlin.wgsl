@@ -9,12 +9,13 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = max(-fn_total, 0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
-    let eta_t = -TSUJI_FACTOR * alpha * sqrt(k_t * g.m_c);
+    let eta_t = mindlin_shear_damping(p, normal.eta_n);
     let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
-    let torque_i = cross(g.branch_i, -force_j) + roll.torque_i;
-    let torque_j = cross(g.branch_j, force_j) + roll.torque_j;
+    let torques = contact_torques(g, force_j);
+    let torque_i = torques[0] + roll.torque_i;
+    let torque_j = torques[1] + roll.torque_j;
     var history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, 0.0, 0.0, 0.0, 0.0, 0.0);
     let strain = normal.strain + shear.strain;
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
@@ -27,6 +28,7 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     history.dashpot_shear_1 = stored_damping.y;
     history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
-    let stepping = normal_step_work(p, g, vec2<f32>(hertz_k_n0(p, g.r_bar), 1.5), vec2<f32>(-normal.fn_e, normal.strain), dt);
+    let before = hertz_spring(p.hz_shear / (1.0 - p.hz_poiss), 0.5 * g.r_bar, previous_overlap(p, g, dt));
+    let stepping = normal_step_work(g, before, vec2<f32>(-normal.fn_e, normal.strain), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping);
 }

@@ -11,8 +11,9 @@ fn hertz_viscous_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let shear = mindlin_shear(p, g, k_t, 0.0, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
-    let torque_i = cross(g.branch_i, -force_j) + roll.torque_i;
-    let torque_j = cross(g.branch_j, force_j) + roll.torque_j;
+    let torques = contact_torques(g, force_j);
+    let torque_i = torques[0] + roll.torque_i;
+    let torque_j = torques[1] + roll.torque_j;
     var history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, k_t, 0.0, 0.0, 0.0, 0.0, 0.0);
     let strain = normal.strain + shear.strain;
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
@@ -25,6 +26,6 @@ fn hertz_viscous_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     history.dashpot_shear_1 = stored_damping.y;
     history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
-    let stepping = normal_step_work(p, g, vec2<f32>(normal.k_n0, 1.5), vec2<f32>(-normal.fn_e, normal.strain), dt);
+    let stepping = normal_step_work(g, power_spring(normal.k_n0, 1.5, previous_overlap(p, g, dt)), vec2<f32>(-normal.fn_e, normal.strain), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping);
 }

@@ -15,8 +15,9 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
-    let torque_i = cross(g.branch_i, -force_j);
-    let torque_j = cross(g.branch_j, force_j);
+    let torques = contact_torques(g, force_j);
+    let torque_i = torques[0];
+    let torque_j = torques[1];
     var history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, k_t, 0.0, 0.0, 0.0, 0.0, 0.0);
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
@@ -30,6 +31,6 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let work = dashpot_work(g, damp, h, basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends
-    let stepping = normal_step_work(p, g, vec2<f32>(normal.k_n, 1.0), vec2<f32>(-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
+    let stepping = normal_step_work(g, power_spring(normal.k_n, 1.0, previous_overlap(p, g, dt)), vec2<f32>(-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, stepping);
 }

@@ -34,17 +34,22 @@ fn contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     }
 }
 
-// The normal spring law F = c ξ^α of a pair's model, (c, α), for normal_step_work.
-fn normal_spring_law(p: PairParamsGpu, g: ContactGeometry) -> vec2<f32> {
+// The normal spring of a pair's model in the previous step, (F(n−1), U(n−1)) at
+// previous_overlap, formed as the model's preset forms it, for normal_step_work.
+fn previous_spring(p: PairParamsGpu, g: ContactGeometry, dt: f32) -> vec2<f32> {
+    let overlap = previous_overlap(p, g, dt);
     switch p.model {
-        case MODEL_HERTZ_MINDLIN, MODEL_HERTZ_VISCOUS: {
-            return vec2<f32>(hertz_k_n0(p, g.r_bar), 1.5);
+        case MODEL_HERTZ_MINDLIN: {
+            return hertz_spring(p.hz_shear / (1.0 - p.hz_poiss), 0.5 * g.r_bar, overlap);
+        }
+        case MODEL_HERTZ_VISCOUS: {
+            return power_spring(hertz_k_n0(p, g.r_bar), 1.5, overlap);
         }
         case MODEL_HOOKE: {
-            return vec2<f32>(hooke_stiffness(p, g), 1.0);
+            return power_spring(hooke_stiffness(p, g), 1.0, overlap);
         }
         case MODEL_HERTZ, MODEL_HYSTERETIC, default: {
-            return vec2<f32>(hertz_coefficient(p, g.r_bar), p.hz_alpha);
+            return power_spring(hertz_coefficient(p, g.r_bar), p.hz_alpha, overlap);
         }
     }
 }
@@ -61,6 +66,6 @@ fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f
     let dashpot = 0.5 * previous_dashpot_power(g, h, tangent_basis(g.normal)) * dt;
     let rolls = (p.model == MODEL_HERTZ_MINDLIN || p.model == MODEL_HERTZ_VISCOUS) && p.rolling_fric != 0.0;
     let rolling = select(0.0, 0.5 * previous_rolling_power(p, g, h.normal_force) * dt, rolls);
-    let stepping = normal_step_work(p, g, normal_spring_law(p, g), vec2<f32>(0.0), dt);
+    let stepping = normal_step_work(g, previous_spring(p, g, dt), vec2<f32>(0.0), dt);
     return vec3<f32>(dashpot, rolling + released_spring_work(g, h, dt), stepping);
 }

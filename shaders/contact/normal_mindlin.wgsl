@@ -8,6 +8,7 @@ const TSUJI_FACTOR: f32 = 1.8257;
 struct MindlinNormal {
     fn_e: f32,      // elastic force −2/3 ξ k_n (≤ 0)
     fn_d: f32,      // damping force η_n ġ, η_n = −1.8257 α √(k_n M*) ≥ 0; limit_damping: ≤ −fn_e
+    eta_n: f32,     // η_n = −1.8257 α √(k_n M*) ≥ 0 (mindlin_shear_damping scales it)
     k_n: f32,       // k_n = 2E*√(ξR*)
     overlap: f32,   // ξ = max(−g_c, 0)
     strain: f32,    // elastic energy 2/5 (2/3 ξ k_n) ξ
@@ -29,5 +30,5 @@ fn mindlin_normal(p: PairParamsGpu, g: ContactGeometry, alpha: f32) -> MindlinNo
     let fn_raw = eta_n * g.vel_normal;
     let fn_d = select(fn_raw, min(fn_raw, -fn_e), (p.flags & PAIR_FLAG_LIMIT_DAMPING) != 0u);
     let strain = 0.4 * overlap * -fn_e;
-    return MindlinNormal(fn_e, fn_d, k_n, overlap, strain);
+    return MindlinNormal(fn_e, fn_d, eta_n, k_n, overlap, strain);
 }

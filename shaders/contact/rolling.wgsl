@@ -19,14 +19,14 @@ fn rolling_torque(mu_r: f32, fn_mag: f32, r: f32, w: vec3<f32>) -> vec3<f32> {
 }
 
 // Both torques with μ_r = rolling_fric; fn_mag = |F_n|, fn_previous = |F_n| of the previous
-// step; lever = |branch| (zero for a wall). Without rolling friction (μ_r = 0, the default)
+// step; lever = the arm (zero for a wall). Without rolling friction (μ_r = 0, the default)
 // nothing is computed.
 fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, fn_previous: f32, dt: f32) -> RollingTorque {
     if (p.rolling_fric == 0.0) {
         return RollingTorque(vec3<f32>(0.0), vec3<f32>(0.0), 0.0);
     }
-    let torque_i = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_i), g.spin_i);
-    let torque_j = rolling_torque(p.rolling_fric, fn_mag, length(g.branch_j), g.spin_j);
+    let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.arm_i, g.spin_i);
+    let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.arm_j, g.spin_j);
     let work = 0.5 * (previous_rolling_power(p, g, fn_previous) - (dot(torque_i, g.spin_i) + dot(torque_j, g.spin_j))) * dt;
     return RollingTorque(torque_i, torque_j, work);
 }
@@ -34,7 +34,7 @@ fn rolling_resistance(p: PairParamsGpu, g: ContactGeometry, fn_mag: f32, fn_prev
 // −M(n−1)·ω: the previous step's rolling torques (μ_r |F_n|₀ r, against each body's spin at
 // the previous force pass) at this step's spins and levers.
 fn previous_rolling_power(p: PairParamsGpu, g: ContactGeometry, fn_previous: f32) -> f32 {
-    return p.rolling_fric * fn_previous * (length(g.branch_i) * along(g.previous_spin_i, g.spin_i) + length(g.branch_j) * along(g.previous_spin_j, g.spin_j));
+    return p.rolling_fric * fn_previous * (g.arm_i * along(g.previous_spin_i, g.spin_i) + g.arm_j * along(g.previous_spin_j, g.spin_j));
 }
 
 // The component of w along the direction of `previous` (zero when `previous` is zero).

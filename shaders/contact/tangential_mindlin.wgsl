@@ -19,6 +19,12 @@ fn mindlin_shear_stiffness(p: PairParamsGpu, r_bar: f32, overlap: f32) -> f32 {
     return 8.0 * p.g_star * sqrt(0.5 * r_bar * overlap);
 }
 
+// η_t = −1.8257 α √(k_t M*) of the spec, formed as η_n √(4G*/E*) (k_t/k_n = 4G*/E*; the
+// ratio is formed once per pair on the host); eta_n = MindlinNormal.eta_n.
+fn mindlin_shear_damping(p: PairParamsGpu, eta_n: f32) -> f32 {
+    return eta_n * p.mindlin_damping_ratio;
+}
+
 // Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
 // −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (fn_mag = |F_n|), slip work.
 fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_mag: f32, h: HistoryGpu, dt: f32) -> MindlinShear {
@@ -39,9 +45,13 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
         return MindlinShear(fs, spring, fs_d, k_t, slip, 0.0, 0.0, strain);
     }
-    let elastic = select(vec3<f32>(0.0), select(increment, (fs_old - spring) * c_t, slip), k_t > 0.0);
-    let slip_increment = increment - elastic;
-    let slip_work = -0.5 * dot(fs_old + spring, slip_increment);
+    // the slip part of the increment: the increment less the spring's own stretch, which is
+    // the whole increment while a spring sticks (no slip work then)
+    var slip_work = 0.0;
+    if (slip || k_t <= 0.0) {
+        let elastic = select(vec3<f32>(0.0), (fs_old - spring) * c_t, k_t > 0.0);
+        slip_work = -0.5 * dot(fs_old + spring, increment - elastic);
+    }
     let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
     return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness, strain);
 }

@@ -26,11 +26,11 @@ pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) 
 /// half with this step's dashpot force, half with the previous step's (`History`, see
 /// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
 /// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy
-/// booking"). `basis` = `tangent_basis(g.normal)`.
+/// booking"). `basis` = `tangent_basis(g.normal)`. This step's power F^d·δ̇ is formed as
+/// −F_n^d ġ + F_s^d·v_s: the shear dashpot force and the shear velocity are both normal to n.
 pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, basis: &(DVec3, DVec3), dt: f64) -> f64 {
-    let force_on_j = g.normal * -d.fn_d + d.fs_d;
-    let relative_velocity = g.normal * g.vel_normal + g.vel_shear;
-    0.5 * (previous_dashpot_power(g, h, basis) - force_on_j.dot(relative_velocity)) * dt
+    let power = d.fs_d.dot(g.vel_shear) - d.fn_d * g.vel_normal;
+    0.5 * (previous_dashpot_power(g, h, basis) - power) * dt
 }
 
 /// −F^d(n−1)·δ̇: the power of the previous step's dashpot forces (stored in `h`) at this step's
@@ -66,6 +66,25 @@ pub fn power_spring(c: f64, alpha: f64, overlap: f64) -> (f64, f64) {
     (force, force * overlap / (alpha + 1.0))
 }
 
+/// The Hertz spring of `hertz_mindlin` at overlap ξ, written as `normal_mindlin` forms it:
+/// k_n = 2E*√(ξR*), F = 2/3 ξ k_n (= 4/3 E*√R* ξ^{3/2} with one square root), and its energy
+/// 2/5 F ξ; zero for ξ ≤ 0.
+pub fn hertz_spring(e_star: f64, r_star: f64, overlap: f64) -> (f64, f64) {
+    if overlap <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let force = 2.0 / 3.0 * overlap * (2.0 * e_star * (overlap * r_star).sqrt());
+    (force, 0.4 * overlap * force)
+}
+
+/// The overlap ξ(n−1) at which the normal spring acted in the previous step: this step's
+/// less the drift's normal approach, ξ(n) + ġ Δt, when the contact was active then
+/// (`contact_active` at gap g − ġ Δt), else 0 (no spring acted).
+pub fn previous_overlap(p: &PairParams, g: &ContactGeometry, dt: f64) -> f64 {
+    let gap_before = g.gap - g.vel_normal * dt;
+    if gap_before - p.rgap <= 0.0 { -gap_before } else { 0.0 }
+}
+
 /// Energy the normal spring's stepping takes out of the books this step (booked with the
 /// stiffness work): velocity Verlet applies the spring's force F(n) through a whole step, so
 /// the drift from step n−1 to n does the trapezoid ½(F(n−1) + F(n)) Δξ of work on it, while
@@ -74,13 +93,9 @@ pub fn power_spring(c: f64, alpha: f64, overlap: f64) -> (f64, f64) {
 /// unloading) and, above all, in the step a contact begins (F(n−1) = 0, and the force acts
 /// over the whole drift although the surfaces met part-way) and the step it ends. Booking
 /// the difference closes the energy total to the rounding of the step (docs/contact-models.md,
-/// "Energy booking"). `law` = (c, α) of the spring F = c ξ^α, `now` = (F(n), U(n)) of this
-/// step (zero for a contact that has ended); the previous step's overlap is this one's less
-/// the drift's normal approach, ξ(n−1) = ξ(n) + ġ Δt, and its spring acted if the contact
-/// was active (`contact_active` at gap g − ġ Δt).
-pub fn normal_step_work(p: &PairParams, g: &ContactGeometry, law: (f64, f64), now: (f64, f64), dt: f64) -> f64 {
-    let gap_before = g.gap - g.vel_normal * dt;
-    let before = if gap_before - p.rgap <= 0.0 { power_spring(law.0, law.1, -gap_before) } else { (0.0, 0.0) };
+/// "Energy booking"). `before` = (F(n−1), U(n−1)), the model's spring at
+/// `previous_overlap`; `now` = (F(n), U(n)) of this step (zero for a contact that has ended).
+pub fn normal_step_work(g: &ContactGeometry, before: (f64, f64), now: (f64, f64), dt: f64) -> f64 {
     -0.5 * (before.0 + now.0) * g.vel_normal * dt - (now.1 - before.1)
 }
 

@@ -3,15 +3,14 @@
 //! Twin of `shaders/contact/hertz_mindlin.wgsl`.
 
 use super::damping::DashpotForce;
-use super::energy::{dashpot_history, dashpot_work, normal_step_work};
-use super::geometry::{tangent_basis, ContactGeometry};
+use super::energy::{dashpot_history, dashpot_work, hertz_spring, normal_step_work, previous_overlap};
+use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
-use super::normal_mindlin::{mindlin_normal, TSUJI_FACTOR};
-use super::normal_viscous::hertz_k_n0;
+use super::normal_mindlin::mindlin_normal;
 use super::params::PairParams;
 use super::rolling::rolling_resistance;
-use super::tangential_mindlin::{mindlin_shear, mindlin_shear_stiffness};
+use super::tangential_mindlin::{mindlin_shear, mindlin_shear_damping, mindlin_shear_stiffness};
 
 /// One step of an active `hertz_mindlin` contact. |F_n| (Coulomb limit and rolling torque) is
 /// the total normal force, damping included, as in the spec; never negative.
@@ -22,12 +21,12 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = (-fn_total).max(0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
-    let eta_t = -TSUJI_FACTOR * alpha * (k_t * g.m_c).sqrt();
+    let eta_t = mindlin_shear_damping(p, normal.eta_n);
     let shear = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
-    let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
-    let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
+    let (contact_i, contact_j) = contact_torques(g, force_j);
+    let (torque_i, torque_j) = (contact_i + roll.torque_i, contact_j + roll.torque_j);
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, ..History::NEW };
     let strain = normal.strain + shear.strain;
     if !p.energy_tracking {
@@ -38,6 +37,7 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { dashpot_normal, dashpot_shear, ..history };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
-    let stepping = normal_step_work(p, g, (hertz_k_n0(p, g.r_bar), 1.5), (-normal.fn_e, normal.strain), dt);
+    let before = hertz_spring(p.e_star(), 0.5 * g.r_bar, previous_overlap(p, g, dt));
+    let stepping = normal_step_work(g, before, (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

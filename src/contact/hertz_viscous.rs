@@ -5,8 +5,8 @@
 //! Twin of `shaders/contact/hertz_viscous.wgsl`.
 
 use super::damping::DashpotForce;
-use super::energy::{dashpot_history, dashpot_work, normal_step_work};
-use super::geometry::{tangent_basis, ContactGeometry};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work, power_spring, previous_overlap};
+use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_viscous::viscous_normal;
@@ -23,8 +23,8 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let shear = mindlin_shear(p, g, k_t, 0.0, fn_mag, h, dt);
     let roll = rolling_resistance(p, g, fn_mag, h.normal_force, dt);
     let force_j = g.normal * -fn_total + shear.fs;
-    let torque_i = g.branch_i.cross(-force_j) + roll.torque_i;
-    let torque_j = g.branch_j.cross(force_j) + roll.torque_j;
+    let (contact_i, contact_j) = contact_torques(g, force_j);
+    let (torque_i, torque_j) = (contact_i + roll.torque_i, contact_j + roll.torque_j);
     let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, ..History::NEW };
     let strain = normal.strain + shear.strain;
     if !p.energy_tracking {
@@ -35,6 +35,6 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { dashpot_normal, dashpot_shear, ..history };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
-    let stepping = normal_step_work(p, g, (normal.k_n0, 1.5), (-normal.fn_e, normal.strain), dt);
+    let stepping = normal_step_work(g, power_spring(normal.k_n0, 1.5, previous_overlap(p, g, dt)), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

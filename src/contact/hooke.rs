@@ -6,8 +6,8 @@ use glam::DVec3;
 
 use super::damping::DashpotForce;
 use super::damping_hysteretic::impact_speed;
-use super::energy::{dashpot_history, dashpot_work, normal_step_work};
-use super::geometry::{tangent_basis, ContactGeometry};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work, power_spring, previous_overlap};
+use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_hooke::hooke_normal;
@@ -29,8 +29,7 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
-    let torque_i = g.branch_i.cross(-force_j);
-    let torque_j = g.branch_j.cross(force_j);
+    let (torque_i, torque_j) = contact_torques(g, force_j);
     let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_stiffness: k_t, ..History::NEW };
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, k_t);
     if !p.energy_tracking {
@@ -42,6 +41,6 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends
-    let stepping = normal_step_work(p, g, (normal.k_n, 1.0), (-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
+    let stepping = normal_step_work(g, power_spring(normal.k_n, 1.0, previous_overlap(p, g, dt)), (-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: stepping }
 }

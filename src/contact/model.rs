@@ -1,7 +1,7 @@
 //! A contact's model is chosen per material pair (`PairParams::model`); this is the one entry
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
-use super::energy::{normal_step_work, previous_dashpot_power};
+use super::energy::{hertz_spring, normal_step_work, power_spring, previous_dashpot_power, previous_overlap};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::hertz::hertz_contact;
 use super::normal::hertz_coefficient;
@@ -25,12 +25,16 @@ pub fn contact_force(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     }
 }
 
-/// The normal spring law F = c ξ^α of a pair's model, (c, α), for `energy::normal_step_work`.
-pub fn normal_spring_law(p: &PairParams, g: &ContactGeometry) -> (f64, f64) {
+/// The normal spring of a pair's model in the previous step, (F(n−1), U(n−1)) at
+/// `energy::previous_overlap`, formed as the model's preset forms it, for
+/// `energy::normal_step_work`.
+pub fn previous_spring(p: &PairParams, g: &ContactGeometry, dt: f64) -> (f64, f64) {
+    let overlap = previous_overlap(p, g, dt);
     match p.model {
-        ContactModel::Hertz | ContactModel::Hysteretic => (hertz_coefficient(p, g.r_bar), p.hz_alpha),
-        ContactModel::HertzMindlin | ContactModel::HertzViscous => (hertz_k_n0(p, g.r_bar), 1.5),
-        ContactModel::Hooke => (hooke_stiffness(p, g), 1.0),
+        ContactModel::Hertz | ContactModel::Hysteretic => power_spring(hertz_coefficient(p, g.r_bar), p.hz_alpha, overlap),
+        ContactModel::HertzMindlin => hertz_spring(p.e_star(), 0.5 * g.r_bar, overlap),
+        ContactModel::HertzViscous => power_spring(hertz_k_n0(p, g.r_bar), 1.5, overlap),
+        ContactModel::Hooke => power_spring(hooke_stiffness(p, g), 1.0, overlap),
     }
 }
 
@@ -50,6 +54,6 @@ pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: 
         ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,
         _ => 0.0,
     };
-    let stepping = normal_step_work(p, g, normal_spring_law(p, g), (0.0, 0.0), dt);
+    let stepping = normal_step_work(g, previous_spring(p, g, dt), (0.0, 0.0), dt);
     (dashpot, rolling + released_spring_work(g, h, dt), stepping)
 }

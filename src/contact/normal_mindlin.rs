@@ -20,6 +20,8 @@ pub struct MindlinNormal {
     /// Damping force η_n ġ (ġ > 0 separating), η_n = −1.8257 α √(k_n M*) ≥ 0; with
     /// `limit_damping` capped at −fn_e (the total normal force is never attractive).
     pub fn_d: f64,
+    /// η_n = −1.8257 α √(k_n M*) ≥ 0 (`tangential_mindlin::mindlin_shear_damping` scales it).
+    pub eta_n: f64,
     /// k_n = 2E*√(ξR*).
     pub k_n: f64,
     /// Overlap ξ = max(−g_c, 0).
@@ -42,5 +44,5 @@ pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry, alpha: f64) -> Mindli
     let fn_raw = eta_n * g.vel_normal;
     let fn_d = if p.limit_damping { fn_raw.min(-fn_e) } else { fn_raw };
     let strain = 0.4 * overlap * -fn_e;
-    MindlinNormal { fn_e, fn_d, k_n, overlap, strain }
+    MindlinNormal { fn_e, fn_d, eta_n, k_n, overlap, strain }
 }

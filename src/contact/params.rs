@@ -121,6 +121,11 @@ pub struct PairParams {
     /// once per pair instead of once per contact step; `None` until prepared (then
     /// `tsuji_alpha()` computes it on the spot).
     pub tsuji_alpha: Option<f64>,
+    /// E* = G/(1−ν) (`e_star()`), formed once per pair; `None` until prepared.
+    pub prepared_e_star: Option<f64>,
+    /// η_t/η_n = √(4G*/E*) of `hertz_mindlin` (`mindlin_damping_ratio()`), formed once per
+    /// pair; `None` until prepared.
+    pub mindlin_damping_ratio: Option<f64>,
 }
 
 impl Default for PairParams {
@@ -157,6 +162,8 @@ impl Default for PairParams {
             limit_damping: false,
             energy_tracking: true,
             tsuji_alpha: None,
+            prepared_e_star: None,
+            mindlin_damping_ratio: None,
         }
     }
 }
@@ -164,15 +171,24 @@ impl Default for PairParams {
 impl PairParams {
     /// Equivalent Young's modulus E* = G/(1−ν) of the pair (eqs 18–19 make this exact for
     /// unlike materials): the 1/E* = Σ(1−ν_i²)/E_i of hooke, hertz_mindlin and hertz_viscous.
+    #[inline]
     pub fn e_star(&self) -> f64 {
-        self.hz_shear / (1.0 - self.hz_poiss)
+        self.prepared_e_star.unwrap_or_else(|| self.hz_shear / (1.0 - self.hz_poiss))
+    }
+
+    /// η_t/η_n of `hertz_mindlin` (`tangential_mindlin::mindlin_shear_damping`): the prepared
+    /// value, else formed now.
+    #[inline]
+    pub fn mindlin_damping_ratio(&self) -> f64 {
+        self.mindlin_damping_ratio.unwrap_or_else(|| mindlin_damping_ratio(self.g_star, self.e_star()))
     }
 
     /// These parameters with the per-pair constants formed once (the pair table holds
     /// prepared entries; a contact step with unprepared ones forms them itself, with the
     /// same bits).
     pub fn prepared(self) -> PairParams {
-        PairParams { tsuji_alpha: Some(tsuji_alpha(self.restitution)), ..self }
+        let e_star = self.e_star();
+        PairParams { tsuji_alpha: Some(tsuji_alpha(self.restitution)), prepared_e_star: Some(e_star), mindlin_damping_ratio: Some(mindlin_damping_ratio(self.g_star, e_star)), ..self }
     }
 
     /// Tsuji's α of this pair (`hertz_mindlin`): the prepared value, else formed now.
@@ -189,6 +205,14 @@ impl PairParams {
 pub fn tsuji_alpha(e: f64) -> f64 {
     let l = e.max(1e-20).ln();
     if e >= 1.0 { 0.0 } else { l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt() }
+}
+
+/// η_t/η_n = √(4G*/E*) of Tsuji's damping (`hertz-mindlin-musen.txt`): both dampings are
+/// −1.8257 α √(k M*), and k_t/k_n = 8G*√(R*ξ) / 2E*√(R*ξ) = 4G*/E* at every overlap, so the
+/// tangential one is the normal one times this constant of the pair (one square root per
+/// contact fewer); 0 for E* ≤ 0. Twin of the host's `PairParamsGpu::mindlin_damping_ratio`.
+pub fn mindlin_damping_ratio(g_star: f64, e_star: f64) -> f64 {
+    if e_star > 0.0 { (4.0 * g_star / e_star).sqrt() } else { 0.0 }
 }
 
 /// Effective (G, ν) of a contact between two materials, spec eqs (18)–(19).
@@ -243,7 +267,7 @@ gpu_struct! {
         critical_stokes: f32 => "f32",
         maximum_restitution: f32 => "f32",
         tsuji_alpha: f32 => "f32",
-        _pad1: u32 => "u32",
+        mindlin_damping_ratio: f32 => "f32",
     }
 }
 
@@ -289,7 +313,7 @@ impl From<&PairParams> for PairParamsGpu {
             critical_stokes: p.critical_stokes as f32,
             maximum_restitution: p.maximum_restitution as f32,
             tsuji_alpha: p.tsuji_alpha() as f32,
-            _pad1: 0,
+            mindlin_damping_ratio: p.mindlin_damping_ratio() as f32,
         }
     }
 }

@@ -32,16 +32,16 @@ pub fn rolling_torque(mu_r: f64, fn_mag: f64, r: f64, w: DVec3) -> DVec3 {
 }
 
 /// Both torques with μ_r = `rolling_fric`; `fn_mag` = |F_n|, `fn_previous` = |F_n| of the
-/// previous step (`History::normal_force`). The lever r of each body is the length of its
-/// branch vector (centre → contact point, R − δ/2; zero for a wall). Without rolling friction
+/// previous step (`History::normal_force`). The lever r of each body is its arm (centre →
+/// contact point, R − δ/2; zero for a wall). Without rolling friction
 /// (μ_r = 0, the default) nothing is computed.
 #[inline(always)]
 pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, fn_previous: f64, dt: f64) -> RollingTorque {
     if p.rolling_fric == 0.0 {
         return RollingTorque::default();
     }
-    let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.branch_i.length(), g.spin_i);
-    let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.branch_j.length(), g.spin_j);
+    let torque_i = rolling_torque(p.rolling_fric, fn_mag, g.arm_i, g.spin_i);
+    let torque_j = rolling_torque(p.rolling_fric, fn_mag, g.arm_j, g.spin_j);
     let work = 0.5 * (previous_rolling_power(p, g, fn_previous) - (torque_i.dot(g.spin_i) + torque_j.dot(g.spin_j))) * dt;
     RollingTorque { torque_i, torque_j, work }
 }
@@ -52,7 +52,7 @@ pub fn rolling_resistance(p: &PairParams, g: &ContactGeometry, fn_mag: f64, fn_p
 /// grain rocking at rest under rolling friction) gives a negative term: the previous torque
 /// then pushed along the spin.
 pub fn previous_rolling_power(p: &PairParams, g: &ContactGeometry, fn_previous: f64) -> f64 {
-    p.rolling_fric * fn_previous * (g.branch_i.length() * along(g.previous_spin_i, g.spin_i) + g.branch_j.length() * along(g.previous_spin_j, g.spin_j))
+    p.rolling_fric * fn_previous * (g.arm_i * along(g.previous_spin_i, g.spin_i) + g.arm_j * along(g.previous_spin_j, g.spin_j))
 }
 
 /// The component of `w` along the direction of `previous` (zero when `previous` is zero: no

@@ -40,6 +40,12 @@ pub fn mindlin_shear_stiffness(p: &PairParams, r_bar: f64, overlap: f64) -> f64 
     8.0 * p.g_star * (0.5 * r_bar * overlap).sqrt()
 }
 
+/// η_t = −1.8257 α √(k_t M*) of the spec, formed as η_n √(4G*/E*) (k_t/k_n = 4G*/E*,
+/// `params::mindlin_damping_ratio`); `eta_n` = `MindlinNormal::eta_n`.
+pub fn mindlin_shear_damping(p: &PairParams, eta_n: f64) -> f64 {
+    eta_n * p.mindlin_damping_ratio()
+}
+
 /// Old spring projected into the new plane (magnitude kept), increment −k_t v_t Δt, damping
 /// −η_t v_t, Coulomb cap |F_t| ≤ μ |F_n| (`fn_mag` = |F_n|), slip work.
 #[inline(always)]
@@ -60,16 +66,14 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     if !p.energy_tracking {
         return MindlinShear { fs, spring, fs_d, k_t, slip, slip_work: 0.0, stiffness_work: 0.0, strain };
     }
-    // the spring's own stretch this step: the whole increment while sticking
-    let elastic = if k_t <= 0.0 {
-        DVec3::ZERO
-    } else if slip {
-        (fs_old - spring) * c_t
+    // the slip part of the increment: the increment less the spring's own stretch, which is
+    // the whole increment while a spring sticks (no slip work then)
+    let slip_work = if slip || k_t <= 0.0 {
+        let elastic = if k_t <= 0.0 { DVec3::ZERO } else { (fs_old - spring) * c_t };
+        -0.5 * (fs_old + spring).dot(increment - elastic)
     } else {
-        increment
+        0.0
     };
-    let slip_increment = increment - elastic;
-    let slip_work = -0.5 * (fs_old + spring).dot(slip_increment);
     let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
     MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work, strain }
 }

@@ -11,8 +11,8 @@ fn put_geometry(o: u32, g: ContactGeometry) {
     put(o + 3u, g.gap);
     put(o + 4u, g.r_bar);
     put(o + 5u, g.m_c);
-    put3(o + 6u, g.branch_i);
-    put3(o + 9u, g.branch_j);
+    put3(o + 6u, g.normal * g.arm_i);
+    put3(o + 9u, g.normal * -g.arm_j);
     put(o + 12u, g.vel_normal);
     put3(o + 13u, g.vel_shear);
 }

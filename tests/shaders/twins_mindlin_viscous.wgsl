@@ -35,7 +35,7 @@ fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
     let k_t = mindlin_shear_stiffness(p, g.r_bar, mn.overlap);
     put(o + 10u, k_t);
     let fn_mag = max(-(mn.fn_e + mn.fn_d), 0.0);
-    let eta_t = -TSUJI_FACTOR * tsuji_alpha(p.restitution) * sqrt(k_t * g.m_c);
+    let eta_t = mindlin_shear_damping(p, mn.eta_n);
     let sh = mindlin_shear(p, g, k_t, eta_t, fn_mag, h, dt);
     put3(o + 11u, sh.fs);
     put3(o + 14u, sh.spring);
