@@ -173,64 +173,103 @@ pub struct OwnerOutputs<'a> {
 /// the smaller radius (`Owned::overlap`; 0 when no contact is that deep).
 pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming: &mut Incoming, old_wall_history: &[OwnedHistory], out: OwnerOutputs, dt: f64) -> f32 {
     incoming.begin_pass(list.slots(), s.len());
-    let partners = PartnerMarks { partnered: &incoming.partnered, pass: incoming.pass };
     let histories = split_at_bounds(&mut list.history, &list.chunk_bounds);
     let contact_flags = split_at_bounds(&mut list.in_contact, &list.chunk_bounds);
     let shares = split_at_bounds(&mut incoming.shares, &list.chunk_bounds);
-    let (start, partner, wall_start, wall_ids) = (&list.start, &list.partner, &list.wall_start, &list.wall_ids);
-    let view = PairView::new(s);
+    let pass = Pass { ctx, s, view: PairView::new(s), partners: PartnerMarks { partnered: &incoming.partnered, pass: incoming.pass }, list: ListView { start: &list.start, partner: &list.partner, wall_start: &list.wall_start, wall_ids: &list.wall_ids }, old_wall_history, dt };
     let single_model = ctx.pairs.single_model();
     let rolling = ctx.pairs.entries.iter().any(|p| p.rolling_fric != 0.0);
     (histories, contact_flags, shares, out.owned.par_chunks_mut(CHUNK), out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
-        .map_init(MeshScratch::default, |scratch, (c, (hist, touching, shares, owned, wall_hist, on_walls))| {
-            let first = c * CHUNK;
-            let slot0 = start[first] as usize;
-            let mut deepest = 0.0f32;
-            for o in 0..owned.len() {
-                let i = first + o;
-                if owned.get(o + PARTNERS_AHEAD).is_some_and(|a| a.contacts != 0) {
-                    prefetch_partners(&view, &partner[start[i + PARTNERS_AHEAD] as usize..start[i + PARTNERS_AHEAD + 1] as usize]);
-                }
-                let owned = &mut owned[o];
-                let mut own = owned.restart();
-                let slots = start[i] as usize..start[i + 1] as usize;
-                let local = slots.start - slot0..slots.end - slot0;
-                let slot = SlotRun { partner: &partner[slots], history: &mut hist[local.clone()], in_contact: &mut touching[local.clone()], shares: &mut shares[local] };
-                // a table of one model calls its preset directly (`contact_force` would pick the
-                // same one per contact); the branch is the same for every owner
-                match single_model {
-                    // without rolling friction anywhere, the preset sees μ_r = 0 as a constant
-                    // and its rolling part is compiled away (the table's μ_r is 0 anyway)
-                    Some(ContactModel::HertzMindlin) if !rolling => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),
-                    Some(ContactModel::HertzMindlin) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_mindlin_contact),
-                    Some(ContactModel::Hertz) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_contact),
-                    Some(ContactModel::Hysteretic) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hysteretic_contact),
-                    Some(ContactModel::Hooke) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hooke_contact),
-                    Some(ContactModel::HertzViscous) => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, hertz_viscous_contact),
-                    None => pair_contacts(ctx, &view, i, slot, &partners, &mut own, dt, contact_force),
-                }
-                let walls = &wall_ids[wall_start[i] as usize..wall_start[i + 1] as usize];
-                // (most particles touch no wall: their lists stay empty and are only read)
-                if !wall_hist[o].is_empty() {
-                    wall_hist[o].clear();
-                }
-                if !on_walls[o].is_empty() {
-                    on_walls[o].clear();
-                }
-                if !walls.is_empty() || !ctx.meshes.is_empty() {
-                    wall_contacts(ctx, s, i, walls, &old_wall_history[i], &mut own, &mut wall_hist[o], &mut on_walls[o], scratch, dt);
-                }
-                deepest = deepest.max(own.overlap);
-                // a particle without contacts in this pass and the last keeps its record as it is
-                if own.contacts != 0 || owned.contacts != 0 {
-                    *owned = own;
-                }
+        .map_init(MeshScratch::default, |scratch, (c, (history, in_contact, shares, owned, wall_history, wall_contacts))| {
+            let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, wall_history, wall_contacts };
+            // a table of one model calls its preset directly (`contact_force` would pick the
+            // same one per contact); the branch is taken once per chunk
+            match single_model {
+                // without rolling friction anywhere, the preset sees μ_r = 0 as a constant and
+                // its rolling part is compiled away (the table's μ_r is 0 anyway)
+                Some(ContactModel::HertzMindlin) if !rolling => pass.chunk(chunk, scratch, |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),
+                Some(ContactModel::HertzMindlin) => pass.chunk(chunk, scratch, hertz_mindlin_contact),
+                Some(ContactModel::Hertz) => pass.chunk(chunk, scratch, hertz_contact),
+                Some(ContactModel::Hysteretic) => pass.chunk(chunk, scratch, hysteretic_contact),
+                Some(ContactModel::Hooke) => pass.chunk(chunk, scratch, hooke_contact),
+                Some(ContactModel::HertzViscous) => pass.chunk(chunk, scratch, hertz_viscous_contact),
+                None => pass.chunk(chunk, scratch, contact_force),
             }
-            deepest
         })
         .reduce(|| 0.0, f32::max)
+}
+
+/// What every chunk of a force pass reads.
+struct Pass<'a> {
+    ctx: &'a ForceContext<'a>,
+    s: &'a State,
+    view: PairView<'a>,
+    partners: PartnerMarks<'a>,
+    list: ListView<'a>,
+    old_wall_history: &'a [OwnedHistory],
+    dt: f64,
+}
+
+/// The neighbour list's slot and wall runs (`NeighbourList`), read-only.
+struct ListView<'a> {
+    start: &'a [u32],
+    partner: &'a [u32],
+    wall_start: &'a [u32],
+    wall_ids: &'a [u32],
+}
+
+/// One chunk of `CHUNK` owners from `first`: their slots' history, contact flags and partner
+/// shares, and their per-particle outputs.
+struct Chunk<'a> {
+    first: usize,
+    history: &'a mut [History],
+    in_contact: &'a mut [bool],
+    shares: &'a mut [SlotForce],
+    owned: &'a mut [Owned],
+    wall_history: &'a mut [OwnedHistory],
+    wall_contacts: &'a mut [WallContacts],
+}
+
+impl Pass<'_> {
+    /// The owners of `c` in id order: their pair contacts with `law`, then their walls.
+    /// Returns the deepest overlap beyond the check's limit (`Owned::overlap`).
+    #[inline(always)]
+    fn chunk(&self, c: Chunk, scratch: &mut MeshScratch, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) -> f32 {
+        let (ctx, list) = (self.ctx, &self.list);
+        let slot0 = list.start[c.first] as usize;
+        let mut deepest = 0.0f32;
+        for o in 0..c.owned.len() {
+            let i = c.first + o;
+            if c.owned.get(o + PARTNERS_AHEAD).is_some_and(|a| a.contacts != 0) {
+                prefetch_partners(&self.view, &list.partner[list.start[i + PARTNERS_AHEAD] as usize..list.start[i + PARTNERS_AHEAD + 1] as usize]);
+            }
+            let owned = &mut c.owned[o];
+            let mut own = owned.restart();
+            let slots = list.start[i] as usize..list.start[i + 1] as usize;
+            let local = slots.start - slot0..slots.end - slot0;
+            let slot = SlotRun { partner: &list.partner[slots], history: &mut c.history[local.clone()], in_contact: &mut c.in_contact[local.clone()], shares: &mut c.shares[local] };
+            pair_contacts(ctx, &self.view, i, slot, &self.partners, &mut own, self.dt, law);
+            let walls = &list.wall_ids[list.wall_start[i] as usize..list.wall_start[i + 1] as usize];
+            // (most particles touch no wall: their lists stay empty and are only read)
+            if !c.wall_history[o].is_empty() {
+                c.wall_history[o].clear();
+            }
+            if !c.wall_contacts[o].is_empty() {
+                c.wall_contacts[o].clear();
+            }
+            if !walls.is_empty() || !ctx.meshes.is_empty() {
+                wall_contacts(ctx, self.s, i, walls, &self.old_wall_history[i], &mut own, &mut c.wall_history[o], &mut c.wall_contacts[o], scratch, self.dt);
+            }
+            deepest = deepest.max(own.overlap);
+            // a particle without contacts in this pass and the last keeps its record as it is
+            if own.contacts != 0 || owned.contacts != 0 {
+                *owned = own;
+            }
+        }
+        deepest
+    }
 }
 
 /// Where the force pass marks the particles some active contact pushed in this pass
