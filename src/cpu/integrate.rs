@@ -98,12 +98,12 @@ impl Watch {
 
 impl Drift {
 
-    /// v += (F/m + g)·dt/2, ω += T/I·dt/2.
+    /// The increments of a half kick, v += (F/m + g)·dt/2 and ω += T/I·dt/2 (formed once where
+    /// two half kicks with the same force follow each other).
     #[inline]
-    fn half_kick(&self, v: &mut DVec3, w: &mut DVec3, f: DVec3, t: DVec3, inv_mass: f64, inv_inertia: f64) {
+    fn half_kick(&self, f: DVec3, t: DVec3, inv_mass: f64, inv_inertia: f64) -> (DVec3, DVec3) {
         let half = 0.5 * self.dt;
-        *v += (f * inv_mass + self.gravity) * half;
-        *w += t * (inv_inertia * half);
+        ((f * inv_mass + self.gravity) * half, t * (inv_inertia * half))
     }
 
     /// x += v·dt; a particle that left [min, max) on a periodic axis re-enters on the other
@@ -184,7 +184,8 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
             let mut moved = Moved::new(x_build, n);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                d.half_kick(&mut v[k], &mut w[k], f[k], t[k], inv_m[i], inv_i[i]);
+                let (dv, dw) = d.half_kick(f[k], t[k], inv_m[i], inv_i[i]);
+                (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 d.drift(&mut x[k], &mut image[k], v[k]);
                 watch.see(x[k], v[k], w[k]);
                 moved.see(d, x[k], i);
@@ -215,9 +216,10 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
                     prefetch_incoming(list, incoming, i + PREFETCH_AHEAD);
                 }
                 let (force, torque) = gather(list, incoming, &owned[i], i);
-                d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
+                let (dv, dw) = d.half_kick(force, torque, inv_m[i], inv_i[i]);
+                (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 if next {
-                    d.half_kick(&mut v[k], &mut w[k], force, torque, inv_m[i], inv_i[i]);
+                    (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                     d.drift(&mut x[k], &mut image[k], v[k]);
                     moved.see(d, x[k], i);
                 } else {
