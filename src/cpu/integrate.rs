@@ -182,9 +182,10 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
             let mut moved = Moved::new(x_build, n);
+            let (inv_m, inv_i) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()]);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                let (dv, dw) = d.half_kick(f[k], t[k], inv_m[i], inv_i[i]);
+                let (dv, dw) = d.half_kick(f[k], t[k], inv_m[k], inv_i[k]);
                 (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 d.drift(&mut x[k], &mut image[k], v[k]);
                 watch.see(x[k], v[k], w[k]);
@@ -210,13 +211,15 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
             let mut moved = Moved::new(list.x_build(), n);
+            // this chunk's particles, cut to its length (no bounds check per particle)
+            let (inv_m, inv_i, owned) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()], &owned[c * CHUNK..][..x.len()]);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 if i + PREFETCH_AHEAD < n {
                     prefetch_incoming(list, incoming, i + PREFETCH_AHEAD);
                 }
-                let (force, torque) = gather(list, incoming, &owned[i], i);
-                let (dv, dw) = d.half_kick(force, torque, inv_m[i], inv_i[i]);
+                let (force, torque) = gather(list, incoming, &owned[k], i);
+                let (dv, dw) = d.half_kick(force, torque, inv_m[k], inv_i[k]);
                 (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 if next {
                     (v[k], w[k]) = (v[k] + dv, w[k] + dw);
