@@ -238,29 +238,33 @@ impl Pass<'_> {
     #[inline(always)]
     fn chunk(&self, c: Chunk, scratch: &mut MeshScratch, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) -> f32 {
         let (ctx, list) = (self.ctx, &self.list);
-        let slot0 = list.start[c.first] as usize;
+        // the chunk's runs, cut to its owners (no bounds check per owner)
+        let m = c.owned.len();
+        let (start, wall_start) = (&list.start[c.first..][..m + 1], &list.wall_start[c.first..][..m + 1]);
+        let (wall_history, on_walls, old_wall_history) = (&mut c.wall_history[..m], &mut c.wall_contacts[..m], &self.old_wall_history[c.first..][..m]);
+        let slot0 = start[0] as usize;
         let mut deepest = 0.0f32;
-        for o in 0..c.owned.len() {
+        for o in 0..m {
             let i = c.first + o;
-            if c.owned.get(o + PARTNERS_AHEAD).is_some_and(|a| a.contacts != 0) {
-                prefetch_partners(&self.view, &list.partner[list.start[i + PARTNERS_AHEAD] as usize..list.start[i + PARTNERS_AHEAD + 1] as usize]);
+            if o + PARTNERS_AHEAD < m && c.owned[o + PARTNERS_AHEAD].contacts != 0 {
+                prefetch_partners(&self.view, &list.partner[start[o + PARTNERS_AHEAD] as usize..start[o + PARTNERS_AHEAD + 1] as usize]);
             }
             let owned = &mut c.owned[o];
             let mut own = owned.restart();
-            let slots = list.start[i] as usize..list.start[i + 1] as usize;
+            let slots = start[o] as usize..start[o + 1] as usize;
             let local = slots.start - slot0..slots.end - slot0;
             let slot = SlotRun { partner: &list.partner[slots], history: &mut c.history[local.clone()], in_contact: &mut c.in_contact[local.clone()], shares: &mut c.shares[local] };
             pair_contacts(ctx, &self.view, i, slot, &self.partners, &mut own, self.dt, law);
-            let walls = &list.wall_ids[list.wall_start[i] as usize..list.wall_start[i + 1] as usize];
+            let walls = &list.wall_ids[wall_start[o] as usize..wall_start[o + 1] as usize];
             // (most particles touch no wall: their lists stay empty and are only read)
-            if !c.wall_history[o].is_empty() {
-                c.wall_history[o].clear();
+            if !wall_history[o].is_empty() {
+                wall_history[o].clear();
             }
-            if !c.wall_contacts[o].is_empty() {
-                c.wall_contacts[o].clear();
+            if !on_walls[o].is_empty() {
+                on_walls[o].clear();
             }
             if !walls.is_empty() || !ctx.meshes.is_empty() {
-                wall_contacts(ctx, self.s, i, walls, &self.old_wall_history[i], &mut own, &mut c.wall_history[o], &mut c.wall_contacts[o], scratch, self.dt);
+                wall_contacts(ctx, self.s, i, walls, &old_wall_history[o], &mut own, &mut wall_history[o], &mut on_walls[o], scratch, self.dt);
             }
             deepest = deepest.max(own.overlap);
             // a particle without contacts in this pass and the last keeps its record as it is
