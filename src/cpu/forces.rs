@@ -84,10 +84,10 @@ pub struct SlotForce {
     pub torque_j: DVec3,
 }
 
-/// The partner shares of the last force pass, in slot order. Only active contacts write
-/// theirs; a share whose slot is not in contact after the pass (`NeighbourList::in_contact`,
-/// which the pass sets exactly for the contacts active in it) is stale, and the gather adds it
-/// as exact +0.
+/// The partner shares of the last force pass, in slot order. A slot's share is exact +0
+/// unless its contact is active: active contacts write theirs, a contact that ends writes +0
+/// (`end_contact`), and a new list starts from zeros (`clear_shares`), so the gather adds
+/// every incoming share as it is (+0 changes no bit of a sum that starts at +0).
 #[derive(Debug, Default)]
 pub struct Incoming {
     pub shares: Vec<SlotForce>,
@@ -120,15 +120,10 @@ impl Incoming {
         self.partnered[i].load(Ordering::Relaxed) == self.pass
     }
 
-    /// The share of slot `k`: its force and torque when its contact was active in the current
-    /// pass (`active`, the slot's `in_contact`), else exact +0 (selected without a branch:
-    /// whether a contact is active is data the branch predictor cannot learn).
-    #[inline]
-    fn current(&self, k: usize, active: bool) -> (DVec3, DVec3) {
-        let keep = (active as u64).wrapping_neg();
-        let mask = |v: DVec3| DVec3::new(f64::from_bits(v.x.to_bits() & keep), f64::from_bits(v.y.to_bits() & keep), f64::from_bits(v.z.to_bits() & keep));
-        let share = &self.shares[k];
-        (mask(share.force_j), mask(share.torque_j))
+    /// Every share back to +0, for a new list (its slots are other pairs than the old
+    /// list's; `begin_pass` then fills them with zeros).
+    pub fn clear_shares(&mut self) {
+        self.shares.clear();
     }
 }
 
@@ -386,7 +381,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
                 let ((m_i, v_i, w_i, mat_i), (m_j, v_j, w_j, mat_j)) = (s.motion(ci), s.motion(cj));
                 let mut g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
                 s.add_previous_spins(&mut g, i, j);
-                end_contact(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k], &mut touching[k], dt);
+                end_contact(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k], &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
@@ -396,7 +391,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         let p = ctx.pairs.get(mat_i, mat_j);
         if !contact_active(p, &g) {
             if touching[k] {
-                end_contact(own, p, g, &mut history[k], &mut touching[k], dt);
+                end_contact(own, p, g, &mut history[k], &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
@@ -413,13 +408,16 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
 }
 
 /// A listed pair contact that was active in the previous pass and is not in this one: books
-/// the rest of its last step (`book_ended_contact`) and clears its slot. Takes the geometry by
-/// value, so that the pair loop's own copy never has its address taken and stays in registers.
+/// the rest of its last step (`book_ended_contact`) and clears its slot, its partner share
+/// included (`Incoming`). Takes the geometry by value, so that the pair loop's own copy never
+/// has its address taken and stays in registers.
+#[allow(clippy::too_many_arguments)]
 #[cold]
-fn end_contact(own: &mut Owned, p: &PairParams, g: ContactGeometry, history: &mut History, touching: &mut bool, dt: f64) {
+fn end_contact(own: &mut Owned, p: &PairParams, g: ContactGeometry, history: &mut History, touching: &mut bool, share: &mut SlotForce, dt: f64) {
     book_ended_contact(own, p, &g, history, dt);
     *history = History::NEW;
     *touching = false;
+    *share = SlotForce::default();
 }
 
 /// The contacts of ball `iu` with its listed plane walls and with every mesh wall.
@@ -471,7 +469,7 @@ fn split_at_bounds<'a, T>(mut v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [
 
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
 /// owner id (their slots listed in `NeighbourList::in_slot`; a contact that is not active
-/// adds +0, and the run is skipped when none was), then its own contacts (pairs by partner
+/// adds its +0 share, and the run is skipped when none was active), then its own contacts (pairs by partner
 /// id, then walls). The order
 /// depends on ids only, never on when the list was built or how particles are stored (a +0
 /// changes no bit of a sum that starts at +0 and so is never −0).
@@ -481,9 +479,9 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, own: &Owned, i: usize) 
     let mut torque = DVec3::ZERO;
     if incoming.partnered(i) {
         for &k in list.incoming_slots(i) {
-            let (f, t) = incoming.current(k as usize, list.in_contact[k as usize]);
-            force += f;
-            torque += t;
+            let share = &incoming.shares[k as usize];
+            force += share.force_j;
+            torque += share.torque_j;
         }
     }
     (force + own.force, torque + own.torque)

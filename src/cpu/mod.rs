@@ -180,6 +180,7 @@ impl CpuBackend {
     fn restore_history(&mut self, records: &[ContactRecord]) {
         self.list.history.iter_mut().for_each(|h| *h = crate::contact::History::NEW);
         self.list.in_contact.iter_mut().for_each(|f| *f = false);
+        self.incoming.clear_shares();
         self.wall_history.iter_mut().for_each(Vec::clear);
         let mut pairs = Vec::new();
         for c in records {
@@ -212,6 +213,7 @@ impl CpuBackend {
             permute(&mut self.wall_contacts, &order);
         }
         self.list.build(&self.setup, &self.state, walls_now);
+        self.incoming.clear_shares();
         self.list.seed(&self.state, records);
         self.displacement2 = 0.0;
     }
