@@ -14,7 +14,8 @@
 #              LAMMPS tiles it 2 x 5 (in.tile.lammps); Talus reads the same file through the
 #              scene key "initial_state" (format lammps_data).
 # Environment: NP (MPI ranks of the peers, default 2), BACKEND (talus backend, default cpu),
-# LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, best is reported, default 1),
+# LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, taken in turns by the codes; each
+# code's best is reported; default 1),
 # PEERS (default ../shared/peers beside the repository), SCENES_ONLY=1 to write the scenes and
 # the settled packings into WORKDIR and stop (benches/instructions.sh uses it).
 # Talus runs each case twice: as shipped (energy tracking on: every contact books its slip,
@@ -71,29 +72,23 @@ json.dump(scene, open(out.replace(".json", "_untracked.json"), "w"), indent=1)
 PY
 }
 
-# run_talus NAME STEPS: best of REPS; prints "psps rss_mb contacts_per_particle"
+# better A B: whether A > B (numbers as printed)
+better() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$1" "$2"; }
+
+# run_talus NAME STEPS REP: one run; prints "psps rss_mb contacts_per_particle"
 run_talus() {
-  local best=0 rss=0 cpp=0
-  for rep in $(seq 1 "$REPS"); do
-    "$TALUS" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.talus.$rep.json" > /dev/null
-    read -r psps mem c < <(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.talus.$rep.json")
-    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$psps" "$best"; then best=$psps; rss=$mem; cpp=$c; fi
-  done
-  echo "$best $rss $cpp"
+  "$TALUS" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.talus.$3.json" > /dev/null
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.talus.$3.json"
 }
 
-# run_peer CODE NAME ARGS...: best of REPS of bench_settle.py; prints "psps rss_mb"
+# run_peer CODE NAME REP ARGS...: one run of bench_settle.py; prints "psps rss_mb", or
+# "0 0" when it failed
 run_peer() {
-  local code=$1 name=$2; shift 2
-  local best=0 rss=0
-  for rep in $(seq 1 "$REPS"); do
-    python3 "$PEERS/settle/bench_settle.py" --code "$code" --np "$NP" --outdir "$WORK/$code" "$@" > "$WORK/$name.$code.$rep.txt" 2>&1 || true
-    local p m
-    p=$(field "$WORK/$name.$code.$rep.txt" particle_steps_per_s); m=$(field "$WORK/$name.$code.$rep.txt" max_rss_total_MB)
-    [ -n "$p" ] || { echo "peers.sh: $code $name failed, see $WORK/$name.$code.$rep.txt" >&2; continue; }
-    if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$p" "$best"; then best=$p; rss=$m; fi
-  done
-  echo "$best $rss"
+  local code=$1 name=$2 rep=$3; shift 3
+  python3 "$PEERS/settle/bench_settle.py" --code "$code" --np "$NP" --outdir "$WORK/$code" "$@" > "$WORK/$name.$code.$rep.txt" 2>&1 || true
+  local p m
+  p=$(field "$WORK/$name.$code.$rep.txt" particle_steps_per_s); m=$(field "$WORK/$name.$code.$rep.txt" max_rss_total_MB)
+  if [ -n "$p" ]; then echo "$p $m"; else echo "peers.sh: $code $name failed, see $WORK/$name.$code.$rep.txt" >&2; echo "0 0"; fi
 }
 
 ROWS=()
@@ -117,15 +112,29 @@ for case in $CASES; do
   fi
   talus_scene "$case" "${dims[@]}" "$steps" "$data"
   [ "${SCENES_ONLY:-0}" = 1 ] && continue
-  echo "peers.sh: $case: Talus ($BACKEND)" >&2
-  read -r t_ps t_rss t_cpp < <(run_talus "$case" "$steps")
-  echo "peers.sh: $case: Talus ($BACKEND), energy tracking off" >&2
-  read -r u_ps _ _ < <(run_talus "${case}_untracked" "$steps")
-  l_ps=""; l_rss=""; m_ps=""
   peer_args=(--nx "${dims[0]}" --ny "${dims[1]}" --nz "${dims[2]}" --phase "$phase" --nrun "$steps")
   [ -n "$data" ] && peer_args+=(--data "$data")
-  if [ "$HAVE_LIGGGHTS" = 1 ]; then echo "peers.sh: $case: LIGGGHTS, $NP ranks" >&2; read -r l_ps l_rss < <(run_peer liggghts "$case" "${peer_args[@]}"); fi
-  if [ "$HAVE_LAMMPS" = 1 ]; then echo "peers.sh: $case: LAMMPS, $NP ranks" >&2; read -r m_ps _ < <(run_peer lammps "$case" "${peer_args[@]}"); fi
+  # the codes take turns, one run each per repetition, so that a change of the machine's
+  # speed between minutes (2-thread runs here move by up to 30 %) falls on all of them; each
+  # code's best run is reported
+  t_ps=0; t_rss=0; t_cpp=0; u_ps=0; l_ps=0; l_rss=0; m_ps=0
+  for rep in $(seq 1 "$REPS"); do
+    echo "peers.sh: $case, run $rep of $REPS: Talus ($BACKEND), then with energy tracking off" >&2
+    read -r p r c < <(run_talus "$case" "$steps" "$rep")
+    if better "$p" "$t_ps"; then t_ps=$p; t_rss=$r; t_cpp=$c; fi
+    read -r p _ _ < <(run_talus "${case}_untracked" "$steps" "$rep")
+    if better "$p" "$u_ps"; then u_ps=$p; fi
+    if [ "$HAVE_LIGGGHTS" = 1 ]; then
+      echo "peers.sh: $case, run $rep of $REPS: LIGGGHTS, $NP ranks" >&2
+      read -r p r < <(run_peer liggghts "$case" "$rep" "${peer_args[@]}")
+      if better "$p" "$l_ps"; then l_ps=$p; l_rss=$r; fi
+    fi
+    if [ "$HAVE_LAMMPS" = 1 ]; then
+      echo "peers.sh: $case, run $rep of $REPS: LAMMPS, $NP ranks" >&2
+      read -r p _ < <(run_peer lammps "$case" "$rep" "${peer_args[@]}")
+      if better "$p" "$m_ps"; then m_ps=$p; fi
+    fi
+  done
   ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps")
 done
 
