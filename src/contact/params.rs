@@ -210,7 +210,7 @@ pub fn tsuji_alpha(e: f64) -> f64 {
 /// η_t/η_n = √(4G*/E*) of Tsuji's damping (`hertz-mindlin-musen.txt`): both dampings are
 /// −1.8257 α √(k M*), and k_t/k_n = 8G*√(R*ξ) / 2E*√(R*ξ) = 4G*/E* at every overlap, so the
 /// tangential one is the normal one times this constant of the pair (one square root per
-/// contact fewer); 0 for E* ≤ 0. Twin of the host's `PairParamsGpu::mindlin_damping_ratio`.
+/// contact fewer); 0 for E* ≤ 0. The GPU pair table carries it (`PairParamsGpu::mindlin_damping_ratio`).
 pub fn mindlin_damping_ratio(g_star: f64, e_star: f64) -> f64 {
     if e_star > 0.0 { (4.0 * g_star / e_star).sqrt() } else { 0.0 }
 }
