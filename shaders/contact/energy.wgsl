@@ -51,16 +51,6 @@ fn power_spring(c: f32, alpha: f32, overlap: f32) -> vec2<f32> {
     return vec2<f32>(force, force * overlap / (alpha + 1.0));
 }
 
-// The Hertz spring of hertz_mindlin at overlap ξ, as normal_mindlin forms it: k_n = 2E*√(ξR*),
-// F = 2/3 ξ k_n, and its energy 2/5 F ξ; zero for ξ ≤ 0.
-fn hertz_spring(e_star: f32, r_star: f32, overlap: f32) -> vec2<f32> {
-    if (overlap <= 0.0) {
-        return vec2<f32>(0.0);
-    }
-    let force = 2.0 / 3.0 * overlap * (2.0 * e_star * sqrt(overlap * r_star));
-    return vec2<f32>(force, 0.4 * overlap * force);
-}
-
 // The overlap ξ(n−1) at which the normal spring acted in the previous step, ξ(n) + ġ Δt, when
 // the contact was active then (contact_active at gap g − ġ Δt), else 0.
 fn previous_overlap(p: PairParamsGpu, g: ContactGeometry, dt: f32) -> f32 {

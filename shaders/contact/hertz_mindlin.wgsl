@@ -28,7 +28,7 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     history.dashpot_shear_1 = stored_damping.y;
     history.dashpot_shear_2 = stored_damping.z;
     let work = dashpot_work(g, damp, h, basis, dt);
-    let before = hertz_spring(p.hz_shear / (1.0 - p.hz_poiss), 0.5 * g.r_bar, previous_overlap(p, g, dt));
-    let stepping = normal_step_work(g, before, vec2<f32>(-normal.fn_e, normal.strain), dt);
+    let before = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+    let stepping = normal_step_work(g, before.yz, vec2<f32>(-normal.fn_e, normal.strain), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping);
 }

@@ -40,7 +40,7 @@ fn previous_spring(p: PairParamsGpu, g: ContactGeometry, dt: f32) -> vec2<f32> {
     let overlap = previous_overlap(p, g, dt);
     switch p.model {
         case MODEL_HERTZ_MINDLIN: {
-            return hertz_spring(p.hz_shear / (1.0 - p.hz_poiss), 0.5 * g.r_bar, overlap);
+            return mindlin_spring(p, g.r_bar, overlap).yz;
         }
         case MODEL_HERTZ_VISCOUS: {
             return power_spring(hertz_k_n0(p, g.r_bar), 1.5, overlap);

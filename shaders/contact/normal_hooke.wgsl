@@ -19,7 +19,7 @@ fn hooke_stiffness(p: PairParamsGpu, g: ContactGeometry) -> f32 {
         return p.elastic_stiffness;
     }
     let r_star = 0.5 * g.r_bar;
-    let y_star = p.hz_shear / (1.0 - p.hz_poiss);
+    let y_star = e_star(p);
     let v0 = p.characteristic_velocity;
     let sqrt_r = sqrt(r_star);
     return 16.0 / 15.0 * sqrt_r * y_star * pow(15.0 * g.m_c * v0 * v0 / (16.0 * sqrt_r * y_star), 0.2);

@@ -19,7 +19,7 @@ fn antypov_alpha(e: f32) -> f32 {
 
 // k_n0 = 4/3 E* √R*, R* = R̄/2: the Hertz law F = k_n0 δ^{3/2} of hertz_viscous and hertz_mindlin.
 fn hertz_k_n0(p: PairParamsGpu, r_bar: f32) -> f32 {
-    return 4.0 / 3.0 * (p.hz_shear / (1.0 - p.hz_poiss)) * sqrt(0.5 * r_bar);
+    return 4.0 / 3.0 * e_star(p) * sqrt(0.5 * r_bar);
 }
 
 fn viscous_normal(p: PairParamsGpu, g: ContactGeometry) -> ViscousNormal {

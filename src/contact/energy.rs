@@ -66,17 +66,6 @@ pub fn power_spring(c: f64, alpha: f64, overlap: f64) -> (f64, f64) {
     (force, force * overlap / (alpha + 1.0))
 }
 
-/// The Hertz spring of `hertz_mindlin` at overlap ξ, written as `normal_mindlin` forms it:
-/// k_n = 2E*√(ξR*), F = 2/3 ξ k_n (= 4/3 E*√R* ξ^{3/2} with one square root), and its energy
-/// 2/5 F ξ; zero for ξ ≤ 0.
-pub fn hertz_spring(e_star: f64, r_star: f64, overlap: f64) -> (f64, f64) {
-    if overlap <= 0.0 {
-        return (0.0, 0.0);
-    }
-    let force = 2.0 / 3.0 * overlap * (2.0 * e_star * (overlap * r_star).sqrt());
-    (force, 0.4 * overlap * force)
-}
-
 /// The overlap ξ(n−1) at which the normal spring acted in the previous step: this step's
 /// less the drift's normal approach, ξ(n) + ġ Δt, when the contact was active then
 /// (`contact_active` at gap g − ġ Δt), else 0 (no spring acted).

@@ -3,11 +3,11 @@
 //! Twin of `shaders/contact/hertz_mindlin.wgsl`.
 
 use super::damping::DashpotForce;
-use super::energy::{dashpot_history, dashpot_work, hertz_spring, normal_step_work, previous_overlap};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work, previous_overlap};
 use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
-use super::normal_mindlin::mindlin_normal;
+use super::normal_mindlin::{mindlin_normal, mindlin_spring};
 use super::params::PairParams;
 use super::rolling::rolling_resistance;
 use super::tangential_mindlin::{mindlin_shear, mindlin_shear_damping, mindlin_shear_stiffness};
@@ -37,7 +37,7 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
     let history = History { dashpot_normal, dashpot_shear, ..history };
     let dashpot = dashpot_work(g, &damp, h, &basis, dt);
-    let before = hertz_spring(p.e_star(), 0.5 * g.r_bar, previous_overlap(p, g, dt));
-    let stepping = normal_step_work(g, before, (-normal.fn_e, normal.strain), dt);
+    let (_, force_before, strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+    let stepping = normal_step_work(g, (force_before, strain_before), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

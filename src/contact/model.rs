@@ -1,11 +1,12 @@
 //! A contact's model is chosen per material pair (`PairParams::model`); this is the one entry
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
-use super::energy::{hertz_spring, normal_step_work, power_spring, previous_dashpot_power, previous_overlap};
+use super::energy::{normal_step_work, power_spring, previous_dashpot_power, previous_overlap};
 use super::geometry::{tangent_basis, ContactGeometry};
 use super::hertz::hertz_contact;
 use super::normal::hertz_coefficient;
 use super::normal_hooke::hooke_stiffness;
+use super::normal_mindlin::mindlin_spring;
 use super::normal_viscous::hertz_k_n0;
 use super::history::History;
 use super::output::ContactOutput;
@@ -32,7 +33,10 @@ pub fn previous_spring(p: &PairParams, g: &ContactGeometry, dt: f64) -> (f64, f6
     let overlap = previous_overlap(p, g, dt);
     match p.model {
         ContactModel::Hertz | ContactModel::Hysteretic => power_spring(hertz_coefficient(p, g.r_bar), p.hz_alpha, overlap),
-        ContactModel::HertzMindlin => hertz_spring(p.e_star(), 0.5 * g.r_bar, overlap),
+        ContactModel::HertzMindlin => {
+            let (_, force, strain) = mindlin_spring(p, g.r_bar, overlap);
+            (force, strain)
+        }
         ContactModel::HertzViscous => power_spring(hertz_k_n0(p, g.r_bar), 1.5, overlap),
         ContactModel::Hooke => power_spring(hooke_stiffness(p, g), 1.0, overlap),
     }

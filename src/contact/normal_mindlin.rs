@@ -34,15 +34,25 @@ pub struct MindlinNormal {
 /// once per pair).
 pub use super::params::tsuji_alpha;
 
+/// The Hertz spring at overlap ξ (R* = `r_bar`/2): (k_n = 2E*√(ξR*), F = 2/3 ξ k_n =
+/// 4/3 E*√R* ξ^{3/2} with one square root, its energy 2/5 F ξ); zeros for ξ ≤ 0. Also the
+/// previous step's spring of the stepping work (`energy::normal_step_work`).
+pub fn mindlin_spring(p: &PairParams, r_bar: f64, overlap: f64) -> (f64, f64, f64) {
+    if overlap <= 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let k_n = 2.0 * p.e_star() * (overlap * (0.5 * r_bar)).sqrt();
+    let force = 2.0 / 3.0 * overlap * k_n;
+    (k_n, force, 0.4 * overlap * force)
+}
+
 /// `alpha` = Tsuji's α of the pair (`PairParams::tsuji_alpha`, formed once per pair).
 pub fn mindlin_normal(p: &PairParams, g: &ContactGeometry, alpha: f64) -> MindlinNormal {
-    let r_star = 0.5 * g.r_bar;
     let overlap = (-g.gap).max(0.0);
-    let k_n = if overlap > 0.0 { 2.0 * p.e_star() * (overlap * r_star).sqrt() } else { 0.0 };
-    let fn_e = -2.0 / 3.0 * overlap * k_n;
+    let (k_n, force, strain) = mindlin_spring(p, g.r_bar, overlap);
+    let fn_e = -force;
     let eta_n = -TSUJI_FACTOR * alpha * (k_n * g.m_c).sqrt();
     let fn_raw = eta_n * g.vel_normal;
     let fn_d = if p.limit_damping { fn_raw.min(-fn_e) } else { fn_raw };
-    let strain = 0.4 * overlap * -fn_e;
     MindlinNormal { fn_e, fn_d, eta_n, k_n, overlap, strain }
 }
