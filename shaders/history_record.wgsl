@@ -3,9 +3,9 @@
 
 fn record_history(r: HistoryRecord) -> HistoryGpu {
     // a stored record is always an established contact
-    return HistoryGpu(vec3<f32>(r.shear_x, r.shear_y, r.shear_z), r.normal_force, r.impact_velocity, 1.0, r.shear_stiffness, r.dashpot_normal, r.dashpot_shear_1, r.dashpot_shear_2, 0.0, 0.0);
+    return HistoryGpu(vec3<f32>(r.shear_x, r.shear_y, r.shear_z), r.normal_force, r.impact_velocity, 1.0, r.shear_compliance, 0.0, vec3<f32>(r.dashpot_x, r.dashpot_y, r.dashpot_z), 0.0);
 }
 
 fn history_record(h: HistoryGpu) -> HistoryRecord {
-    return HistoryRecord(h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.shear_stiffness, h.dashpot_normal, h.dashpot_shear_1, h.dashpot_shear_2);
+    return HistoryRecord(h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.shear_compliance, h.dashpot.x, h.dashpot.y, h.dashpot.z);
 }

@@ -287,7 +287,7 @@ fn bad_checkpoints_and_flags_are_refused_naming_the_file() {
     refuse("flipped.talus", &flipped, &[], &["corrupt", "checksum"]);
     let mut v7 = good.clone();
     v7[8..12].copy_from_slice(&7u32.to_le_bytes());
-    refuse("version.talus", &v7, &[], &["version 7", "reads version 2"]);
+    refuse("version.talus", &v7, &[], &["version 7", "reads version 3"]);
     refuse("scene.talus", FUNNEL.as_bytes(), &[], &["not a Talus checkpoint"]);
     refuse("both.talus", &good, &["--steps", "10", "--until", "0.1"], &["--steps", "--until", "not both"]);
     refuse("past.talus", &good, &["--until", "1e-4"], &["--until", "not after", "step 50"]);

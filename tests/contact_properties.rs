@@ -53,7 +53,7 @@ fn random_state(rng: &mut Pcg64) -> State {
         ..PairParams::default()
     };
     let f = unit(rng) * rng.random_range(0.0..50.0);
-    let history = History { shear: f, normal_force: rng.random_range(0.0..100.0), impact_velocity: 0.0, established: 1.0, shear_stiffness: 1e5, ..History::NEW };
+    let history = History { shear: f, normal_force: rng.random_range(0.0..100.0), impact_velocity: 0.0, established: 1.0, shear_compliance: 1e-5, ..History::NEW };
     State { d, r, m, v, w, history, p }
 }
 

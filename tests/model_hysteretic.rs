@@ -248,6 +248,7 @@ mod twins {
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
     use talus::contact::damping_hysteretic::{hysteretic_dashpot, hysteretic_factor, impact_speed};
+    use talus::contact::energy::compliance;
     use talus::contact::hooke::{hooke_contact, hooke_strain_energy};
     use talus::contact::hysteretic::hysteretic_contact;
     use talus::contact::normal::hertz_normal;
@@ -256,7 +257,7 @@ mod twins {
     use talus::contact::tangential::hertz_shear;
     use talus::contact::tangential_linear::{linear_shear, linear_shear_stiffness};
     use talus::contact::{ball_ball_geometry, ball_wall_geometry, ContactOutput, History};
-    use crate::common::random::{f, unit, v3, at, norm, stored_stiffness};
+    use crate::common::random::{f, unit, v3, at, norm, stored_compliance};
 
     const CASES: usize = 4096;
     const IN_STRIDE: usize = 35;
@@ -320,7 +321,7 @@ mod twins {
         input[32] = f(input[31] - 1.0);
         input[33] = f(0.1 * input[24]);
         input[34] = f(0.1 * input[25]);
-        input[23] = stored_stiffness(rng);
+        input[23] = stored_compliance(rng);
         Case { input, p }
     }
 
@@ -342,7 +343,7 @@ mod twins {
         let x = &c.input;
         let p = &c.p;
         let dt = x[7];
-        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15] as f32, shear_stiffness: x[23], dashpot_normal: x[32] as f32, dashpot_shear: [x[33] as f32, x[34] as f32] };
+        let h = History { shear: at(x, 24), normal_force: x[27], impact_velocity: x[31], established: x[15] as f32, shear_compliance: x[23], dashpot: [x[32] as f32, x[33] as f32, x[34] as f32] };
         let g = ball_ball_geometry(at(x, 0), x[3], x[4], x[5], x[6], at(x, 8), at(x, 12), at(x, 16), at(x, 20));
         let gw = ball_wall_geometry(x[11], at(x, 28), x[3], x[5], at(x, 8), at(x, 12), at(x, 16));
         let mut o = vec![0.0; OUT_STRIDE];
@@ -364,7 +365,7 @@ mod twins {
         o[19] = ls.k_t;
         o[20] = ls.slip as u8 as f64;
         o[21] = ls.slip_work;
-        o[22] = hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, k_t);
+        o[22] = hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, compliance(k_t));
         o[23] = hertz_shear(p, &g, &normal, &h, dt).slip as u8 as f64;
         contact_out(&mut o[24..42], &hysteretic_contact(p, &g, &h, dt));
         contact_out(&mut o[42..60], &hooke_contact(p, &g, &h, dt));
@@ -382,8 +383,8 @@ mod twins {
         o[70] = if g.vel_normal != 0.0 { (o[2] / g.vel_normal).abs() } else { 0.0 };
         let hys = hysteretic_contact(p, &g, &h, dt);
         o[71] = hys.stiffness_work;
-        o[72] = hys.history.shear_stiffness;
-        o[73] = hooke_contact(p, &g, &h, dt).history.shear_stiffness;
+        o[72] = hys.history.shear_compliance;
+        o[73] = hooke_contact(p, &g, &h, dt).history.shear_compliance;
         // CPU only (not compared): the Hertz spring's energy scale h_n ξ^(α+1) at the step's
         // deepest reach ξ = δ + |ġ|Δt, the scale of its stepping work (in the stiffness work)
         let reach = normal.overlap + g.vel_normal.abs() * dt;
@@ -465,12 +466,11 @@ mod twins {
             }
             // stiffness work: a difference of the stored and the starting spring energies
             let h_shear = norm(&case.input[24..27]);
-            let k_now = c[72];
-            let spring_energy = |k_s: f64| if k_s > 0.0 { 0.5 * h_shear * h_shear / k_s } else { 0.0 };
-            let floor_s = (2e-4 + cond) * (spring_energy(case.input[23]) + spring_energy(k_now) + c[74]) + 1e-20;
+            let spring_energy = |c_s: f64| 0.5 * h_shear * h_shear * c_s;
+            let floor_s = (2e-4 + cond) * (spring_energy(case.input[23]) + spring_energy(c[72]) + c[74]) + 1e-20;
             assert!((c[71] - g[71]).abs() <= floor_s, "case {k}: hysteretic_contact.stiffness_work: cpu {} gpu {} (floor {floor_s:e})", c[71], g[71]);
-            check("hysteretic_contact.history.shear_stiffness", 72, 1, 1e-12, 2e-4 + cond);
-            check("hooke_contact.history.shear_stiffness", 73, 1, 1e-12, rtol);
+            check("hysteretic_contact.history.shear_compliance", 72, 1, 1e-12, 2e-4 + cond);
+            check("hooke_contact.history.shear_compliance", 73, 1, 1e-12, rtol);
             compared += 1;
         }
         println!("twins: compared {compared} states ({active} overlapping ball–ball), {skipped} at a Coulomb threshold");

@@ -3,35 +3,32 @@
 // shear spring's stiffness change, which closes the books of eq (15) (docs/contact-models.md).
 // Twin of src/contact/energy.rs.
 
-// E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15), with the normal term written
-// h_n δ^(α_h+1)/(α_h+1), which stays finite at δ → 0.
-fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, k_s: f32) -> f32 {
+// E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15), k_s given as its compliance c_s,
+// with the normal term written h_n δ^(α_h+1)/(α_h+1), which stays finite at δ → 0.
+fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, c_s: f32) -> f32 {
     let normal_part = select(0.0, normal.h_n * pow(normal.overlap, p.hz_alpha + 1.0) / (p.hz_alpha + 1.0), normal.overlap > 0.0);
-    let shear_part = select(0.0, 0.5 * dot(fs, fs) / k_s, k_s > 0.0);
-    return normal_part + shear_part;
+    return normal_part + 0.5 * dot(fs, fs) * c_s;
 }
 
 // Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
 // step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
-// dashpot force and half with the previous step's (in the history). basis =
-// tangent_basis(g.normal). This step's power F^d·δ̇ is formed as −F_n^d ġ + F_s^d·v_s (the
-// shear dashpot force and the shear velocity are both normal to n).
-fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, basis: array<vec3<f32>, 2>, dt: f32) -> f32 {
+// dashpot force and half with the previous step's (h.dashpot). This step's power F^d·δ̇ is
+// formed as −F_n^d ġ + F_s^d·v_s (the shear dashpot force and the shear velocity are both
+// normal to n).
+fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, dt: f32) -> f32 {
     let power = dot(d.fs_d, g.vel_shear) - d.fn_d * g.vel_normal;
-    return 0.5 * (previous_dashpot_power(g, h, basis) - power) * dt;
+    return 0.5 * (previous_dashpot_power(g, h) - power) * dt;
 }
 
-// −F^d(n−1)·δ̇: the previous step's dashpot forces (in h) at this step's relative velocity, the
-// shear force rebuilt from its components in the tangent basis of this step's normal.
-fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu, basis: array<vec3<f32>, 2>) -> f32 {
-    let shear_force = basis[0] * h.dashpot_shear_1 + basis[1] * h.dashpot_shear_2;
-    return h.dashpot_normal * g.vel_normal - dot(shear_force, g.vel_shear);
+// −F^d(n−1)·δ̇: the previous step's dashpot force on j (h.dashpot, the vector the bodies felt)
+// at this step's relative velocity of the contact points, ġ n + v_s.
+fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu) -> f32 {
+    return -(dot(h.dashpot, g.vel_shear) + dot(h.dashpot, g.normal) * g.vel_normal);
 }
 
-// The dashpot forces as the history keeps them: F_n^d, and F_s^d in the tangent basis of this
-// step's normal.
-fn dashpot_history(d: DashpotForce, basis: array<vec3<f32>, 2>) -> vec3<f32> {
-    return vec3<f32>(d.fn_d, dot(d.fs_d, basis[0]), dot(d.fs_d, basis[1]));
+// The dashpot force on j as the history keeps it for the next step's booking, F_s^d − F_n^d n.
+fn dashpot_history(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
+    return d.fs_d - g.normal * d.fn_d;
 }
 
 // A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy F ξ/(α+1)); zero for ξ ≤ 0.
@@ -67,16 +64,16 @@ fn normal_step_work(g: ContactGeometry, before: vec2<f32>, now: vec2<f32>, dt: f
 }
 
 // 1/k of a shear spring of stiffness k, 0 for k ≤ 0 (no spring yet): the one division a shear
-// step makes for its elastic stretch, its strain energy and its stiffness work.
+// step makes for its elastic stretch, its strain energy and its stiffness work; the history
+// keeps it (HistoryGpu.shear_compliance) for the next step's stiffness work.
 fn compliance(k: f32) -> f32 {
     return select(0.0, 1.0 / k, k > 0.0);
 }
 
 // Energy a shear spring loses when its stiffness changes at fixed force this step:
 // ½|F₀|²/k₀ stored at the end of the previous step minus ½|F₀'|²/k of the force the increment
-// starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1; k given as
-// its compliance 1/k).
-fn stiffness_work(fs_stored: vec3<f32>, k_stored: f32, fs_start: vec3<f32>, compliance: f32) -> f32 {
-    let stored = select(0.0, 0.5 * dot(fs_stored, fs_stored) / k_stored, k_stored > 0.0);
-    return stored - 0.5 * dot(fs_start, fs_start) * compliance;
+// starts from (F₀ turned into the current plane, rescaled by eq (9) for hz_mode 1); both
+// stiffnesses given as their compliances (compliance_stored = h.shear_compliance).
+fn stiffness_work(fs_stored: vec3<f32>, compliance_stored: f32, fs_start: vec3<f32>, compliance: f32) -> f32 {
+    return 0.5 * (dot(fs_stored, fs_stored) * compliance_stored - dot(fs_start, fs_start) * compliance);
 }

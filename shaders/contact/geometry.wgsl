@@ -39,15 +39,6 @@ fn ball_ball_geometry(d: vec3<f32>, r_i: f32, r_j: f32, m_i: f32, m_j: f32, v_i:
     return ContactGeometry(normal, gap, r_bar, m_c, arm_i, arm_j, kin.x, kin.yzw, w_i, w_j, w_i, w_j);
 }
 
-// An orthonormal basis (b1, b2) of the plane normal to the unit vector n (Duff et al. 2017);
-// the shear dashpot force is stored in it.
-fn tangent_basis(n: vec3<f32>) -> array<vec3<f32>, 2> {
-    let sign = select(-1.0, 1.0, n.z >= 0.0);
-    let a = -1.0 / (sign + n.z);
-    let b = n.x * n.y * a;
-    return array<vec3<f32>, 2>(vec3<f32>(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), vec3<f32>(b, sign + n.y * n.y * a, -n.y));
-}
-
 // Ball–wall contact; s = signed distance of the ball centre from the plane along the wall's
 // outward normal n_w. The wall is body j, moving with v_wall.
 fn ball_wall_geometry(s: f32, n_w: vec3<f32>, r_i: f32, m_i: f32, v_i: vec3<f32>, w_i: vec3<f32>, v_wall: vec3<f32>) -> ContactGeometry {

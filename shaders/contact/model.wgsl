@@ -63,7 +63,7 @@ fn ended_contact_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
         return vec3<f32>(0.0);
     }
-    let dashpot = 0.5 * previous_dashpot_power(g, h, tangent_basis(g.normal)) * dt;
+    let dashpot = 0.5 * previous_dashpot_power(g, h) * dt;
     let rolls = (p.model == MODEL_HERTZ_MINDLIN || p.model == MODEL_HERTZ_VISCOUS) && p.rolling_fric != 0.0;
     let rolling = select(0.0, 0.5 * previous_rolling_power(p, g, h.normal_force) * dt, rolls);
     let stepping = normal_step_work(g, previous_spring(p, g, dt), vec2<f32>(0.0), dt);

@@ -5,6 +5,7 @@
 struct ShearForce {
     fs: vec3<f32>,      // Hertz shear force F_s^h on j after the Coulomb cap, eq (11)
     k_s: f32,           // tangent shear stiffness, eq (8)
+    compliance: f32,    // its compliance 1/k_s (compliance), which the history keeps
     slip: bool,         // slip state, eq (12)
     slip_work: f32,     // energy dissipated by slip this step (≥ 0), eq (16)
     stiffness_work: f32, // energy the spring lost to its stiffness change this step
@@ -47,22 +48,21 @@ fn hertz_shear(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, h: His
     let trial_len = length(trial);
     let slip = trial_len > strength;
     let fs = select(trial, trial * (strength / trial_len), slip && trial_len > 0.0);
+    let c_s = compliance(k_s);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return ShearForce(fs, k_s, slip, 0.0, 0.0);
+        return ShearForce(fs, k_s, c_s, slip, 0.0, 0.0);
     }
     // eq (16): slip part of the increment = total − elastic part
-    let c_s = compliance(k_s);
     let elastic = (fs_old - fs) * c_s;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
-    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_s);
-    return ShearForce(fs, k_s, slip, slip_work, stiffness);
+    let stiffness = stiffness_work(h.shear, h.shear_compliance, fs_old, c_s);
+    return ShearForce(fs, k_s, c_s, slip, slip_work, stiffness);
 }
 
 // What a shear spring still loaded when its contact ends gives up in that step: its stored
 // ½|F₀|²/k₀, less the work it does in the half step it still acts for, −½ F₀·v_s Δt (F₀
 // turned into the current plane). Booked as slip.
 fn released_spring_work(g: ContactGeometry, h: HistoryGpu, dt: f32) -> f32 {
-    let stored = select(0.0, 0.5 * dot(h.shear, h.shear) / h.shear_stiffness, h.shear_stiffness > 0.0);
-    return stored - 0.5 * dot(rotate_history(h.shear, g.normal), g.vel_shear) * dt;
+    return 0.5 * dot(h.shear, h.shear) * h.shear_compliance - 0.5 * dot(rotate_history(h.shear, g.normal), g.vel_shear) * dt;
 }

@@ -8,6 +8,7 @@ struct MindlinShear {
     spring: vec3<f32>,  // spring force on j, the history of the next step
     fs_d: vec3<f32>,    // tangential damping force on j (zero while slipping)
     k_t: f32,           // k_t used this step
+    compliance: f32,    // its compliance 1/k_t (compliance), which the history keeps
     slip: bool,         // |spring + damping| exceeded μ|F_n|
     slip_work: f32,     // energy dissipated by slip this step
     stiffness_work: f32, // energy the spring lost to its stiffness change this step
@@ -43,7 +44,7 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
     let c_t = compliance(k_t);
     let strain = 0.5 * dot(spring, spring) * c_t;
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return MindlinShear(fs, spring, fs_d, k_t, slip, 0.0, 0.0, strain);
+        return MindlinShear(fs, spring, fs_d, k_t, c_t, slip, 0.0, 0.0, strain);
     }
     // the slip part of the increment: the increment less the spring's own stretch, which is
     // the whole increment while a spring sticks (no slip work then)
@@ -52,6 +53,6 @@ fn mindlin_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, eta_t: f32, fn_
         let elastic = select(vec3<f32>(0.0), (fs_old - spring) * c_t, k_t > 0.0);
         slip_work = -0.5 * dot(fs_old + spring, increment - elastic);
     }
-    let stiffness = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
-    return MindlinShear(fs, spring, fs_d, k_t, slip, slip_work, stiffness, strain);
+    let stiffness = stiffness_work(h.shear, h.shear_compliance, fs_old, c_t);
+    return MindlinShear(fs, spring, fs_d, k_t, c_t, slip, slip_work, stiffness, strain);
 }

@@ -25,7 +25,7 @@ compile_error!("checkpoint arrays are written in the machine's byte order, which
 /// The first 8 bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// The layout and meaning this Talus writes and reads. A change of either bumps it.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Bytes before the metadata.
 pub const HEADER_BYTES: usize = 32;
 

@@ -11,42 +11,40 @@ use super::history::History;
 use super::normal::NormalForce;
 use super::params::PairParams;
 
-/// E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15).
+/// E_k = α_h/(α_h+1) (F_n^h)²/k_n + ½ |F_s^h|²/k_s, eq (15), k_s given as its `compliance` c_s.
 /// The normal term is written h_n δ^(α_h+1)/(α_h+1), its value for F_n^h = −h_n δ^α_h, which stays finite at δ → 0.
-pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, k_s: f64) -> f64 {
+pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, c_s: f64) -> f64 {
     let normal_part = if normal.overlap > 0.0 { normal.h_n * normal.overlap.powf(p.hz_alpha + 1.0) / (p.hz_alpha + 1.0) } else { 0.0 };
-    let shear_part = if k_s > 0.0 { 0.5 * fs.length_squared() / k_s } else { 0.0 };
-    normal_part + shear_part
+    normal_part + 0.5 * fs.length_squared() * c_s
 }
 
 /// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
 /// step. A force F(n) acts through the half kicks on both sides of step n, so its work is
 /// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½); summed over the steps,
 /// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books:
-/// half with this step's dashpot force, half with the previous step's (`History`, see
+/// half with this step's dashpot force, half with the previous step's (`History::dashpot`, see
 /// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
 /// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy
-/// booking"). `basis` = `tangent_basis(g.normal)`. This step's power F^d·δ̇ is formed as
-/// −F_n^d ġ + F_s^d·v_s: the shear dashpot force and the shear velocity are both normal to n.
-pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, basis: &(DVec3, DVec3), dt: f64) -> f64 {
+/// booking"). This step's power F^d·δ̇ is formed as −F_n^d ġ + F_s^d·v_s: the shear dashpot
+/// force and the shear velocity are both normal to n.
+pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, dt: f64) -> f64 {
     let power = d.fs_d.dot(g.vel_shear) - d.fn_d * g.vel_normal;
-    0.5 * (previous_dashpot_power(g, h, basis) - power) * dt
+    0.5 * (previous_dashpot_power(g, h) - power) * dt
 }
 
-/// −F^d(n−1)·δ̇: the power of the previous step's dashpot forces (stored in `h`) at this step's
-/// relative velocity. The shear force is rebuilt from its components in the tangent basis of
-/// this step's normal (`basis`; the normal has turned by O(Δt) since it was stored), so a shear
-/// velocity that reverses from one step to the next (a chattering dashpot) is booked with its
-/// sign.
-pub fn previous_dashpot_power(g: &ContactGeometry, h: &History, basis: &(DVec3, DVec3)) -> f64 {
-    let shear_force = basis.0 * h.dashpot_shear[0] as f64 + basis.1 * h.dashpot_shear[1] as f64;
-    h.dashpot_normal as f64 * g.vel_normal - shear_force.dot(g.vel_shear)
+/// −F^d(n−1)·δ̇: the power of the previous step's dashpot force on j (`History::dashpot`, the
+/// vector the bodies felt) at this step's relative velocity of the contact points, ġ n + v_s.
+/// A shear velocity that reverses from one step to the next (a chattering dashpot) is booked
+/// with its sign.
+pub fn previous_dashpot_power(g: &ContactGeometry, h: &History) -> f64 {
+    let force = DVec3::new(h.dashpot[0] as f64, h.dashpot[1] as f64, h.dashpot[2] as f64);
+    -(force.dot(g.vel_shear) + force.dot(g.normal) * g.vel_normal)
 }
 
-/// The dashpot forces as the history keeps them for the next step's booking: F_n^d, and F_s^d
-/// in the tangent basis of this step's normal (`basis`), in f32 (`History::dashpot_normal`).
-pub fn dashpot_history(d: &DashpotForce, basis: &(DVec3, DVec3)) -> (f32, [f32; 2]) {
-    (d.fn_d as f32, [d.fs_d.dot(basis.0) as f32, d.fs_d.dot(basis.1) as f32])
+/// The dashpot force on j as the history keeps it for the next step's booking,
+/// F_s^d − F_n^d n, in f32 (`History::dashpot`).
+pub fn dashpot_history(g: &ContactGeometry, d: &DashpotForce) -> [f32; 3] {
+    (d.fs_d - g.normal * d.fn_d).as_vec3().to_array()
 }
 
 /// A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy ∫F dξ = F ξ/(α+1)); zero
@@ -89,7 +87,8 @@ pub fn normal_step_work(g: &ContactGeometry, before: (f64, f64), now: (f64, f64)
 }
 
 /// 1/k of a shear spring of stiffness k, 0 for k ≤ 0 (no spring yet): the one division a
-/// shear step makes for its elastic stretch, its strain energy and its stiffness work.
+/// shear step makes for its elastic stretch, its strain energy and its stiffness work; the
+/// history keeps it (`History::shear_compliance`) for the next step's stiffness work.
 pub fn compliance(k: f64) -> f64 {
     if k > 0.0 {
         1.0 / k
@@ -104,8 +103,7 @@ pub fn compliance(k: f64) -> f64 {
 /// k = the stiffness of this step, eq (8), given as its `compliance` 1/k). Eq (16) books the
 /// slip of the increment against k, so strain change + slip work + this term = work done on
 /// the spring. Zero for a constant stiffness; may be negative (hz_mode 0 unloading: the spring
-/// softens and its energy grows).
-pub fn stiffness_work(fs_stored: DVec3, k_stored: f64, fs_start: DVec3, compliance: f64) -> f64 {
-    let stored = if k_stored > 0.0 { 0.5 * fs_stored.length_squared() / k_stored } else { 0.0 };
-    stored - 0.5 * fs_start.length_squared() * compliance
+/// softens and its energy grows). `compliance_stored` = 1/k₀ (`History::shear_compliance`).
+pub fn stiffness_work(fs_stored: DVec3, compliance_stored: f64, fs_start: DVec3, compliance: f64) -> f64 {
+    0.5 * (fs_stored.length_squared() * compliance_stored - fs_start.length_squared() * compliance)
 }

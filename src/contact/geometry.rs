@@ -59,16 +59,6 @@ pub fn ball_ball_geometry(d: DVec3, r_i: f64, r_j: f64, m_i: f64, m_j: f64, v_i:
     ContactGeometry { normal, gap, r_bar, m_c, arm_i, arm_j, vel_normal, vel_shear, spin_i: w_i, spin_j: w_j, previous_spin_i: w_i, previous_spin_j: w_j }
 }
 
-/// An orthonormal basis (b1, b2) of the plane normal to the unit vector `n`, a smooth function
-/// of n except across n_z = 0 (Duff et al. 2017, "Building an orthonormal basis, revisited").
-/// The shear dashpot force is stored in it (`History::dashpot_shear`).
-pub fn tangent_basis(n: DVec3) -> (DVec3, DVec3) {
-    let sign = if n.z >= 0.0 { 1.0 } else { -1.0 };
-    let a = -1.0 / (sign + n.z);
-    let b = n.x * n.y * a;
-    (DVec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), DVec3::new(b, sign + n.y * n.y * a, -n.y))
-}
-
 /// Ball–wall contact; `s` = signed distance of the ball centre from the plane along the
 /// wall's outward normal `n_w`. The wall is body j, moving with `v_wall`.
 pub fn ball_wall_geometry(s: f64, n_w: DVec3, r_i: f64, m_i: f64, v_i: DVec3, w_i: DVec3, v_wall: DVec3) -> ContactGeometry {

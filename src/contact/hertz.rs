@@ -4,7 +4,7 @@
 
 use super::damping::dashpot;
 use super::energy::{dashpot_history, dashpot_work, normal_step_work, power_spring, previous_overlap, strain_energy};
-use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
+use super::geometry::{contact_torques, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal::hertz_normal;
@@ -19,15 +19,13 @@ pub fn hertz_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let damp = dashpot(p, g, &normal, shear.k_s, shear.slip);
     let force_j = g.normal * -(normal.fn_h + damp.fn_d) + shear.fs + damp.fs_d;
     let (torque_i, torque_j) = contact_torques(g, force_j);
-    let history = History { shear: shear.fs, normal_force: -normal.fn_h, impact_velocity: 0.0, established: 1.0, shear_stiffness: shear.k_s, ..History::NEW };
-    let strain = strain_energy(p, &normal, shear.fs, shear.k_s);
+    let history = History { shear: shear.fs, normal_force: -normal.fn_h, impact_velocity: 0.0, established: 1.0, shear_compliance: shear.compliance, ..History::NEW };
+    let strain = strain_energy(p, &normal, shear.fs, shear.compliance);
     if !p.energy_tracking {
         return ContactOutput::untracked(force_j, torque_i, torque_j, history, strain);
     }
-    let basis = tangent_basis(g.normal);
-    let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
-    let dashpot_work = dashpot_work(g, &damp, h, &basis, dt);
+    let dashpot_work = dashpot_work(g, &damp, h, dt);
     let stepping = normal_step_work(g, power_spring(normal.h_n, p.hz_alpha, previous_overlap(p, g, dt)), normal.spring(p.hz_alpha), dt);
-    let history = History { dashpot_normal, dashpot_shear, ..history };
+    let history = History { dashpot: dashpot_history(g, &damp), ..history };
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work + stepping }
 }

@@ -4,7 +4,7 @@
 
 use super::damping::DashpotForce;
 use super::energy::{dashpot_history, dashpot_work, normal_step_work, previous_overlap};
-use super::geometry::{contact_torques, tangent_basis, ContactGeometry};
+use super::geometry::{contact_torques, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
 use super::normal_mindlin::{mindlin_normal, mindlin_spring};
@@ -27,16 +27,14 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let force_j = g.normal * -fn_total + shear.fs;
     let (contact_i, contact_j) = contact_torques(g, force_j);
     let (torque_i, torque_j) = (contact_i + roll.torque_i, contact_j + roll.torque_j);
-    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_stiffness: k_t, ..History::NEW };
+    let history = History { shear: shear.spring, normal_force: fn_mag, impact_velocity: 0.0, established: 1.0, shear_compliance: shear.compliance, ..History::NEW };
     let strain = normal.strain + shear.strain;
     if !p.energy_tracking {
         return ContactOutput::untracked(force_j, torque_i, torque_j, history, strain);
     }
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
-    let basis = tangent_basis(g.normal);
-    let (dashpot_normal, dashpot_shear) = dashpot_history(&damp, &basis);
-    let history = History { dashpot_normal, dashpot_shear, ..history };
-    let dashpot = dashpot_work(g, &damp, h, &basis, dt);
+    let history = History { dashpot: dashpot_history(g, &damp), ..history };
+    let dashpot = dashpot_work(g, &damp, h, dt);
     let (_, force_before, strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
     let stepping = normal_step_work(g, (force_before, strain_before), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }

@@ -17,20 +17,19 @@ pub struct History {
     /// 0 for a contact that is new in this step, 1 once it has been stored (a flag: f32 keeps
     /// the struct, one per list slot, at 64 bytes).
     pub established: f32,
-    /// Shear (tangential) spring stiffness of the previous step, with which `shear` was stored.
-    pub shear_stiffness: f64,
-    /// Normal dashpot force F_n^d of the previous step (spec sign, tension positive): the
-    /// step's dashpot work is booked trapezoidally, half with this force (`energy::dashpot_work`).
-    /// f32 here and below: these only book energy, never move a particle, and f32 keeps the
-    /// CPU backend's memory (one `History` per list slot) within its budget.
-    pub dashpot_normal: f32,
-    /// The shear dashpot force F_s^d on j of the previous step, for the same booking: its two
-    /// components in the tangent basis of that step's normal (`geometry::tangent_basis`).
-    pub dashpot_shear: [f32; 2],
+    /// Compliance 1/k of the shear (tangential) spring of the previous step, with which `shear`
+    /// was stored (`energy::compliance`; 0 with no spring): its strain energy is
+    /// ½|shear|² × this, with no division (`energy::stiffness_work`).
+    pub shear_compliance: f64,
+    /// The dashpot force on j of the previous step, F_s^d − F_n^d n (spec sign of F_n^d,
+    /// tension positive): the step's dashpot work is booked trapezoidally, half with this force
+    /// (`energy::dashpot_work`). f32: it only books energy, never moves a particle, and f32
+    /// keeps the CPU backend's memory (one `History` per list slot, 64 bytes) within its budget.
+    pub dashpot: [f32; 3],
 }
 
 impl History {
-    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_stiffness: 0.0, dashpot_normal: 0.0, dashpot_shear: [0.0; 2] };
+    pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_compliance: 0.0, dashpot: [0.0; 3] };
 }
 
 gpu_struct! {
@@ -40,11 +39,9 @@ gpu_struct! {
         normal_force: f32 => "f32",
         impact_velocity: f32 => "f32",
         established: f32 => "f32",
-        shear_stiffness: f32 => "f32",
-        dashpot_normal: f32 => "f32",
-        dashpot_shear_1: f32 => "f32",
-        dashpot_shear_2: f32 => "f32",
+        shear_compliance: f32 => "f32",
         _pad1: f32 => "f32",
+        dashpot: [f32; 3] => "vec3<f32>",
         _pad2: f32 => "f32",
     }
 }
@@ -56,11 +53,9 @@ impl From<&History> for HistoryGpu {
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
             established: h.established,
-            shear_stiffness: h.shear_stiffness as f32,
-            dashpot_normal: h.dashpot_normal,
-            dashpot_shear_1: h.dashpot_shear[0],
-            dashpot_shear_2: h.dashpot_shear[1],
+            shear_compliance: h.shear_compliance as f32,
             _pad1: 0.0,
+            dashpot: h.dashpot,
             _pad2: 0.0,
         }
     }
@@ -73,9 +68,8 @@ impl From<&HistoryGpu> for History {
             normal_force: h.normal_force as f64,
             impact_velocity: h.impact_velocity as f64,
             established: h.established,
-            shear_stiffness: h.shear_stiffness as f64,
-            dashpot_normal: h.dashpot_normal,
-            dashpot_shear: [h.dashpot_shear_1, h.dashpot_shear_2],
+            shear_compliance: h.shear_compliance as f64,
+            dashpot: h.dashpot,
         }
     }
 }

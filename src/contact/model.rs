@@ -2,7 +2,7 @@
 //! point the force passes call. Twin of `shaders/contact/model.wgsl`.
 
 use super::energy::{normal_step_work, power_spring, previous_dashpot_power, previous_overlap};
-use super::geometry::{tangent_basis, ContactGeometry};
+use super::geometry::ContactGeometry;
 use super::hertz::hertz_contact;
 use super::normal::hertz_coefficient;
 use super::normal_hooke::hooke_stiffness;
@@ -53,7 +53,7 @@ pub fn ended_contact_work(p: &PairParams, g: &ContactGeometry, h: &History, dt: 
     if !p.energy_tracking {
         return (0.0, 0.0, 0.0);
     }
-    let dashpot = 0.5 * previous_dashpot_power(g, h, &tangent_basis(g.normal)) * dt;
+    let dashpot = 0.5 * previous_dashpot_power(g, h) * dt;
     let rolling = match p.model {
         ContactModel::HertzMindlin | ContactModel::HertzViscous if p.rolling_fric != 0.0 => 0.5 * previous_rolling_power(p, g, h.normal_force) * dt,
         _ => 0.0,

@@ -16,6 +16,8 @@ pub struct ShearForce {
     pub fs: DVec3,
     /// Tangent shear stiffness k_s, eq (8).
     pub k_s: f64,
+    /// Its compliance 1/k_s (`energy::compliance`), which the history keeps.
+    pub compliance: f64,
     /// Slip state s, eq (12).
     pub slip: bool,
     /// Energy dissipated by slip this step (≥ 0), eq (16).
@@ -62,16 +64,16 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
     let trial_len = trial.length();
     let slip = trial_len > strength;
     let fs = if slip && trial_len > 0.0 { trial * (strength / trial_len) } else { trial };
+    let c_s = compliance(k_s);
     if !p.energy_tracking {
-        return ShearForce { fs, k_s, slip, slip_work: 0.0, stiffness_work: 0.0 };
+        return ShearForce { fs, k_s, compliance: c_s, slip, slip_work: 0.0, stiffness_work: 0.0 };
     }
     // eq (16): slip part of the increment = total − elastic part
-    let c_s = compliance(k_s);
     let elastic = (fs_old - fs) * c_s;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);
-    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_s);
-    ShearForce { fs, k_s, slip, slip_work, stiffness_work }
+    let stiffness_work = stiffness_work(h.shear, h.shear_compliance, fs_old, c_s);
+    ShearForce { fs, k_s, compliance: c_s, slip, slip_work, stiffness_work }
 }
 
 /// What a shear spring still loaded when its contact ends gives up in the step it ends: its
@@ -80,6 +82,5 @@ pub fn hertz_shear(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, h:
 /// F = 0 once released: −½ F₀·v_s Δt, F₀ turned into the current plane). Booked as slip, the
 /// spring's last slip; without it each contact's end would take that energy off the total.
 pub fn released_spring_work(g: &ContactGeometry, h: &History, dt: f64) -> f64 {
-    let stored = if h.shear_stiffness > 0.0 { 0.5 * h.shear.length_squared() / h.shear_stiffness } else { 0.0 };
-    stored - 0.5 * rotate_history(h.shear, g.normal).dot(g.vel_shear) * dt
+    0.5 * h.shear.length_squared() * h.shear_compliance - 0.5 * rotate_history(h.shear, g.normal).dot(g.vel_shear) * dt
 }

@@ -25,6 +25,8 @@ pub struct MindlinShear {
     pub fs_d: DVec3,
     /// k_t used this step.
     pub k_t: f64,
+    /// Its compliance 1/k_t (`energy::compliance`), which the history keeps.
+    pub compliance: f64,
     /// |spring + damping| exceeded μ|F_n|.
     pub slip: bool,
     /// Energy dissipated by slip this step (trapezoidal, as hertz-pfc eq 16).
@@ -64,7 +66,7 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     let c_t = compliance(k_t);
     let strain = 0.5 * spring.length_squared() * c_t;
     if !p.energy_tracking {
-        return MindlinShear { fs, spring, fs_d, k_t, slip, slip_work: 0.0, stiffness_work: 0.0, strain };
+        return MindlinShear { fs, spring, fs_d, k_t, compliance: c_t, slip, slip_work: 0.0, stiffness_work: 0.0, strain };
     }
     // the slip part of the increment: the increment less the spring's own stretch, which is
     // the whole increment while a spring sticks (no slip work then)
@@ -74,6 +76,6 @@ pub fn mindlin_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, eta_t: f64, 
     } else {
         0.0
     };
-    let stiffness_work = stiffness_work(h.shear, h.shear_stiffness, fs_old, c_t);
-    MindlinShear { fs, spring, fs_d, k_t, slip, slip_work, stiffness_work, strain }
+    let stiffness_work = stiffness_work(h.shear, h.shear_compliance, fs_old, c_t);
+    MindlinShear { fs, spring, fs_d, k_t, compliance: c_t, slip, slip_work, stiffness_work, strain }
 }

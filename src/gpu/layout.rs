@@ -171,10 +171,10 @@ gpu_struct! {
         shear_z: f32 => "f32",
         normal_force: f32 => "f32",
         impact_velocity: f32 => "f32",
-        shear_stiffness: f32 => "f32",
-        dashpot_normal: f32 => "f32",
-        dashpot_shear_1: f32 => "f32",
-        dashpot_shear_2: f32 => "f32",
+        shear_compliance: f32 => "f32",
+        dashpot_x: f32 => "f32",
+        dashpot_y: f32 => "f32",
+        dashpot_z: f32 => "f32",
     }
 }
 
@@ -186,10 +186,10 @@ impl From<&History> for HistoryRecord {
             shear_z: h.shear.z as f32,
             normal_force: h.normal_force as f32,
             impact_velocity: h.impact_velocity as f32,
-            shear_stiffness: h.shear_stiffness as f32,
-            dashpot_normal: h.dashpot_normal,
-            dashpot_shear_1: h.dashpot_shear[0],
-            dashpot_shear_2: h.dashpot_shear[1],
+            shear_compliance: h.shear_compliance as f32,
+            dashpot_x: h.dashpot[0],
+            dashpot_y: h.dashpot[1],
+            dashpot_z: h.dashpot[2],
         }
     }
 }
@@ -201,9 +201,8 @@ impl From<&HistoryRecord> for History {
             normal_force: r.normal_force as f64,
             impact_velocity: r.impact_velocity as f64,
             established: 1.0,
-            shear_stiffness: r.shear_stiffness as f64,
-            dashpot_normal: r.dashpot_normal,
-            dashpot_shear: [r.dashpot_shear_1, r.dashpot_shear_2],
+            shear_compliance: r.shear_compliance as f64,
+            dashpot: [r.dashpot_x, r.dashpot_y, r.dashpot_z],
         }
     }
 }

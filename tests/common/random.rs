@@ -36,7 +36,8 @@ pub fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-/// A stored shear stiffness for a random history: log-uniform in 1e3…1e7 N/m, zero one time in ten.
-pub fn stored_stiffness(rng: &mut Pcg64) -> f64 {
-    if rng.random_bool(0.1) { 0.0 } else { f(10f64.powf(rng.random_range(3.0..7.0))) }
+/// A stored shear compliance (`History::shear_compliance`) for a random history: the inverse
+/// of a stiffness log-uniform in 1e3…1e7 N/m, zero (no spring) one time in ten.
+pub fn stored_compliance(rng: &mut Pcg64) -> f64 {
+    if rng.random_bool(0.1) { 0.0 } else { f(10f64.powf(-rng.random_range(3.0..7.0))) }
 }

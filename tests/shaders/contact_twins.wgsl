@@ -37,7 +37,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let w_i = in3(b + 12u);
     let v_j = in3(b + 16u);
     let w_j = in3(b + 20u);
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], 0.0, in3(b + 32u), 0.0);
     let n_w = in3(b + 28u);
 
     let g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
@@ -57,8 +57,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let damp = dashpot(p, g, normal, shear.k_s, shear.slip);
     put(o + 42u, damp.fn_d);
     put3(o + 43u, damp.fs_d);
-    put(o + 46u, strain_energy(p, normal, shear.fs, shear.k_s));
-    put(o + 47u, dashpot_work(g, damp, history, tangent_basis(g.normal), dt));
+    put(o + 46u, strain_energy(p, normal, shear.fs, shear.compliance));
+    put(o + 47u, dashpot_work(g, damp, history, dt));
     let c = hertz_contact(p, g, history, dt);
     put3(o + 48u, c.force_j);
     put3(o + 51u, c.torque_i);
@@ -72,15 +72,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 65u, select(0.0, 1.0, contact_active(p, gw)));
     put(o + 66u, shear.stiffness_work);
     put(o + 67u, c.stiffness_work);
-    put(o + 68u, c.history.shear_stiffness);
+    put(o + 68u, c.history.shear_compliance);
     let ended = ended_contact_work(p, g, history, dt);
     put(o + 69u, ended.x);
     put(o + 70u, ended.y);
     put(o + 71u, released_spring_work(g, history, dt));
-    put(o + 72u, c.history.dashpot_normal);
-    put(o + 73u, c.history.dashpot_shear_1);
-    put(o + 74u, c.history.dashpot_shear_2);
-    let basis = tangent_basis(g.normal);
-    put3(o + 75u, basis[0]);
+    put3(o + 72u, c.history.dashpot);
     put(o + 78u, ended.z);
 }

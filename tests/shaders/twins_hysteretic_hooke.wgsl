@@ -30,7 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], inputs[b + 15u], inputs[b + 23u], 0.0, in3(b + 32u), 0.0);
     let g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     let gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
 
@@ -57,7 +57,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 19u, ls.k_t);
     put(o + 20u, select(0.0, 1.0, ls.slip));
     put(o + 21u, ls.slip_work);
-    put(o + 22u, hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, k_t));
+    put(o + 22u, hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, compliance(k_t)));
     put(o + 23u, select(0.0, 1.0, hertz_shear(p, g, normal, history, dt).slip));
     put_contact(o + 24u, hysteretic_contact(p, g, history, dt));
     put_contact(o + 42u, hooke_contact(p, g, history, dt));
@@ -72,6 +72,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 69u, select(0.0, 1.0, hertz_shear(p, gw, hertz_normal(p, gw), history, dt).slip));
     let hys = hysteretic_contact(p, g, history, dt);
     put(o + 71u, hys.stiffness_work);
-    put(o + 72u, hys.history.shear_stiffness);
-    put(o + 73u, hooke_contact(p, g, history, dt).history.shear_stiffness);
+    put(o + 72u, hys.history.shear_compliance);
+    put(o + 73u, hooke_contact(p, g, history, dt).history.shear_compliance);
 }

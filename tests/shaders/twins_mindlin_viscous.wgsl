@@ -55,7 +55,7 @@ fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
     put(o + 64u, sh.stiffness_work);
     put(o + 65u, hm.stiffness_work);
     put(o + 66u, hertz_viscous_contact(p, g, h, dt).stiffness_work);
-    put(o + 67u, hm.history.shear_stiffness);
+    put(o + 67u, hm.history.shear_compliance);
 }
 
 @compute @workgroup_size(64)
@@ -68,7 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let o = k * OUT_STRIDE;
     let p = params[k];
     let dt = inputs[b + 7u];
-    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], inputs[b + 32u], inputs[b + 33u], inputs[b + 34u], 0.0, 0.0);
+    let history = HistoryGpu(in3(b + 24u), inputs[b + 27u], inputs[b + 31u], 1.0, inputs[b + 23u], 0.0, in3(b + 32u), 0.0);
     var g = ball_ball_geometry(in3(b), inputs[b + 3u], inputs[b + 4u], inputs[b + 5u], inputs[b + 6u], in3(b + 8u), in3(b + 12u), in3(b + 16u), in3(b + 20u));
     g.previous_spin_i = in3(b + 35u);
     g.previous_spin_j = in3(b + 38u);
