@@ -6,11 +6,8 @@ use glam::DVec3;
 
 use crate::gpu_struct;
 
-/// One per list slot on the CPU, 64 bytes, aligned to 64 so that each is one cache line
-/// (with the allocator's 16-byte alignment a slot can straddle two; the dense settle box
-/// missed a 1 MiB cache 4 % more often so).
+/// 64 bytes (the CPU's list keeps one per slot, aligned to a cache line: `SlotHistory`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(align(64))]
 pub struct History {
     /// Shear force F_s of the previous step, on body j (hertz-pfc eq 7's (F_s)₀).
     pub shear: DVec3,

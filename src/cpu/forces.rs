@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::neighbour::{NeighbourList, CHUNK};
+use super::neighbour::{NeighbourList, SlotHistory, CHUNK};
 use super::prefetch::prefetch;
 use super::state::{Owned, State};
 use crate::contact::params::PairParams;
@@ -219,7 +219,7 @@ struct ListView<'a> {
 /// shares, and their per-particle outputs.
 struct Chunk<'a> {
     first: usize,
-    history: &'a mut [History],
+    history: &'a mut [SlotHistory],
     in_contact: &'a mut [bool],
     shares: &'a mut [SlotForce],
     owned: &'a mut [Owned],
@@ -281,7 +281,7 @@ struct PartnerMarks<'a> {
 /// One owner's slots of the neighbour list.
 struct SlotRun<'a> {
     partner: &'a [u32],
-    history: &'a mut [History],
+    history: &'a mut [SlotHistory],
     in_contact: &'a mut [bool],
     /// The partner shares of these slots (`Incoming`).
     shares: &'a mut [SlotForce],
@@ -381,7 +381,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
                 let ((m_i, v_i, w_i, mat_i), (m_j, v_j, w_j, mat_j)) = (s.motion(ci), s.motion(cj));
                 let mut g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
                 s.add_previous_spins(&mut g, i, j);
-                end_contact(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k], &mut touching[k], &mut shares[k], dt);
+                end_contact(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
@@ -391,15 +391,15 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         let p = ctx.pairs.get(mat_i, mat_j);
         if !contact_active(p, &g) {
             if touching[k] {
-                end_contact(own, p, g, &mut history[k], &mut touching[k], &mut shares[k], dt);
+                end_contact(own, p, g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
-        let c = law(p, &g, &history[k], dt);
+        let c = law(p, &g, &history[k].0, dt);
         own.overlap = own.overlap.max(overlap_beyond_limit(-g.gap, r_i.min(r_j)));
         own.force -= c.force_j;
         own.torque += c.torque_i;
-        history[k] = c.history;
+        history[k].0 = c.history;
         touching[k] = true;
         add_energies(own, &c);
         shares[k] = SlotForce { force_j: c.force_j, torque_j: c.torque_j };

@@ -178,7 +178,7 @@ impl CpuBackend {
 
     /// Replace every contact history by `records` (sorted by (owner, partner) ids).
     fn restore_history(&mut self, records: &[ContactRecord]) {
-        self.list.history.iter_mut().for_each(|h| *h = crate::contact::History::NEW);
+        self.list.history.iter_mut().for_each(|h| h.0 = crate::contact::History::NEW);
         self.list.in_contact.iter_mut().for_each(|f| *f = false);
         self.incoming.clear_shares();
         self.wall_history.iter_mut().for_each(Vec::clear);

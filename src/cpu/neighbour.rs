@@ -32,6 +32,14 @@ pub const SORT_EVERY: u64 = 16;
 /// One chunk's share of a build: pair counts and partners, wall counts and walls per owner.
 type ChunkLists = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 
+/// A list slot's contact history, aligned to 64 bytes so that each is one cache line (with
+/// the allocator's 16-byte alignment a 64-byte `History` can straddle two; the dense settle
+/// box then missed a 1 MiB cache 4 % more often). Only the list's array is aligned: records
+/// and wall histories keep the plain `History` (aligned, each would take 128 bytes).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+pub struct SlotHistory(pub History);
+
 /// A half neighbour list with per-slot contact history, plus plane-wall candidates.
 #[derive(Clone, Debug)]
 pub struct NeighbourList {
@@ -45,7 +53,7 @@ pub struct NeighbourList {
     /// Partner of each slot (internal index), higher id than the owner, by id within an owner.
     pub partner: Vec<u32>,
     /// Contact history of each slot (`History::NEW` when the pair is not in contact).
-    pub history: Vec<History>,
+    pub history: Vec<SlotHistory>,
     /// Whether each slot's pair was in contact in the last force pass (so slots that stay
     /// apart never touch their history).
     pub in_contact: Vec<bool>,
@@ -193,7 +201,7 @@ impl NeighbourList {
             self.wall_ids.extend_from_slice(&walls);
         }
         self.history.clear();
-        self.history.resize(self.partner.len(), History::NEW);
+        self.history.resize(self.partner.len(), SlotHistory(History::NEW));
         self.in_contact.clear();
         self.in_contact.resize(self.partner.len(), false);
         self.chunk_bounds = (0..=n.div_ceil(CHUNK)).map(|c| self.start[(c * CHUNK).min(n)] as usize).collect();
@@ -232,7 +240,7 @@ impl NeighbourList {
         let mut out = Vec::new();
         for i in s.by_id() {
             for k in self.start[i] as usize..self.start[i + 1] as usize {
-                let h = self.history[k];
+                let h = self.history[k].0;
                 if h.established != 0.0 {
                     out.push(ContactRecord { owner: s.id[i], partner: s.id[self.partner[k] as usize], history: h });
                 }
@@ -256,7 +264,7 @@ impl NeighbourList {
                     r += 1;
                 }
                 if r < records.len() && records[r].owner == owner && records[r].partner == partner {
-                    self.history[k] = records[r].history;
+                    self.history[k] = SlotHistory(records[r].history);
                     self.in_contact[k] = true;
                     r += 1;
                 }
