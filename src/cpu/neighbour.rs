@@ -200,8 +200,16 @@ impl NeighbourList {
             }
             self.wall_ids.extend_from_slice(&walls);
         }
+        // the histories are seeded again from records (`seed`): a list that needs more room
+        // frees its old array before taking the new one (growing an over-aligned array copies
+        // it, and both would be resident at the peak), with a quarter to spare
+        let slots = self.partner.len();
+        if self.history.capacity() < slots {
+            self.history = Vec::new();
+            self.history.reserve_exact(slots + slots / 4);
+        }
         self.history.clear();
-        self.history.resize(self.partner.len(), SlotHistory(History::NEW));
+        self.history.resize(slots, SlotHistory(History::NEW));
         self.in_contact.clear();
         self.in_contact.resize(self.partner.len(), false);
         self.chunk_bounds = (0..=n.div_ceil(CHUNK)).map(|c| self.start[(c * CHUNK).min(n)] as usize).collect();
