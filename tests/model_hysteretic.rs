@@ -248,7 +248,6 @@ mod twins {
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
     use talus::contact::damping_hysteretic::{hysteretic_dashpot, hysteretic_factor, impact_speed};
-    use talus::contact::energy::compliance;
     use talus::contact::hooke::{hooke_contact, hooke_strain_energy};
     use talus::contact::hysteretic::hysteretic_contact;
     use talus::contact::normal::hertz_normal;
@@ -365,7 +364,7 @@ mod twins {
         o[19] = ls.k_t;
         o[20] = ls.slip as u8 as f64;
         o[21] = ls.slip_work;
-        o[22] = hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, compliance(k_t));
+        o[22] = hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, ls.compliance);
         o[23] = hertz_shear(p, &g, &normal, &h, dt).slip as u8 as f64;
         contact_out(&mut o[24..42], &hysteretic_contact(p, &g, &h, dt));
         contact_out(&mut o[42..60], &hooke_contact(p, &g, &h, dt));

@@ -10,7 +10,6 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let v_impact = impact_speed(g, h);
     let normal = hooke_normal(p, g, v_impact);
     let k_t = linear_shear_stiffness(p, normal.k_n);
-    let c_t = compliance(k_t);
     let gamma_t = select(0.0, normal.gamma_n, (p.flags & PAIR_FLAG_TANGENTIAL_DAMPING) != 0u);
     let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
@@ -18,8 +17,8 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     let torques = contact_torques(g, force_j);
     let torque_i = torques[0];
     let torque_j = torques[1];
-    var history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, c_t, 0.0, vec3<f32>(0.0), 0.0);
-    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, c_t);
+    var history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, shear.compliance, 0.0, vec3<f32>(0.0), 0.0);
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, shear.compliance);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
         return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
     }

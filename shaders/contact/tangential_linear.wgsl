@@ -4,6 +4,7 @@
 struct LinearShear {
     fs: vec3<f32>,      // spring (history) force on j after the Coulomb cap
     k_t: f32,
+    compliance: f32,    // its compliance 1/k_t (compliance), which the history keeps
     fs_d: vec3<f32>,    // tangential dashpot force on j (zero while slipping)
     slip: bool,
     slip_work: f32,     // eq (16) of hertz-pfc
@@ -31,14 +32,12 @@ fn linear_shear(p: PairParamsGpu, g: ContactGeometry, k_t: f32, gamma_t: f32, fn
         fs = capped * (strength / capped_len);
     }
     let fs_d = select(damp, vec3<f32>(0.0), slip);
+    let c_t = compliance(k_t);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return LinearShear(fs, k_t, fs_d, slip, 0.0);
+        return LinearShear(fs, k_t, c_t, fs_d, slip, 0.0);
     }
-    var elastic = vec3<f32>(0.0);
-    if (k_t > 0.0) {
-        elastic = (fs_old - fs) / k_t;
-    }
+    let elastic = (fs_old - fs) * c_t;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * dot(fs_old + fs, slip_increment);
-    return LinearShear(fs, k_t, fs_d, slip, slip_work);
+    return LinearShear(fs, k_t, c_t, fs_d, slip, slip_work);
 }

@@ -6,7 +6,7 @@ use glam::DVec3;
 
 use super::damping::DashpotForce;
 use super::damping_hysteretic::impact_speed;
-use super::energy::{compliance, dashpot_history, dashpot_work, normal_step_work, power_spring, previous_overlap};
+use super::energy::{dashpot_history, dashpot_work, normal_step_work, power_spring, previous_overlap};
 use super::geometry::{contact_torques, ContactGeometry};
 use super::history::History;
 use super::output::ContactOutput;
@@ -24,14 +24,13 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     let v_impact = impact_speed(g, h);
     let normal = hooke_normal(p, g, v_impact);
     let k_t = linear_shear_stiffness(p, normal.k_n);
-    let c_t = compliance(k_t);
     let gamma_t = if p.tangential_damping { normal.gamma_n } else { 0.0 };
     let shear = linear_shear(p, g, k_t, gamma_t, normal.fn_total, h, dt);
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
     let force_j = g.normal * -normal.fn_total + shear.fs + shear.fs_d;
     let (torque_i, torque_j) = contact_torques(g, force_j);
-    let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_compliance: c_t, ..History::NEW };
-    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, c_t);
+    let history = History { shear: shear.fs, normal_force: -normal.fn_total, impact_velocity: v_impact, established: 1.0, shear_compliance: shear.compliance, ..History::NEW };
+    let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, shear.compliance);
     if !p.energy_tracking {
         return ContactOutput::untracked(force_j, torque_i, torque_j, history, strain);
     }

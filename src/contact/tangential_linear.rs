@@ -4,6 +4,7 @@
 
 use glam::DVec3;
 
+use super::energy::compliance;
 use super::geometry::ContactGeometry;
 use super::history::History;
 use super::params::PairParams;
@@ -18,6 +19,8 @@ pub struct LinearShear {
     pub fs_d: DVec3,
     /// k_t.
     pub k_t: f64,
+    /// Its compliance 1/k_t (`energy::compliance`), which the history keeps.
+    pub compliance: f64,
     /// Slip state.
     pub slip: bool,
     /// Energy dissipated by slip this step, eq (16) of hertz-pfc.
@@ -45,11 +48,12 @@ pub fn linear_shear(p: &PairParams, g: &ContactGeometry, k_t: f64, gamma_t: f64,
     let slip = capped_len > strength;
     let fs = if slip && capped_len > 0.0 { capped * (strength / capped_len) } else { trial };
     let fs_d = if slip { DVec3::ZERO } else { damp };
+    let c_t = compliance(k_t);
     if !p.energy_tracking {
-        return LinearShear { fs, fs_d, k_t, slip, slip_work: 0.0 };
+        return LinearShear { fs, fs_d, k_t, compliance: c_t, slip, slip_work: 0.0 };
     }
-    let elastic = if k_t > 0.0 { (fs_old - fs) / k_t } else { DVec3::ZERO };
+    let elastic = (fs_old - fs) * c_t;
     let slip_increment = increment - elastic;
     let slip_work = -0.5 * (fs_old + fs).dot(slip_increment);
-    LinearShear { fs, fs_d, k_t, slip, slip_work }
+    LinearShear { fs, fs_d, k_t, compliance: c_t, slip, slip_work }
 }

@@ -57,7 +57,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 19u, ls.k_t);
     put(o + 20u, select(0.0, 1.0, ls.slip));
     put(o + 21u, ls.slip_work);
-    put(o + 22u, hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, compliance(k_t)));
+    put(o + 22u, hooke_strain_energy(hn.k_n, hn.overlap, ls.fs, ls.compliance));
     put(o + 23u, select(0.0, 1.0, hertz_shear(p, g, normal, history, dt).slip));
     put_contact(o + 24u, hysteretic_contact(p, g, history, dt));
     put_contact(o + 42u, hooke_contact(p, g, history, dt));
