@@ -7,15 +7,11 @@
 use glam::DVec3;
 use rayon::prelude::*;
 
-use super::forces::{gather, prefetch_incoming, Incoming};
+use super::forces::{gather, Incoming};
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owned, State};
 use crate::model::checks::LostParticles;
 use crate::setup::Setup;
-
-/// Particles ahead of the one being gathered whose incoming shares `gather_kick` asks the
-/// cache for (`forces::prefetch_incoming`).
-const PREFETCH_AHEAD: usize = 8;
 
 /// Constants of the drift: periodic axes, domain minimum and period, and the box a centre
 /// must stay in (the run-time checks' lost-particle bound; `None` when nothing is lost).
@@ -202,7 +198,7 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
 /// read them; inside a batch they are used where they are formed (`gather_only` stores them
 /// when a check must name a particle mid-batch). Returns the largest squared displacement
 /// since the list build (0 without `next`).
-pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, owned: &[Owned], d: &Drift, next: bool) -> Sweep {
+pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, (owned, contacts): (&[Owned], &[u32]), d: &Drift, next: bool) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
@@ -212,13 +208,10 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
             let mut watch = Watch::new();
             let mut moved = Moved::new(list.x_build(), n);
             // this chunk's particles, cut to its length (no bounds check per particle)
-            let (inv_m, inv_i, owned) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()], &owned[c * CHUNK..][..x.len()]);
+            let (inv_m, inv_i) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()]);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                if i + PREFETCH_AHEAD < n {
-                    prefetch_incoming(list, incoming, i + PREFETCH_AHEAD);
-                }
-                let (force, torque) = gather(list, incoming, &owned[k], i);
+                let (force, torque) = gather(list, incoming, owned, contacts, i);
                 let (dv, dw) = d.half_kick(force, torque, inv_m[k], inv_i[k]);
                 (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 if next {
@@ -238,11 +231,11 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
 
 /// Total force of every particle without moving anything (after a force evaluation that is
 /// not part of a step).
-pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &Incoming, owned: &[Owned]) {
+pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &Incoming, (owned, contacts): (&[Owned], &[u32])) {
     (s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK)).into_par_iter().enumerate().for_each(|(c, (f, t))| {
         for k in 0..f.len() {
             let i = c * CHUNK + k;
-            (f[k], t[k]) = gather(list, incoming, &owned[i], i);
+            (f[k], t[k]) = gather(list, incoming, owned, contacts, i);
         }
     });
 }
