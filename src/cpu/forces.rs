@@ -257,14 +257,15 @@ impl Pass<'_> {
             let slot = SlotRun { partner: &list.partner[slots], history: &mut c.history[local.clone()], in_contact: &mut c.in_contact[local.clone()], shares: &mut c.shares[local] };
             pair_contacts(ctx, &self.view, i, slot, &self.partners, &mut own, self.dt, law);
             let walls = &list.wall_ids[wall_start[o] as usize..wall_start[o + 1] as usize];
-            // (most particles touch no wall: their lists stay empty and are only read)
-            if !wall_history[o].is_empty() {
-                wall_history[o].clear();
-            }
-            if !on_walls[o].is_empty() {
-                on_walls[o].clear();
-            }
+            // most particles have no wall listed: their wall lists are kept empty
+            // (`CpuBackend::clear_unlisted_walls`) and not read at all
             if !walls.is_empty() || !ctx.meshes.is_empty() {
+                if !wall_history[o].is_empty() {
+                    wall_history[o].clear();
+                }
+                if !on_walls[o].is_empty() {
+                    on_walls[o].clear();
+                }
                 wall_contacts(ctx, self.s, i, walls, &old_wall_history[o], &mut own, &mut wall_history[o], &mut on_walls[o], scratch, self.dt);
             }
             deepest = deepest.max(own.overlap);

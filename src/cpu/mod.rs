@@ -198,6 +198,7 @@ impl CpuBackend {
             }
         }
         self.list.seed(&self.state, &pairs);
+        self.clear_unlisted_walls();
     }
 
     /// A new neighbour list, renumbering the particles in cell (Z-)order first on every
@@ -222,9 +223,35 @@ impl CpuBackend {
             permute(&mut self.wall_contacts, &order);
         }
         self.list.build(&self.setup, &self.state, walls_now);
+        self.clear_unlisted_walls();
         self.incoming.clear_shares();
         self.list.seed(&self.state, records);
         self.displacement2 = 0.0;
+    }
+
+    /// Empties the wall and mesh contact lists (both histories and the wall loads) of every
+    /// particle with no plane wall in the neighbour list, when there is no mesh wall: the force
+    /// pass does not read them (most particles touch no wall, and reading their empty lists
+    /// was 0.75 of the 3.7 cache lines a falling 100k box missed per particle-step), so none
+    /// may keep anything from before. A wall contact active in the last pass is within reach,
+    /// so its wall is listed and its history kept.
+    fn clear_unlisted_walls(&mut self) {
+        if !self.setup.meshes.is_empty() {
+            return;
+        }
+        let starts = &self.list.wall_start;
+        for (o, w) in starts.windows(2).enumerate() {
+            if w[0] == w[1] {
+                for list in [&mut self.wall_history[o], &mut self.next_wall_history[o]] {
+                    if !list.is_empty() {
+                        list.clear();
+                    }
+                }
+                if !self.wall_contacts[o].is_empty() {
+                    self.wall_contacts[o].clear();
+                }
+            }
+        }
     }
 
     /// Contacts at time `t` (the walls' pose); `dt` = 0 for a force evaluation outside a
