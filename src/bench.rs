@@ -207,7 +207,8 @@ pub struct BenchResult {
     pub peak_host_memory_bytes: Option<u64>,
     /// GPU only: device memory of all buffers per particle, bytes.
     pub device_bytes_per_particle: Option<f64>,
-    /// GPU only: neighbour-list slots per particle and steps per list build.
+    /// Neighbour-list slots per particle and steps per list build (the GPU; the CPU with
+    /// `--scene`, over the timed steps: ∞ when they built none, null in JSON).
     pub list_slots_per_particle: Option<f64>,
     pub steps_per_list_build: Option<f64>,
     /// GPU only, with `--profile`: milliseconds per step of each named pass, each submitted
@@ -245,8 +246,10 @@ impl fmt::Display for BenchResult {
         if let Some(b) = self.device_bytes_per_particle {
             write!(f, "\ndevice memory         {b:.0} B/particle")?;
         }
-        if let (Some(slots), Some(every)) = (self.list_slots_per_particle, self.steps_per_list_build) {
-            write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?;
+        match (self.list_slots_per_particle, self.steps_per_list_build) {
+            (Some(slots), Some(every)) if every.is_finite() => write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?,
+            (Some(slots), Some(_)) => write!(f, "\nneighbour list        {slots:.2} slots/particle, not rebuilt in the timed steps")?,
+            _ => {}
         }
         for (name, ms) in &self.pass_ms_per_step {
             write!(f, "\n  pass {name:<22} {ms:9.3} ms/step")?;

@@ -65,6 +65,11 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     };
     advance(&setup, backend, &mut flow, warmup)?;
     backend.energies()?;
+    let builds_before = cpu.list_builds();
+    let backend: &mut dyn Backend = match gpu.as_mut() {
+        Some(g) => g,
+        None => &mut cpu,
+    };
     let t0 = Instant::now();
     let particle_steps = advance(&setup, backend, &mut flow, steps)?;
     backend.energies()?;
@@ -85,6 +90,9 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         }
         None => (cpu_traffic_model(), None),
     };
+    // the CPU's list: its slots now and the builds of the timed steps (∞ steps per build when
+    // there was none)
+    let cpu_list = gpu.is_none().then(|| (cpu.list_slots() as f64 / held.max(1) as f64, steps as f64 / (cpu.list_builds() - builds_before) as f64));
     let bytes = traffic.bytes_per_particle_step * particle_steps + traffic.bytes_per_contact_step * contacts * steps as f64;
     let t_from = from_step as f64 * setup.dt;
     Ok(BenchResult {
@@ -102,8 +110,8 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         effective_bandwidth_gb_s: if seconds > 0.0 { bytes / seconds / 1e9 } else { 0.0 },
         peak_host_memory_bytes: peak_host_memory(),
         device_bytes_per_particle: gpu_stats.map(|s| s.0),
-        list_slots_per_particle: gpu_stats.map(|s| s.1),
-        steps_per_list_build: gpu_stats.map(|s| s.2),
+        list_slots_per_particle: gpu_stats.map(|s| s.1).or(cpu_list.map(|c| c.0)),
+        steps_per_list_build: gpu_stats.map(|s| s.2).or(cpu_list.map(|c| c.1)),
         pass_ms_per_step: Vec::new(),
         pass_bytes_per_step: Vec::new(),
     })

@@ -359,6 +359,11 @@ impl CpuBackend {
         self.list.builds
     }
 
+    /// Slots of the current neighbour list (listed pairs).
+    pub fn list_slots(&self) -> usize {
+        self.list.slots()
+    }
+
     /// Position of the particle stored at `i` without the periodic wrapping (continuous in time).
     fn unwrapped(&self, i: usize) -> DVec3 {
         let k = self.state.image[i];
