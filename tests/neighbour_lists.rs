@@ -151,3 +151,24 @@ fn gpu_shipped_scenes_are_bit_identical_with_and_without_skin() {
     assert_gpu_skin_independent("periodic_chute", presettled(shipped_scene("periodic_chute.json"), 3000), 3, 50);
     assert_gpu_skin_independent("rotating_drum", presettled(shipped_scene("rotating_drum.json"), 3000), 3, 50);
 }
+
+/// `talus bench --scene` on the CPU reports its list: with skin 0 a build every timed step; with
+/// the default skin and a few steps none (∞ steps per build, said in words).
+#[test]
+fn cpu_bench_reports_its_neighbour_list() {
+    use talus::bench_scene::bench_scene;
+    use talus::run::BackendChoice;
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/settle_box.json");
+    let mut scene: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settle_box_skin0.json");
+    scene["skin"] = 0.0.into();
+    std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
+    let every_step = bench_scene(BackendChoice::Cpu, &path, 0.0, 10, 0).unwrap();
+    assert_eq!(every_step.steps_per_list_build, Some(1.0), "skin 0 builds the list at every step");
+    let slots = every_step.list_slots_per_particle.expect("the CPU reports its list's slots");
+    assert!(slots > 0.0, "a falling box of 10,000 grains lists some pairs, got {slots} slots/particle");
+    let skinned = bench_scene(BackendChoice::Cpu, &source, 0.0, 5, 0).unwrap();
+    assert_eq!(skinned.steps_per_list_build, Some(f64::INFINITY), "5 steps of a 0.5 m/s fall stay within the default skin");
+    assert!(skinned.to_string().contains("not rebuilt in the timed steps"), "{skinned}");
+}

@@ -106,12 +106,6 @@ impl NeighbourList {
         self.partner.len()
     }
 
-    /// The slots particle `i` is the partner of, in increasing owner id (`in_slot`).
-    #[inline]
-    pub fn incoming_slots(&self, i: usize) -> &[u32] {
-        &self.in_slot[self.in_start[i] as usize..self.in_start[i + 1] as usize]
-    }
-
     /// Positions at the last build (in the current particle order).
     pub fn x_build(&self) -> &[DVec3] {
         &self.x_build
