@@ -13,6 +13,7 @@ use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, BenchResult, Tr
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::flow::FlowDriver;
+use crate::gpu::GpuBackend;
 use crate::run::BackendChoice;
 use crate::setup::Setup;
 
@@ -40,6 +41,14 @@ pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowD
     Ok(particle_steps)
 }
 
+/// The backend that steps: the GPU when there is one, else the CPU.
+fn stepping<'a>(gpu: &'a mut Option<GpuBackend>, cpu: &'a mut CpuBackend) -> &'a mut dyn Backend {
+    match gpu.as_mut() {
+        Some(g) => g,
+        None => cpu,
+    }
+}
+
 /// Benchmark the scene at `path` on `choice` (see the module doc). `Auto` falls back to the CPU
 /// with a notice on stderr when no hardware GPU adapter is found (`run::resolve_auto`).
 pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, warmup: u64) -> Result<BenchResult> {
@@ -59,17 +68,10 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
             g.set_carried(cpu.energies()?);
         }
     }
-    let backend: &mut dyn Backend = match gpu.as_mut() {
-        Some(g) => g,
-        None => &mut cpu,
-    };
-    advance(&setup, backend, &mut flow, warmup)?;
-    backend.energies()?;
+    advance(&setup, stepping(&mut gpu, &mut cpu), &mut flow, warmup)?;
+    stepping(&mut gpu, &mut cpu).energies()?;
     let builds_before = cpu.list_builds();
-    let backend: &mut dyn Backend = match gpu.as_mut() {
-        Some(g) => g,
-        None => &mut cpu,
-    };
+    let backend = stepping(&mut gpu, &mut cpu);
     let t0 = Instant::now();
     let particle_steps = advance(&setup, backend, &mut flow, steps)?;
     backend.energies()?;

@@ -18,11 +18,11 @@ const PREVIOUS_SPIN: &str = "previous_spin";
 
 impl CpuBackend {
     pub(super) fn export_exact_state(&self) -> ExactState {
-        let w = |i: usize| &self.works[i];
+        let w = |i: usize| &self.owners.works[i];
         let ids = || self.state.by_id();
         let work = ids().map(|i| [w(i).slip_work, w(i).dashpot_work, w(i).stiffness_work, w(i).wall_work]).collect();
-        let strain: Vec<f64> = ids().map(|i| self.owned[i].strain).collect();
-        let contacts: Vec<u32> = ids().map(|i| self.contacts[i]).collect();
+        let strain: Vec<f64> = ids().map(|i| self.owners.owned[i].strain).collect();
+        let contacts: Vec<u32> = ids().map(|i| self.owners.contacts[i]).collect();
         let mut raw = vec![(STRAIN.to_string(), bytemuck::cast_slice(&strain).to_vec()), (CONTACTS.to_string(), bytemuck::cast_slice(&contacts).to_vec())];
         if !self.state.previous_spin.is_empty() {
             let spins: Vec<[f64; 3]> = ids().map(|i| self.state.previous_spin[i].to_array()).collect();
@@ -37,7 +37,7 @@ impl CpuBackend {
             return Err(TalusError::Other(format!("the {} state holds the work of {} particles, the CPU backend holds {n}", exact.kind, exact.work.len())));
         }
         for (u, w) in exact.work.iter().enumerate() {
-            let o = &mut self.works[self.state.index_of[u] as usize];
+            let o = &mut self.owners.works[self.state.index_of[u] as usize];
             [o.slip_work, o.dashpot_work, o.stiffness_work, o.wall_work] = *w;
         }
         if exact.kind != KIND {
@@ -50,7 +50,7 @@ impl CpuBackend {
         }
         for u in 0..n {
             let i = self.state.index_of[u] as usize;
-            (self.owned[i].strain, self.contacts[i]) = (strain[u], contacts[u]);
+            (self.owners.owned[i].strain, self.owners.contacts[i]) = (strain[u], contacts[u]);
         }
         // absent from a checkpoint without rolling work: the spins themselves stand in
         if let (false, Ok(bytes)) = (self.state.previous_spin.is_empty(), exact.raw(PREVIOUS_SPIN)) {

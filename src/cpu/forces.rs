@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::neighbour::{NeighbourList, SlotHistory, CHUNK};
 use super::prefetch::prefetch;
-use super::state::{Owned, State, Works};
+use super::state::{Owned, Owners, State, Works};
 use crate::contact::params::PairParams;
 use crate::contact::hertz_mindlin::hertz_mindlin_contact;
 use crate::contact::hertz_viscous::hertz_viscous_contact;
@@ -155,10 +155,8 @@ const PARTNERS_AHEAD: usize = 4;
 
 /// Per-particle outputs of the force pass that a chunk of owners writes.
 pub struct OwnerOutputs<'a> {
-    pub owned: &'a mut [Owned],
-    /// Active owned contacts (last pass on entry, this pass on return).
-    pub contacts: &'a mut [u32],
-    pub works: &'a mut [Works],
+    /// Their records (the contact counts of the last pass on entry, of this pass on return).
+    pub owners: &'a mut Owners,
     pub wall_history: &'a mut [OwnedHistory],
     pub wall_contacts: &'a mut [WallContacts],
 }
@@ -177,7 +175,8 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let pass = Pass { ctx, s, view: PairView::new(s), partners: PartnerMarks { partnered: &incoming.partnered, pass: incoming.pass }, list: ListView { start: &list.start, partner: &list.partner, wall_start: &list.wall_start, wall_ids: &list.wall_ids }, old_wall_history, dt };
     let single_model = ctx.pairs.single_model();
     let rolling = ctx.pairs.entries.iter().any(|p| p.rolling_fric != 0.0);
-    let owners = (out.owned.par_chunks_mut(CHUNK), out.contacts.par_chunks_mut(CHUNK), out.works.par_chunks_mut(CHUNK));
+    let o = out.owners;
+    let owners = (o.owned.par_chunks_mut(CHUNK), o.contacts.par_chunks_mut(CHUNK), o.works.par_chunks_mut(CHUNK));
     (histories, contact_flags, shares, owners, out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         .enumerate()
@@ -498,11 +497,11 @@ const SHARES_AHEAD: usize = 24;
 /// The total contact force and torque on particle `i`: the contacts it is partner of, by
 /// owner id (their slots listed in `NeighbourList::in_slot`; a contact that is not active
 /// adds its +0 share, and the run is skipped when none was active), then its own contacts
-/// (pairs by partner id, then walls: `owned[i]`, read only when `contacts[i]` says it owns
-/// one). The order depends on ids only, never on when the list was built or how particles
+/// (pairs by partner id, then walls: `Owners::owned`, read only when `Owners::contacts` says
+/// it owns one). The order depends on ids only, never on when the list was built or how particles
 /// are stored (a +0 changes no bit of a sum that starts at +0 and so is never −0).
 #[inline(always)]
-pub fn gather(list: &NeighbourList, incoming: &Incoming, owned: &[Owned], contacts: &[u32], i: usize) -> (DVec3, DVec3) {
+pub fn gather(list: &NeighbourList, incoming: &Incoming, owners: &Owners, i: usize) -> (DVec3, DVec3) {
     let mut force = DVec3::ZERO;
     let mut torque = DVec3::ZERO;
     if incoming.partnered(i) {
@@ -515,11 +514,12 @@ pub fn gather(list: &NeighbourList, incoming: &Incoming, owned: &[Owned], contac
             torque += share.torque_j;
         }
     }
-    if contacts[i] == 0 {
+    if owners.contacts[i] == 0 {
         // its own record holds zeros (and is not read)
         return (force, torque);
     }
-    (force + owned[i].force, torque + owned[i].torque)
+    let own = &owners.owned[i];
+    (force + own.force, torque + own.torque)
 }
 
 /// Slots from an owner's first whose partners' state `prefetch_partners` asks for: a fixed

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::forces::{gather, Incoming};
 use super::neighbour::{NeighbourList, CHUNK};
-use super::state::{Owned, State};
+use super::state::{Owners, State};
 use crate::model::checks::LostParticles;
 use crate::setup::Setup;
 
@@ -198,7 +198,7 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
 /// read them; inside a batch they are used where they are formed (`gather_only` stores them
 /// when a check must name a particle mid-batch). Returns the largest squared displacement
 /// since the list build (0 without `next`).
-pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, (owned, contacts): (&[Owned], &[u32]), d: &Drift, next: bool) -> Sweep {
+pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, owners: &Owners, d: &Drift, next: bool) -> Sweep {
     let n = s.len();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
@@ -211,7 +211,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, (ow
             let (inv_m, inv_i) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()]);
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
-                let (force, torque) = gather(list, incoming, owned, contacts, i);
+                let (force, torque) = gather(list, incoming, owners, i);
                 let (dv, dw) = d.half_kick(force, torque, inv_m[k], inv_i[k]);
                 (v[k], w[k]) = (v[k] + dv, w[k] + dw);
                 if next {
@@ -231,11 +231,11 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, (ow
 
 /// Total force of every particle without moving anything (after a force evaluation that is
 /// not part of a step).
-pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &Incoming, (owned, contacts): (&[Owned], &[u32])) {
+pub fn gather_only(s: &mut State, list: &NeighbourList, incoming: &Incoming, owners: &Owners) {
     (s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK)).into_par_iter().enumerate().for_each(|(c, (f, t))| {
         for k in 0..f.len() {
             let i = c * CHUNK + k;
-            (f[k], t[k]) = gather(list, incoming, owned, contacts, i);
+            (f[k], t[k]) = gather(list, incoming, owners, i);
         }
     });
 }

@@ -22,7 +22,7 @@ use crate::setup::{mesh_group_bases, Particles, Setup, WallState};
 use forces::{ForceContext, Incoming, MeshView, OwnedHistory, OwnerOutputs, WallContacts};
 use integrate::Drift;
 use neighbour::{NeighbourList, SORT_EVERY};
-use state::{permute, Owned, State, Works};
+use state::{permute, Owned, Owners, State, Works};
 
 /// Batches of at least this many steps keep the other rayon workers awake (`KeepAwake`).
 const KEEP_AWAKE_MIN_STEPS: u64 = 8;
@@ -90,10 +90,8 @@ pub struct CpuBackend {
     /// The partner shares of the pair contacts active in the last force pass.
     incoming: Incoming,
     /// Per particle (internal order): what its owned contacts produced in the last force pass,
-    /// how many were active, and its cumulative work (`state::Owned`, `Works`).
-    owned: Vec<Owned>,
-    contacts: Vec<u32>,
-    works: Vec<Works>,
+    /// how many were active, and its cumulative work.
+    owners: Owners,
     /// Per particle: wall and mesh contact history of the last pass and the one being written.
     wall_history: Vec<OwnedHistory>,
     next_wall_history: Vec<OwnedHistory>,
@@ -132,9 +130,7 @@ impl CpuBackend {
             state: State::default(),
             list: NeighbourList::new(setup, max_rgap)?,
             incoming: Incoming::default(),
-            owned: Vec::new(),
-            contacts: Vec::new(),
-            works: Vec::new(),
+            owners: Owners::default(),
             wall_history: Vec::new(),
             next_wall_history: Vec::new(),
             wall_contacts: Vec::new(),
@@ -151,10 +147,10 @@ impl CpuBackend {
         // it, empty unless the scene started from a checkpoint (dt = 0 also leaves the
         // dissipation at zero).
         backend.force_pass(0.0, 0.0);
-        integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, (&backend.owned, &backend.contacts));
+        integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, &backend.owners);
         backend.restore_history(&setup.initial_contacts);
         // a start that already overlaps beyond the stated fraction does not run (as on the GPU)
-        if let Some(p) = overlap_problem(backend.state.len(), |i| backend.owned[i].overlap as f64) {
+        if let Some(p) = overlap_problem(backend.state.len(), |i| backend.owners.owned[i].overlap as f64) {
             return Err(backend.blow_up(&p, 0));
         }
         Ok(backend)
@@ -165,9 +161,7 @@ impl CpuBackend {
     fn load(&mut self, state: State, records: &[ContactRecord]) {
         let n = state.len();
         self.state = state;
-        self.owned = vec![Owned::default(); n];
-        self.contacts = vec![0; n];
-        self.works = vec![Works::default(); n];
+        self.owners = Owners::new(n);
         self.wall_history = vec![Vec::new(); n];
         self.next_wall_history = vec![Vec::new(); n];
         self.wall_contacts = vec![Vec::new(); n];
@@ -216,9 +210,7 @@ impl CpuBackend {
         if self.list.builds.is_multiple_of(SORT_EVERY) {
             let order = self.list.cell_order(&self.state.position);
             self.state.permute(&order);
-            permute(&mut self.owned, &order);
-            permute(&mut self.contacts, &order);
-            permute(&mut self.works, &order);
+            self.owners.permute(&order);
             permute(&mut self.wall_history, &order);
             permute(&mut self.wall_contacts, &order);
         }
@@ -267,7 +259,7 @@ impl CpuBackend {
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
             .collect();
         let ctx = ForceContext { setup: &self.setup, pairs: &self.setup.pairs, walls: &self.setup.walls, wall_states: &wall_states, meshes: &meshes, max_rgap: self.max_rgap, periodic: self.setup.periodic.iter().any(|&p| p) };
-        let out = OwnerOutputs { owned: &mut self.owned, contacts: &mut self.contacts, works: &mut self.works, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
+        let out = OwnerOutputs { owners: &mut self.owners, wall_history: &mut self.next_wall_history, wall_contacts: &mut self.wall_contacts };
         let overlap = forces::forces(&ctx, &self.state, &mut self.list, &mut self.incoming, &self.wall_history, out, dt);
         std::mem::swap(&mut self.wall_history, &mut self.next_wall_history);
         // the spins of this pass are the previous ones of the next (rolling work, when booked)
@@ -301,7 +293,7 @@ impl CpuBackend {
             let overlap = self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
             // the last step of a batch ends with full-step velocities; inside a batch the sweep
             // also drifts the next step, so the check sees that step's positions early
-            let sweep = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, (&self.owned, &self.contacts), &drift, k + 1 < n);
+            let sweep = integrate::gather_kick(&mut self.state, &self.list, &self.incoming, &self.owners, &drift, k + 1 < n);
             self.displacement2 = sweep.displacement2;
             suspicious |= sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION;
             self.steps_done += 1;
@@ -310,7 +302,7 @@ impl CpuBackend {
             }
             if k + 1 < n {
                 // inside a batch the sweep used the totals without storing them
-                integrate::gather_only(&mut self.state, &self.list, &self.incoming, (&self.owned, &self.contacts));
+                integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owners);
             }
             if let Some(p) = self.first_problem() {
                 // inside a batch the positions are those of the next step already (as the
@@ -333,7 +325,7 @@ impl CpuBackend {
             LostParticles::Remove => None,
         };
         first_problem(s.len(), |i| [s.position[i], s.velocity[i], s.angular_velocity[i], s.force[i], s.torque[i]], lost, self.setup.periodic)
-            .or_else(|| overlap_problem(s.len(), |i| self.owned[i].overlap as f64))
+            .or_else(|| overlap_problem(s.len(), |i| self.owners.owned[i].overlap as f64))
     }
 
     /// One velocity-Verlet step.
@@ -423,7 +415,7 @@ impl Backend for CpuBackend {
         let g = DVec3::from(self.setup.gravity);
         let mut e = Energies::default();
         for i in s.by_id() {
-            let (o, w) = (&self.owned[i], &self.works[i]);
+            let (o, w) = (&self.owners.owned[i], &self.owners.works[i]);
             e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
             e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
             e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
@@ -447,7 +439,7 @@ impl Backend for CpuBackend {
         Ok(loads)
     }
     fn contact_count(&mut self) -> Result<u64> {
-        Ok(self.contacts.iter().map(|&c| c as u64).sum())
+        Ok(self.owners.contacts.iter().map(|&c| c as u64).sum())
     }
     fn export_state(&mut self) -> Result<ParticleState> {
         let s = &self.state;
@@ -475,10 +467,10 @@ impl Backend for CpuBackend {
         self.load(fresh, &state.history);
         // forces of the new state from the kept history, which the pass must not advance
         self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
-        integrate::gather_only(&mut self.state, &self.list, &self.incoming, (&self.owned, &self.contacts));
+        integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owners);
         self.restore_history(&state.history);
-        self.owned.iter_mut().for_each(|o| *o = Owned { strain: o.strain, ..Owned::default() });
-        self.works.iter_mut().for_each(|w| *w = Works::default());
+        self.owners.owned.iter_mut().for_each(|o| *o = Owned { strain: o.strain, ..Owned::default() });
+        self.owners.works.iter_mut().for_each(|w| *w = Works::default());
         for u in (0..n).filter(|&u| !state.refresh[u]) {
             let i = self.state.index_of[u] as usize;
             self.state.force[i] = DVec3::from(state.force[u]);

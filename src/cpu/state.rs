@@ -49,7 +49,7 @@ pub struct Motion {
 
 /// What the contacts a particle owns produced in the last force pass. A particle owns its
 /// contacts with particles of higher id and all its wall contacts. One cache line: the gather
-/// reads it for every particle that owns a contact (`CpuBackend::contacts` says which), the
+/// reads it for every particle that owns a contact (`Owners::contacts` says which), the
 /// force pass writes it for those that own one now or did in the last pass; the cumulative
 /// work is kept apart (`Works`), so that a particle without contacts costs neither sweep a
 /// read of it (on the falling 100k box these records were 3 of the 6.5 cache lines each
@@ -78,6 +78,30 @@ pub struct Works {
     pub dashpot_work: f64,
     pub stiffness_work: f64,
     pub wall_work: f64,
+}
+
+/// Every particle's owned-contact records, in internal order, allocated and renumbered
+/// together: `Owned`, the count of active owned contacts (`contacts`), `Works`.
+#[derive(Clone, Debug, Default)]
+pub struct Owners {
+    pub owned: Vec<Owned>,
+    /// Active owned contacts in the last force pass (0: `owned` holds zeros and is not read).
+    pub contacts: Vec<u32>,
+    pub works: Vec<Works>,
+}
+
+impl Owners {
+    /// `n` particles without contacts or work.
+    pub fn new(n: usize) -> Owners {
+        Owners { owned: vec![Owned::default(); n], contacts: vec![0; n], works: vec![Works::default(); n] }
+    }
+
+    /// Reorder with the particles (`State::permute`).
+    pub fn permute(&mut self, order: &[u32]) {
+        permute(&mut self.owned, order);
+        permute(&mut self.contacts, order);
+        permute(&mut self.works, order);
+    }
 }
 
 impl State {
