@@ -11,24 +11,37 @@ fn strain_energy(p: PairParamsGpu, normal: NormalForce, fs: vec3<f32>, c_s: f32)
 }
 
 // Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
-// step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, half with this step's
-// dashpot force and half with the previous step's (h.dashpot). This step's power F^d·δ̇ is
-// formed as −F_n^d ġ + F_s^d·v_s (the shear dashpot force and the shear velocity are both
-// normal to n).
+// step: the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, in one dot product:
+// −½ (F^d(n−1) + F^d(n))·δ̇ Δt, with F^d(n−1) the previous step's dashpot force on j
+// (h.dashpot), F^d(n) this step's and δ̇ the relative velocity of the contact points.
 fn dashpot_work(g: ContactGeometry, d: DashpotForce, h: HistoryGpu, dt: f32) -> f32 {
-    let power = dot(d.fs_d, g.vel_shear) - d.fn_d * g.vel_normal;
-    return 0.5 * (previous_dashpot_power(g, h) - power) * dt;
+    return -0.5 * dot(previous_dashpot_force(h) + dashpot_force(g, d), relative_velocity(g)) * dt;
 }
 
 // −F^d(n−1)·δ̇: the previous step's dashpot force on j (h.dashpot, the vector the bodies felt)
-// at this step's relative velocity of the contact points, ġ n + v_s.
+// at this step's relative velocity of the contact points.
 fn previous_dashpot_power(g: ContactGeometry, h: HistoryGpu) -> f32 {
-    return -(dot(h.dashpot, g.vel_shear) + dot(h.dashpot, g.normal) * g.vel_normal);
+    return -dot(previous_dashpot_force(h), relative_velocity(g));
 }
 
-// The dashpot force on j as the history keeps it for the next step's booking, F_s^d − F_n^d n.
-fn dashpot_history(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
+// The previous step's dashpot force on j, as the history keeps it.
+fn previous_dashpot_force(h: HistoryGpu) -> vec3<f32> {
+    return h.dashpot;
+}
+
+// This step's dashpot force on j, F_s^d − F_n^d n (spec sign of F_n^d, tension positive).
+fn dashpot_force(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
     return d.fs_d - g.normal * d.fn_d;
+}
+
+// The relative velocity δ̇ of j's contact point with respect to i's, ġ n + v_s.
+fn relative_velocity(g: ContactGeometry) -> vec3<f32> {
+    return g.vel_shear + g.normal * g.vel_normal;
+}
+
+// The dashpot force on j as the history keeps it for the next step's booking (dashpot_force).
+fn dashpot_history(g: ContactGeometry, d: DashpotForce) -> vec3<f32> {
+    return dashpot_force(g, d);
 }
 
 // A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy F ξ/(α+1)); zero for ξ ≤ 0.

@@ -21,30 +21,43 @@ pub fn strain_energy(p: &PairParams, normal: &NormalForce, fs: DVec3, c_s: f64) 
 /// Energy the dashpots dissipate this step, eq (17), booked consistently with the velocity-Verlet
 /// step. A force F(n) acts through the half kicks on both sides of step n, so its work is
 /// F(n)·v(n) Δt with v(n) the mean of the half-step velocities v(n∓½); summed over the steps,
-/// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books:
-/// half with this step's dashpot force, half with the previous step's (`History::dashpot`, see
-/// `previous_dashpot_power`). Booking −F^d(n)·δ̇(n−½) Δt alone, as eq (17) reads, is first
-/// order in Δt and leaves the energy total drifting (docs/contact-models.md, "Energy
-/// booking"). This step's power F^d·δ̇ is formed as −F_n^d ġ + F_s^d·v_s: the shear dashpot
-/// force and the shear velocity are both normal to n.
+/// that is the trapezoid ½(F^d(n−1) + F^d(n))·δ̇(n−½) Δt over each drift, which this books in
+/// one dot product: −½ (F^d(n−1) + F^d(n))·δ̇ Δt, with F^d(n−1) the previous step's dashpot
+/// force on j (`History::dashpot`), F^d(n) this step's (`dashpot_force`) and δ̇ the relative
+/// velocity of the contact points (`relative_velocity`). Booking −F^d(n)·δ̇(n−½) Δt alone, as
+/// eq (17) reads, is first order in Δt and leaves the energy total drifting
+/// (docs/contact-models.md, "Energy booking").
 pub fn dashpot_work(g: &ContactGeometry, d: &DashpotForce, h: &History, dt: f64) -> f64 {
-    let power = d.fs_d.dot(g.vel_shear) - d.fn_d * g.vel_normal;
-    0.5 * (previous_dashpot_power(g, h) - power) * dt
+    -0.5 * (previous_dashpot_force(h) + dashpot_force(g, d)).dot(relative_velocity(g)) * dt
 }
 
 /// −F^d(n−1)·δ̇: the power of the previous step's dashpot force on j (`History::dashpot`, the
-/// vector the bodies felt) at this step's relative velocity of the contact points, ġ n + v_s.
-/// A shear velocity that reverses from one step to the next (a chattering dashpot) is booked
-/// with its sign.
+/// vector the bodies felt) at this step's relative velocity of the contact points. A shear
+/// velocity that reverses from one step to the next (a chattering dashpot) is booked with its
+/// sign.
 pub fn previous_dashpot_power(g: &ContactGeometry, h: &History) -> f64 {
-    let force = DVec3::new(h.dashpot[0] as f64, h.dashpot[1] as f64, h.dashpot[2] as f64);
-    -(force.dot(g.vel_shear) + force.dot(g.normal) * g.vel_normal)
+    -previous_dashpot_force(h).dot(relative_velocity(g))
 }
 
-/// The dashpot force on j as the history keeps it for the next step's booking,
-/// F_s^d − F_n^d n, in f32 (`History::dashpot`).
+/// The previous step's dashpot force on j, as the history keeps it (`History::dashpot`).
+pub fn previous_dashpot_force(h: &History) -> DVec3 {
+    DVec3::new(h.dashpot[0] as f64, h.dashpot[1] as f64, h.dashpot[2] as f64)
+}
+
+/// This step's dashpot force on j, F_s^d − F_n^d n (spec sign of F_n^d, tension positive).
+pub fn dashpot_force(g: &ContactGeometry, d: &DashpotForce) -> DVec3 {
+    d.fs_d - g.normal * d.fn_d
+}
+
+/// The relative velocity δ̇ of j's contact point with respect to i's, ġ n + v_s.
+pub fn relative_velocity(g: &ContactGeometry) -> DVec3 {
+    g.vel_shear + g.normal * g.vel_normal
+}
+
+/// The dashpot force on j as the history keeps it for the next step's booking
+/// (`dashpot_force`), in f32 (`History::dashpot`).
 pub fn dashpot_history(g: &ContactGeometry, d: &DashpotForce) -> [f32; 3] {
-    (d.fs_d - g.normal * d.fn_d).as_vec3().to_array()
+    dashpot_force(g, d).as_vec3().to_array()
 }
 
 /// A power-law normal spring F = c ξ^α at overlap ξ: (F, its energy ∫F dξ = F ξ/(α+1)); zero
