@@ -102,14 +102,13 @@ impl Drift {
         ((f * inv_mass + self.gravity) * half, t * (inv_inertia * half))
     }
 
-    /// x += v·dt; a particle that left [min, max) on a periodic axis re-enters on the other
-    /// side (its image count keeps the unwrapped position).
+    /// The position after x += v·dt; a particle that left [min, max) on a periodic axis
+    /// re-enters on the other side (its image count keeps the unwrapped position).
     #[inline]
-    fn drift(&self, x: &mut DVec3, image: &mut [i32; 3], v: DVec3) {
-        let mut y = *x + v * self.dt;
+    fn drift(&self, x: DVec3, image: &mut [i32; 3], v: DVec3) -> DVec3 {
+        let mut y = x + v * self.dt;
         if !self.any_periodic {
-            *x = y;
-            return;
+            return y;
         }
         for a in 0..3 {
             if !self.periodic[a] {
@@ -123,7 +122,7 @@ impl Drift {
                 image[a] -= 1;
             }
         }
-        *x = y;
+        y
     }
 
     /// |x − x0|², nearest image on the periodic axes (as `Setup::minimum_image`).
@@ -182,10 +181,13 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
             for k in 0..x.len() {
                 let i = c * CHUNK + k;
                 let (dv, dw) = d.half_kick(f[k], t[k], inv_m[k], inv_i[k]);
-                (v[k], w[k]) = (v[k] + dv, w[k] + dw);
-                d.drift(&mut x[k], &mut image[k], v[k]);
-                watch.see(x[k], v[k], w[k]);
-                moved.see(d, x[k], i);
+                // the new state is formed in registers, stored, and watched from the registers
+                // (`gather_kick`)
+                let (vk, wk) = (v[k] + dv, w[k] + dw);
+                let xk = d.drift(x[k], &mut image[k], vk);
+                (x[k], v[k], w[k]) = (xk, vk, wk);
+                watch.see(xk, vk, wk);
+                moved.see(d, xk, i);
             }
             Sweep { displacement2: moved.displacement2, suspicious: watch.suspicious(d) }
         })
@@ -213,15 +215,21 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
                 let i = c * CHUNK + k;
                 let (force, torque) = gather(list, incoming, owners, i);
                 let (dv, dw) = d.half_kick(force, torque, inv_m[k], inv_i[k]);
-                (v[k], w[k]) = (v[k] + dv, w[k] + dw);
+                // the new state is formed in registers, stored, and watched from the registers:
+                // read back from memory, a vector stored as 16 + 8 bytes and loaded as 8 + 16
+                // failed store forwarding (a fifth of this sweep's samples on the falling box)
+                let (mut vk, mut wk) = (v[k] + dv, w[k] + dw);
+                let mut xk = x[k];
                 if next {
-                    (v[k], w[k]) = (v[k] + dv, w[k] + dw);
-                    d.drift(&mut x[k], &mut image[k], v[k]);
-                    moved.see(d, x[k], i);
+                    (vk, wk) = (vk + dv, wk + dw);
+                    xk = d.drift(xk, &mut image[k], vk);
+                    x[k] = xk;
+                    moved.see(d, xk, i);
                 } else {
                     (f[k], t[k]) = (force, torque);
                 }
-                watch.see(x[k], v[k], w[k]);
+                (v[k], w[k]) = (vk, wk);
+                watch.see(xk, vk, wk);
             }
             let displacement2 = if next { moved.displacement2 } else { 0.0 };
             Sweep { displacement2, suspicious: watch.suspicious(d) }
