@@ -602,6 +602,10 @@ pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 
 #[inline(always)]
 fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<(History, bool)> {
     let active = dist - r - p.rgap <= 0.0;
+    if !active && old.is_empty() {
+        // (most listed walls: apart now, and no wall contact in the previous step)
+        return None;
+    }
     let history = lookup(old, key);
     (active || history.established != 0.0).then_some((history, active))
 }
