@@ -179,6 +179,10 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let owners = (o.owned.par_chunks_mut(CHUNK), o.contacts.par_chunks_mut(CHUNK), o.works.par_chunks_mut(CHUNK));
     (histories, contact_flags, shares, owners, out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
+        // one chunk per job: a thread that runs out of work steals single chunks (pieces of
+        // several let the 10k falling box's two threads idle at each join; one per job ran
+        // it 4 % faster)
+        .with_max_len(1)
         .enumerate()
         .map_init(MeshScratch::default, |scratch, (c, (history, in_contact, shares, (owned, contacts, works), wall_history, wall_contacts))| {
             let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, contacts, works, wall_history, wall_contacts };

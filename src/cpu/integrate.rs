@@ -173,6 +173,8 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks(CHUNK), s.torque.par_chunks(CHUNK))
         .into_par_iter()
+        // one chunk per job, as the force pass (`forces::forces`)
+        .with_max_len(1)
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
@@ -205,6 +207,8 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
         .into_par_iter()
+        // one chunk per job, as the force pass (`forces::forces`)
+        .with_max_len(1)
         .enumerate()
         .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
