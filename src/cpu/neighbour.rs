@@ -150,6 +150,8 @@ impl NeighbourList {
         let grid = &self.grid;
         let parts: Vec<ChunkLists> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
+            // one chunk per job, as the force pass (`forces::forces`)
+            .with_max_len(1)
             .map(|c| {
                 let (mut counts, mut partners, mut wall_counts, mut walls) = (Vec::with_capacity(CHUNK), Vec::new(), Vec::with_capacity(CHUNK), Vec::new());
                 for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
