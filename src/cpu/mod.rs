@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod forces;
 pub mod grid;
 pub mod integrate;
+pub mod isa;
 pub mod neighbour;
 pub mod prefetch;
 pub mod state;
@@ -124,6 +125,7 @@ pub fn mesh_grids(setup: &Setup, max_rgap: f64) -> Result<Vec<TriangleGrid>> {
 
 impl CpuBackend {
     pub fn new(setup: &Setup) -> Result<CpuBackend> {
+        isa::from_env()?;
         let max_rgap = max_positive_rgap(setup);
         let mut backend = CpuBackend {
             setup: setup.clone(),
@@ -377,7 +379,8 @@ impl Backend for CpuBackend {
         "cpu"
     }
     fn adapter(&self) -> String {
-        format!("CPU reference, f64, {} rayon threads", rayon::current_num_threads())
+        let sweeps = if isa::avx2() { "AVX2" } else { "portable" };
+        format!("CPU reference, f64, {} rayon threads, {sweeps} sweeps", rayon::current_num_threads())
     }
     /// On a problem (`crate::model::checks`) the particle state goes back to where the batch
     /// started (for the last good snapshot; stepping on from there is not supported) and the
