@@ -189,19 +189,19 @@ fn info_lists_cpu_threads() {
     assert!(text(&o.stdout).contains("CPU threads:"));
 }
 
-/// The CPU backend's two copies of its hot sweeps (`src/cpu/isa.rs`: AVX2 where the CPU has it,
+/// The CPU backend's two copies of its force pass (`src/cpu/isa.rs`: AVX2 where the CPU has it,
 /// portable everywhere) give the same results bit for bit: `settle_box` (one preset, the
 /// inlined pair loop) and `mixed_models_box` (the model dispatch), their energy and wall-load
 /// files compared byte for byte. `talus bench` names the copy that ran, so the test also
 /// checks that `TALUS_CPU_ISA` picked it, and that a bad value is refused.
 #[test]
-fn avx2_and_portable_sweeps_agree_bit_for_bit() {
+fn avx2_and_portable_force_passes_agree_bit_for_bit() {
     let with_isa = |isa: &str, args: &[&str]| Command::new(env!("CARGO_BIN_EXE_talus")).args(args).env("NO_COLOR", "1").env("TALUS_CPU_ISA", isa).output().expect("run the talus binary");
     #[cfg(target_arch = "x86_64")]
     let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
     #[cfg(not(target_arch = "x86_64"))]
     let has_avx2 = false;
-    for (isa, named) in [("auto", if has_avx2 { "AVX2 sweeps" } else { "portable sweeps" }), ("portable", "portable sweeps")] {
+    for (isa, named) in [("auto", if has_avx2 { "AVX2 force pass" } else { "portable force pass" }), ("portable", "portable force pass")] {
         let o = with_isa(isa, &["bench", "--scene", &scene("settle_box.json"), "--steps", "2", "--warmup", "0", "--backend", "cpu"]);
         assert!(o.status.success(), "stderr: {}", text(&o.stderr));
         assert!(text(&o.stdout).contains(named), "TALUS_CPU_ISA={isa}: expected {named:?} in\n{}", text(&o.stdout));
@@ -218,7 +218,7 @@ fn avx2_and_portable_sweeps_agree_bit_for_bit() {
             })
             .collect();
         assert!(files[0][0].len() > 500, "{name}: energy.csv too short to compare");
-        assert!(files[0] == files[1], "{name}: the AVX2 and portable sweeps wrote different energy or wall files");
+        assert!(files[0] == files[1], "{name}: the AVX2 and portable force passes wrote different energy or wall files");
     }
     let o = with_isa("avx9", &["bench", "--scene", &scene("settle_box.json"), "--steps", "2", "--backend", "cpu"]);
     assert!(!o.status.success());

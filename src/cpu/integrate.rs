@@ -8,7 +8,6 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 use super::forces::{gather, Incoming};
-use super::isa;
 use super::neighbour::{NeighbourList, CHUNK};
 use super::state::{Owners, State};
 use crate::model::checks::LostParticles;
@@ -171,14 +170,13 @@ impl<'a> Moved<'a> {
 /// Returns the largest squared displacement since the list build at `x_build`.
 pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
     let n = s.len();
-    let avx2 = isa::avx2();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks(CHUNK), s.torque.par_chunks(CHUNK))
         .into_par_iter()
         // one chunk per job, as the force pass (`forces::forces`)
         .with_max_len(1)
         .enumerate()
-        .map(|(c, (x, v, w, image, f, t))| isa::hot(avx2, #[inline(always)] || {
+        .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
             let mut moved = Moved::new(x_build, n);
             let (inv_m, inv_i) = (&inv_m[c * CHUNK..][..x.len()], &inv_i[c * CHUNK..][..x.len()]);
@@ -194,7 +192,7 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
                 moved.see(d, xk, i);
             }
             Sweep { displacement2: moved.displacement2, suspicious: watch.suspicious(d) }
-        }))
+        })
         .reduce(Sweep::default, Sweep::join)
 }
 
@@ -206,14 +204,13 @@ pub fn kick_drift(s: &mut State, d: &Drift, x_build: &[DVec3]) -> Sweep {
 /// since the list build (0 without `next`).
 pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, owners: &Owners, d: &Drift, next: bool) -> Sweep {
     let n = s.len();
-    let avx2 = isa::avx2();
     let (inv_m, inv_i) = (&s.inv_mass, &s.inv_inertia);
     (s.position.par_chunks_mut(CHUNK), s.velocity.par_chunks_mut(CHUNK), s.angular_velocity.par_chunks_mut(CHUNK), s.image.par_chunks_mut(CHUNK), s.force.par_chunks_mut(CHUNK), s.torque.par_chunks_mut(CHUNK))
         .into_par_iter()
         // one chunk per job, as the force pass (`forces::forces`)
         .with_max_len(1)
         .enumerate()
-        .map(|(c, (x, v, w, image, f, t))| isa::hot(avx2, #[inline(always)] || {
+        .map(|(c, (x, v, w, image, f, t))| {
             let mut watch = Watch::new();
             let mut moved = Moved::new(list.x_build(), n);
             // this chunk's particles, cut to its length (no bounds check per particle)
@@ -240,7 +237,7 @@ pub fn gather_kick(s: &mut State, list: &NeighbourList, incoming: &Incoming, own
             }
             let displacement2 = if next { moved.displacement2 } else { 0.0 };
             Sweep { displacement2, suspicious: watch.suspicious(d) }
-        }))
+        })
         .reduce(Sweep::default, Sweep::join)
 }
 

@@ -1,10 +1,11 @@
-//! The instruction set the hot sweeps run with, chosen at run time: where the CPU has AVX2, a
-//! copy of each sweep compiled for it (VEX encodings: three-operand instructions, so far fewer
-//! register copies). The arithmetic is the same IEEE operation by operation (no fused
+//! The instruction set the force pass runs with, chosen at run time: where the CPU has AVX2, a
+//! copy compiled for it (VEX encodings: three-operand instructions, so far fewer register
+//! copies). The integration sweeps stay portable: their AVX2 copy ran the 100k falling box at
+//! two thirds of the speed (docs/performance.md, sixth session). The arithmetic is the same IEEE operation by operation (no fused
 //! multiply-add: Rust never contracts a multiply and an add), so both copies give the same
-//! results bit for bit (`tests/cli.rs::avx2_and_portable_sweeps_agree_bit_for_bit`), and the
+//! results bit for bit (`tests/cli.rs::avx2_and_portable_force_passes_agree_bit_for_bit`), and the
 //! portable build runs on any x86-64 CPU. On the dense settle box the AVX2 copy runs 10 %
-//! fewer instructions (docs/performance.md, sixth session).
+//! fewer instructions.
 //!
 //! `TALUS_CPU_ISA=portable` in the environment makes the CPU backend run the portable copy
 //! everywhere (`auto`, the default, picks AVX2 where the CPU has it).
@@ -32,7 +33,7 @@ pub fn from_env() -> Result<()> {
     Ok(())
 }
 
-/// Whether the hot sweeps run their AVX2 copy (read once per sweep).
+/// Whether the force pass runs its AVX2 copy (read once per pass).
 #[inline]
 pub fn avx2() -> bool {
     *AVX2.get_or_init(detected)
