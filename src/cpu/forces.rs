@@ -189,7 +189,8 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
         .map_init(MeshScratch::default, |scratch, (c, (history, in_contact, shares, (owned, contacts, works), wall_history, wall_contacts))| {
             let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, contacts, works, wall_history, wall_contacts };
             // a table of one model calls its preset directly (`contact_force` would pick the
-            // same one per contact); the branch is taken once per chunk
+            // same one per contact); the branch is taken once per chunk. The chunk runs the
+            // AVX2 copy where the CPU has it (`isa::hot`; the closures are inlined into both).
             isa::hot(avx2, #[inline(always)] || match single_model {
                 // without rolling friction anywhere, the preset sees μ_r = 0 as a constant and
                 // its rolling part is compiled away (the table's μ_r is 0 anyway)

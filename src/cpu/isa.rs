@@ -1,11 +1,11 @@
 //! The instruction set the force pass runs with, chosen at run time: where the CPU has AVX2, a
 //! copy compiled for it (VEX encodings: three-operand instructions, so far fewer register
-//! copies). The integration sweeps stay portable: their AVX2 copy ran the 100k falling box at
-//! two thirds of the speed (docs/performance.md, sixth session). The arithmetic is the same IEEE operation by operation (no fused
-//! multiply-add: Rust never contracts a multiply and an add), so both copies give the same
-//! results bit for bit (`tests/cli.rs::avx2_and_portable_force_passes_agree_bit_for_bit`), and the
-//! portable build runs on any x86-64 CPU. On the dense settle box the AVX2 copy runs 10 %
-//! fewer instructions.
+//! copies; 10 % fewer instructions on the dense settle box). The arithmetic is the same IEEE
+//! operation by operation (no fused multiply-add: Rust never contracts a multiply and an add),
+//! so both copies give the same results bit for bit
+//! (`tests/cli.rs::avx2_and_portable_force_passes_agree_bit_for_bit`), and the portable build
+//! runs on any x86-64 CPU. The integration sweeps stay portable: their AVX2 copy ran the 100k
+//! falling box at two thirds of the speed (docs/performance.md, sixth session).
 //!
 //! `TALUS_CPU_ISA=portable` in the environment makes the CPU backend run the portable copy
 //! everywhere (`auto`, the default, picks AVX2 where the CPU has it).
