@@ -211,9 +211,10 @@ pub struct BenchResult {
     /// `--scene`, over the timed steps: ∞ when they built none, null in JSON).
     pub list_slots_per_particle: Option<f64>,
     pub steps_per_list_build: Option<f64>,
-    /// GPU only, with `--profile`: milliseconds per step of each named pass, each submitted
-    /// and waited for on its own (so launch overhead is included).
+    /// GPU only, with `--profile`: milliseconds per step of each named pass, and how they were
+    /// timed (device timestamps, or each pass submitted and waited for: `gpu::profile`).
     pub pass_ms_per_step: Vec<(String, f64)>,
+    pub pass_timing: Option<String>,
     /// GPU only, with `--profile`: the traffic model per named pass, (bytes per particle-step,
     /// bytes per contact-step).
     pub pass_bytes_per_step: Vec<(String, f64, f64)>,
@@ -250,6 +251,9 @@ impl fmt::Display for BenchResult {
             (Some(slots), Some(every)) if every.is_finite() => write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?,
             (Some(slots), Some(_)) => write!(f, "\nneighbour list        {slots:.2} slots/particle, not rebuilt in the timed steps")?,
             _ => {}
+        }
+        if let Some(timing) = &self.pass_timing {
+            write!(f, "\npasses timed by       {timing}")?;
         }
         for (name, ms) in &self.pass_ms_per_step {
             write!(f, "\n  pass {name:<22} {ms:9.3} ms/step")?;
@@ -301,6 +305,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         list_slots_per_particle: None,
         steps_per_list_build: None,
         pass_ms_per_step: Vec::new(),
+        pass_timing: None,
         pass_bytes_per_step: Vec::new(),
     })
 }
@@ -334,6 +339,18 @@ pub fn gpu_for(choice: BackendChoice, setup: &Setup) -> Result<Option<GpuBackend
     }
 }
 
+/// Per-pass times and traffic of `g` into `result`: `steps` more steps timed pass by pass
+/// (`GpuBackend::profile_passes`), as milliseconds per step, how they were timed, and the
+/// traffic model per pass (bytes per particle-step, per contact-step).
+pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> Result<()> {
+    let model = g.traffic_model()?;
+    let (totals, timing) = g.profile_passes(steps)?;
+    result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
+    result.pass_bytes_per_step = model.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
+    result.pass_timing = Some(timing.describe().to_string());
+    Ok(())
+}
+
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no hardware GPU adapter is found (`run::resolve_auto`).
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
@@ -359,9 +376,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
             result.steps_per_list_build = Some(m.steps_per_rebuild);
             result.scene = scene;
             if profile {
-                let totals = g.profile_passes(steps)?;
-                result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
-                result.pass_bytes_per_step = m.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
+                profile_gpu(&mut g, steps, &mut result)?;
             }
             Ok(result)
         }

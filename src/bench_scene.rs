@@ -3,13 +3,15 @@
 //! chosen backend takes over its state (`Backend::import_state`, so a slow device never has to
 //! fill a hopper first), and `steps` steps after `warmup` are timed in output batches with
 //! their exchanges, as `talus run` would run them. Particle-steps count the particles held in
-//! each batch.
+//! each batch. A GPU run from t = 0 builds no CPU reference at all (at 10M particles it would
+//! cost the host minutes and gigabytes for nothing); with `profile` the GPU then runs `steps`
+//! more steps pass by pass, as `talus bench --profile` does.
 
 use std::path::Path;
 use std::time::Instant;
 
 use crate::backend::Backend;
-use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, BenchResult, Traffic};
+use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, profile_gpu, BenchResult, Traffic};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::flow::FlowDriver;
@@ -41,36 +43,37 @@ pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowD
     Ok(particle_steps)
 }
 
-/// The backend that steps: the GPU when there is one, else the CPU.
-fn stepping<'a>(gpu: &'a mut Option<GpuBackend>, cpu: &'a mut CpuBackend) -> &'a mut dyn Backend {
-    match gpu.as_mut() {
-        Some(g) => g,
-        None => cpu,
+/// The backend that steps: the GPU when there is one, else the CPU (which then exists).
+fn stepping<'a>(gpu: &'a mut Option<GpuBackend>, cpu: &'a mut Option<CpuBackend>) -> &'a mut dyn Backend {
+    match (gpu.as_mut(), cpu.as_mut()) {
+        (Some(g), _) => g,
+        (None, Some(c)) => c,
+        (None, None) => unreachable!("bench_scene builds the CPU backend whenever there is no GPU"),
     }
 }
 
 /// Benchmark the scene at `path` on `choice` (see the module doc). `Auto` falls back to the CPU
 /// with a notice on stderr when no hardware GPU adapter is found (`run::resolve_auto`).
-pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, warmup: u64) -> Result<BenchResult> {
+pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, warmup: u64, profile: bool) -> Result<BenchResult> {
     let setup = crate::scene::load(path)?;
     if !(from >= 0.0 && from.is_finite()) {
         return Err(TalusError::Other(format!("--from must be a time ≥ 0 s, got {from}")));
     }
     let every = setup.output_every.max(1);
     let from_step = ((from / setup.dt).ceil() as u64).div_ceil(every) * every;
-    let mut cpu = CpuBackend::new(&setup)?;
-    let mut flow = FlowDriver::new(&setup)?;
-    advance(&setup, &mut cpu, &mut flow, from_step)?;
     let mut gpu = gpu_for(choice, &setup)?;
-    if let Some(g) = gpu.as_mut() {
-        if from_step > 0 {
-            g.import_state(&cpu.export_state()?)?;
-            g.set_carried(cpu.energies()?);
+    let mut cpu = if gpu.is_none() || from_step > 0 { Some(CpuBackend::new(&setup)?) } else { None };
+    let mut flow = FlowDriver::new(&setup)?;
+    if let Some(c) = cpu.as_mut() {
+        advance(&setup, c, &mut flow, from_step)?;
+        if let Some(g) = gpu.as_mut().filter(|_| from_step > 0) {
+            g.import_state(&c.export_state()?)?;
+            g.set_carried(c.energies()?);
         }
     }
     advance(&setup, stepping(&mut gpu, &mut cpu), &mut flow, warmup)?;
     stepping(&mut gpu, &mut cpu).energies()?;
-    let builds_before = cpu.list_builds();
+    let builds_before = cpu.as_ref().map_or(0, CpuBackend::list_builds);
     let backend = stepping(&mut gpu, &mut cpu);
     let t0 = Instant::now();
     let particle_steps = advance(&setup, backend, &mut flow, steps)?;
@@ -94,10 +97,10 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     };
     // the CPU's list: its slots now and the builds of the timed steps (∞ steps per build when
     // there was none)
-    let cpu_list = gpu.is_none().then(|| (cpu.list_slots() as f64 / held.max(1) as f64, steps as f64 / (cpu.list_builds() - builds_before) as f64));
+    let cpu_list = cpu.as_ref().filter(|_| gpu.is_none()).map(|c| (c.list_slots() as f64 / held.max(1) as f64, steps as f64 / (c.list_builds() - builds_before) as f64));
     let bytes = traffic.bytes_per_particle_step * particle_steps + traffic.bytes_per_contact_step * contacts * steps as f64;
     let t_from = from_step as f64 * setup.dt;
-    Ok(BenchResult {
+    let mut result = BenchResult {
         scene: format!("{} from t = {t_from:.4} s (step {from_step})", path.display()),
         backend: kind,
         adapter,
@@ -115,6 +118,11 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         list_slots_per_particle: gpu_stats.map(|s| s.1).or(cpu_list.map(|c| c.0)),
         steps_per_list_build: gpu_stats.map(|s| s.2).or(cpu_list.map(|c| c.1)),
         pass_ms_per_step: Vec::new(),
+        pass_timing: None,
         pass_bytes_per_step: Vec::new(),
-    })
+    };
+    if let (true, Some(g)) = (profile, gpu.as_mut()) {
+        profile_gpu(g, steps, &mut result)?;
+    }
+    Ok(result)
 }

@@ -142,8 +142,8 @@ enum Command {
         /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
-        /// Time a scene file instead (insertions and outlets included); --particles, --model,
-        /// --packing and --profile do not apply
+        /// Time a scene file instead (insertions and outlets included); --particles, --model
+        /// and --packing do not apply
         #[arg(long)]
         scene: Option<PathBuf>,
         /// With --scene: the CPU reference runs the scene to this time (s) and the chosen
@@ -354,7 +354,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, scene, from } => {
             let r = match scene {
-                Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup)?,
+                Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
                 None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?,
             };
             println!("{r}");

@@ -1,6 +1,7 @@
 //! GPU backend behaviour on small scenes built in code. Fails (never skips) without an adapter.
 
 use talus::contact::params::{inherit, PairParams};
+use talus::gpu::profile::PassTiming;
 use talus::gpu::{open_context, GpuBackend, GpuOptions};
 use talus::model::material::Material;
 use talus::setup::{Aabb, PairTable, Particles, Setup, TimeStepChoice, Wall};
@@ -297,4 +298,32 @@ fn blow_up_stops_the_backend_at_its_last_snapshot() {
     let again = b.step(1).unwrap_err().to_string();
     assert!(again.contains("stopped after a blow-up"), "{again}");
     assert!(b.snapshot().is_err() && b.energies().is_err() && b.export_state().is_err());
+}
+
+/// `talus bench --profile` times the real step: a run profiled pass by pass ends in the same
+/// state, bit for bit, as the same steps run as normal batches, and every named pass gets a
+/// time (the force pass of a packed bed a positive one). A profiled batch that overflows a
+/// capacity (here the wall-contact table, made tiny) is finished, grown and not counted: the
+/// profile runs further batches until it has timed the steps asked for.
+#[test]
+fn profiled_steps_are_the_real_steps() {
+    let s = talus::bench::bed_setup(2000, talus::contact::params::ContactModel::HertzMindlin);
+    let (_, default_timing) = backend(&s, GpuOptions::default()).profile_passes(1).unwrap();
+    // lavapipe, as desktop drivers, grants timestamps inside encoders
+    let timings = if default_timing == PassTiming::Timestamps { vec![PassTiming::Timestamps, PassTiming::SubmitAndWait] } else { vec![default_timing] };
+    for timing in timings {
+        let mut plain = backend(&s, GpuOptions { steps_per_submit: 32, ..GpuOptions::default() });
+        let mut profiled = backend(&s, GpuOptions { steps_per_submit: 32, hash_capacity: Some(8), ..GpuOptions::default() });
+        // 70 steps: two full batches and a part of one
+        let totals = profiled.profile_passes_timed(70, timing).unwrap();
+        assert!(profiled.steps_done() > 70, "no profiled batch overflowed the tiny wall-contact table ({timing:?})");
+        plain.step(profiled.steps_done()).unwrap();
+        assert!(bits(&profiled.snapshot().unwrap()) == bits(&plain.snapshot().unwrap()), "profiling changed the trajectory ({timing:?})");
+        assert_eq!(profiled.energies().unwrap(), plain.energies().unwrap());
+        let names: Vec<&str> = totals.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["drift", "list_plan", "grid (rebuild steps)", "list (rebuild steps)", "forces", "advance", "kick (batch end)"]);
+        assert!(totals.iter().all(|(_, t)| t.is_finite() && *t >= 0.0), "{totals:?} ({timing:?})");
+        let forces = totals.iter().find(|(n, _)| *n == "forces").unwrap().1;
+        assert!(forces > 0.0, "the force pass of a packed bed took no time: {totals:?} ({timing:?})");
+    }
 }

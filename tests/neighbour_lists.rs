@@ -164,11 +164,11 @@ fn cpu_bench_reports_its_neighbour_list() {
     let path = dir.path().join("settle_box_skin0.json");
     scene["skin"] = 0.0.into();
     std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
-    let every_step = bench_scene(BackendChoice::Cpu, &path, 0.0, 10, 0).unwrap();
+    let every_step = bench_scene(BackendChoice::Cpu, &path, 0.0, 10, 0, false).unwrap();
     assert_eq!(every_step.steps_per_list_build, Some(1.0), "skin 0 builds the list at every step");
     let slots = every_step.list_slots_per_particle.expect("the CPU reports its list's slots");
     assert!(slots > 0.0, "a falling box of 10,000 grains lists some pairs, got {slots} slots/particle");
-    let skinned = bench_scene(BackendChoice::Cpu, &source, 0.0, 5, 0).unwrap();
+    let skinned = bench_scene(BackendChoice::Cpu, &source, 0.0, 5, 0, false).unwrap();
     assert_eq!(skinned.steps_per_list_build, Some(f64::INFINITY), "5 steps of a 0.5 m/s fall stay within the default skin");
     assert!(skinned.to_string().contains("not rebuilt in the timed steps"), "{skinned}");
 }

@@ -25,6 +25,7 @@
 //! generous ones.
 
 use super::buffers::{RECORD, SHARE};
+use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read, read_buffers};
 use super::encode::{bind_group, dispatch_threads};
@@ -78,24 +79,45 @@ impl GpuBackend {
     pub(crate) fn run_batch(&mut self, n: u64) -> Result<()> {
         self.check_usable()?;
         let s0 = self.steps_done;
+        self.prepare_batch(s0, n);
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
+        self.step_encoder().steps(&mut enc, s0, n);
+        self.finish_batch(enc, s0, n)?;
+        Ok(())
+    }
+
+    /// Steps per batch: `steps_per_submit`, at most `WALL_ROWS_MAX` where walls move (one row
+    /// of wall poses per step is uploaded per batch).
+    pub(crate) fn batch_len(&self) -> u64 {
+        if self.walls_move() {
+            self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX)
+        } else {
+            self.opts.steps_per_submit.max(1)
+        }
+    }
+
+    /// Before encoding steps `s0 .. s0 + n` as a batch: the wall poses they use.
+    pub(crate) fn prepare_batch(&mut self, s0: u64, n: u64) {
         if self.walls_move() {
             // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
             self.upload_poses(s0 + 1, n);
         }
-        let mut halted: Option<u64> = None;
+    }
+
+    /// Submit `enc`, which holds the batch of steps `s0 .. s0 + n` (or, when the caller has
+    /// already submitted them, nothing of them), with the readback of the step state; on
+    /// overflow grow what overflowed and resume from the halted step until the batch is done.
+    /// Returns whether the batch overflowed (and was resumed).
+    pub(crate) fn finish_batch(&mut self, mut enc: wgpu::CommandEncoder, s0: u64, n: u64) -> Result<bool> {
+        let mut halted = false;
         loop {
             let b = &self.buffers;
-            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
-            match halted {
-                None => self.step_encoder().steps(&mut enc, s0, n),
-                Some(s) => self.step_encoder().resume(&mut enc, s, s0 + n),
-            }
             enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, STEP_STATE_BYTES);
             self.ctx.queue.submit([enc.finish()]);
             let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, STEP_STATE_BYTES)?);
             if st.flags == 0 {
-                self.steps_done += n;
-                return Ok(());
+                self.steps_done = s0 + n;
+                return Ok(halted);
             }
             if st.flags & BLOWUP != 0 {
                 return Err(self.blow_up(&st, s0, n));
@@ -115,7 +137,9 @@ impl GpuBackend {
                 self.grow_hash(s, st.inserted)?;
             }
             self.clear_overflow(&st);
-            halted = Some(s);
+            halted = true;
+            enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
+            self.step_encoder().resume(&mut enc, s, s0 + n);
         }
     }
 
@@ -237,35 +261,5 @@ impl GpuBackend {
             n_meshes: self.meshes.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
         }
-    }
-}
-
-impl GpuBackend {
-    /// Run `n` steps submitting every named pass on its own and waiting for it; returns the
-    /// total seconds per pass name, in step order. For profiling only (no overflow handling:
-    /// run a normal batch first so capacities have grown).
-    pub fn profile_passes(&mut self, n: u64) -> Result<Vec<(&'static str, f64)>> {
-        let mut totals: Vec<(&'static str, f64)> = StepEncoder::STEP_PASSES.iter().map(|(name, _)| (*name, 0.0)).collect();
-        totals.push(("kick (batch end)", 0.0));
-        let s0 = self.steps_done;
-        let timed = |enc: wgpu::CommandEncoder| -> Result<f64> {
-            let t = std::time::Instant::now();
-            self.ctx.queue.submit([enc.finish()]);
-            self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
-            Ok(t.elapsed().as_secs_f64())
-        };
-        let encoder = || self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
-        for s in s0..s0 + n {
-            for (slot, (_, pass)) in totals.iter_mut().zip(StepEncoder::STEP_PASSES.iter()) {
-                let mut enc = encoder();
-                pass(&self.step_encoder(), &mut enc, s, s == s0);
-                slot.1 += timed(enc)?;
-            }
-        }
-        let mut enc = encoder();
-        self.step_encoder().kick(&mut enc);
-        totals.last_mut().expect("kick slot").1 += timed(enc)?;
-        self.steps_done += n;
-        Ok(totals)
     }
 }

@@ -137,6 +137,10 @@ fn required_limits(adapter: &wgpu::Adapter) -> Result<wgpu::Limits> {
     Ok(l)
 }
 
+/// Timestamps between the passes of an encoder, which `talus bench --profile` reads where the
+/// adapter has both (`GpuBackend::profile_passes`); requested when granted, never required.
+pub const PROFILE_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+
 /// Open the preferred adapter (DiscreteGpu > IntegratedGpu > Other > Cpu; GL last).
 pub fn open_context() -> Result<GpuContext> {
     let (instance, adapter) = pick_adapter()?;
@@ -144,7 +148,7 @@ pub fn open_context() -> Result<GpuContext> {
     let limits = required_limits(&adapter)?;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("talus"),
-        required_features: wgpu::Features::empty(),
+        required_features: adapter.features() & PROFILE_FEATURES,
         required_limits: limits.clone(),
         ..Default::default()
     }))

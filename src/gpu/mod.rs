@@ -22,6 +22,7 @@ pub mod grid;
 pub mod layout;
 pub mod meshes;
 pub mod pipelines;
+pub mod profile;
 pub mod readback;
 pub mod shader;
 pub mod shared;
@@ -309,7 +310,7 @@ impl GpuBackend {
         let steps = self.steps_done - self.steps_at_start;
         let steps_per_rebuild = if st.rebuilds > 0 { (steps as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
-        let batch = if self.walls_move() { self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX) } else { self.opts.steps_per_submit.max(1) } as f64;
+        let batch = self.batch_len() as f64;
         let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
         let passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
@@ -358,7 +359,7 @@ impl Backend for GpuBackend {
 
     fn step(&mut self, n: u64) -> Result<()> {
         let mut left = n;
-        let per = if self.walls_move() { self.opts.steps_per_submit.clamp(1, walls::WALL_ROWS_MAX) } else { self.opts.steps_per_submit.max(1) };
+        let per = self.batch_len();
         while left > 0 {
             let k = left.min(per);
             self.run_batch(k)?;

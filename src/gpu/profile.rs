@@ -1,0 +1,157 @@
+//! `talus bench --profile`: the GPU time of every named pass of the step
+//! (`StepEncoder::STEP_PASSES`, then the kick closing the batch).
+//!
+//! Where the device grants timestamps inside encoders (`context::PROFILE_FEATURES`: Vulkan,
+//! DX12, most Metal and GL drivers), the steps are encoded as a normal batch with a timestamp
+//! after every named pass, so the times are the passes' own, barriers included, with nothing of
+//! the host in them. Elsewhere every named pass is submitted and waited for on its own, which
+//! adds a submit-and-wait to each (about 0.1 ms on an H100; docs/performance.md, "Real GPU").
+//!
+//! The steps run as the normal batches of `steps_per_submit` steps (the last step's
+//! `wall_loads` and the closing kick timed together as "kick (batch end)"), with the same
+//! overflow handling (`GpuBackend::finish_batch`): a batch that overflowed a capacity and was
+//! resumed is run to its end but not counted, and further batches are run until `n` steps
+//! have been timed without one.
+
+use super::context::PROFILE_FEATURES;
+use super::readback::map_read;
+use super::step::StepEncoder;
+use super::GpuBackend;
+use crate::error::{Result, TalusError};
+
+/// How `profile_passes` timed the passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassTiming {
+    /// Timestamps written by the device between the passes of one encoder.
+    Timestamps,
+    /// Each pass submitted and waited for on its own (launch and wait included).
+    SubmitAndWait,
+}
+
+impl PassTiming {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PassTiming::Timestamps => "GPU timestamps between passes",
+            PassTiming::SubmitAndWait => "each pass submitted and waited for (launch overhead included)",
+        }
+    }
+}
+
+/// Most steps per timestamped batch: `STEP_PASSES.len()` queries a step and two more, inside
+/// `wgpu::QUERY_SET_MAX_QUERIES`.
+const STEPS_PER_QUERY_SET: u64 = 512;
+
+/// The name under which the last step's `wall_loads` and the batch's closing kick are timed.
+pub const BATCH_END: &str = "kick (batch end)";
+
+impl GpuBackend {
+    /// Run `n` steps, and as many more as batches that overflowed held, and return the total
+    /// seconds per named pass over `n` steps, in step order, with the batch end last.
+    /// Timed with device timestamps where the device has them (`PassTiming::Timestamps`).
+    pub fn profile_passes(&mut self, n: u64) -> Result<(Vec<(&'static str, f64)>, PassTiming)> {
+        let timing = if self.ctx.device.features().contains(PROFILE_FEATURES) { PassTiming::Timestamps } else { PassTiming::SubmitAndWait };
+        Ok((self.profile_passes_timed(n, timing)?, timing))
+    }
+
+    /// `profile_passes` timed as `timing` says (`Timestamps` fails on a device without them).
+    pub fn profile_passes_timed(&mut self, n: u64, timing: PassTiming) -> Result<Vec<(&'static str, f64)>> {
+        self.check_usable()?;
+        let stamps = timing == PassTiming::Timestamps;
+        if stamps && !self.ctx.device.features().contains(PROFILE_FEATURES) {
+            return Err(TalusError::Device(format!("{} grants no timestamps inside encoders", self.ctx.describe())));
+        }
+        let mut totals: Vec<(&'static str, f64)> = StepEncoder::STEP_PASSES.iter().map(|(name, _)| (*name, 0.0)).collect();
+        totals.push((BATCH_END, 0.0));
+        let per = if stamps { self.batch_len().min(STEPS_PER_QUERY_SET) } else { self.batch_len() };
+        let mut timed = 0;
+        while timed < n {
+            let (s0, k) = (self.steps_done, per.min(n - timed));
+            self.prepare_batch(s0, k);
+            let batch = if stamps { self.batch_with_timestamps(s0, k)? } else { self.batch_with_waits(s0, k)? };
+            if let Some(times) = batch {
+                totals.iter_mut().zip(times).for_each(|(t, dt)| t.1 += dt);
+                timed += k;
+            }
+        }
+        Ok(totals)
+    }
+
+    /// The batch of steps `s0 .. s0 + k` as `StepEncoder::steps` encodes it, a timestamp
+    /// before its first pass and after every named pass, the last step's `wall_loads` and the
+    /// closing kick. Seconds per entry
+    /// of `profile_passes`'s totals, or `None` when the batch overflowed.
+    fn batch_with_timestamps(&mut self, s0: u64, k: u64) -> Result<Option<Vec<f64>>> {
+        let passes = StepEncoder::STEP_PASSES.len();
+        let count = (k as usize * passes + 3) as u32;
+        let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("profile"), ty: wgpu::QueryType::Timestamp, count });
+        let bytes = count as u64 * wgpu::QUERY_SIZE as u64;
+        let resolved = self.ctx.create_buffer("profile timestamps", bytes, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC)?;
+        let staging = self.ctx.create_buffer("profile readback", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+        // the entry each timestamp closes
+        let mut closes = Vec::with_capacity(count as usize);
+        enc.write_timestamp(&queries, 0);
+        let e = self.step_encoder();
+        let mut stamp = |enc: &mut wgpu::CommandEncoder, entry: usize| {
+            closes.push(entry);
+            enc.write_timestamp(&queries, closes.len() as u32);
+        };
+        for t in s0..s0 + k {
+            for (p, (name, pass)) in StepEncoder::STEP_PASSES.iter().enumerate() {
+                pass(&e, &mut enc, t, t == s0);
+                stamp(&mut enc, p);
+                if *name == "forces" && t + 1 == s0 + k {
+                    e.wall_loads(&mut enc);
+                    stamp(&mut enc, passes);
+                }
+            }
+        }
+        e.kick(&mut enc);
+        stamp(&mut enc, passes);
+        enc.resolve_query_set(&queries, 0..count, &resolved, 0);
+        enc.copy_buffer_to_buffer(&resolved, 0, &staging, 0, bytes);
+        if self.finish_batch(enc, s0, k)? {
+            return Ok(None);
+        }
+        let raw = map_read(&self.ctx, &staging, bytes)?;
+        let ticks: Vec<u64> = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
+        let ns_per_tick = self.ctx.queue.get_timestamp_period() as f64;
+        let mut times = vec![0.0; passes + 1];
+        for (q, &entry) in closes.iter().enumerate() {
+            let dt = ticks[q + 1].checked_sub(ticks[q]).ok_or_else(|| TalusError::Device(format!("profile: timestamp {} is earlier than timestamp {q}", q + 1)))?;
+            times[entry] += dt as f64 * ns_per_tick * 1e-9;
+        }
+        Ok(Some(times))
+    }
+
+    /// The batch of steps `s0 .. s0 + k` with every named pass, and the batch end, in a submit
+    /// of its own, waited for. As `batch_with_timestamps`.
+    fn batch_with_waits(&mut self, s0: u64, k: u64) -> Result<Option<Vec<f64>>> {
+        let encoder = || self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+        let timed = |enc: wgpu::CommandEncoder| -> Result<f64> {
+            let t = std::time::Instant::now();
+            self.ctx.queue.submit([enc.finish()]);
+            self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
+            Ok(t.elapsed().as_secs_f64())
+        };
+        let e = self.step_encoder();
+        let mut times = vec![0.0; StepEncoder::STEP_PASSES.len() + 1];
+        let end = times.len() - 1;
+        for t in s0..s0 + k {
+            for (p, (name, pass)) in StepEncoder::STEP_PASSES.iter().enumerate() {
+                let mut enc = encoder();
+                pass(&e, &mut enc, t, t == s0);
+                times[p] += timed(enc)?;
+                if *name == "forces" && t + 1 == s0 + k {
+                    let mut enc = encoder();
+                    e.wall_loads(&mut enc);
+                    times[end] += timed(enc)?;
+                }
+            }
+        }
+        let mut enc = encoder();
+        e.kick(&mut enc);
+        times[end] += timed(enc)?;
+        Ok((!self.finish_batch(encoder(), s0, k)?).then_some(times))
+    }
+}
