@@ -54,22 +54,48 @@ fn type_rank(t: wgpu::DeviceType) -> u32 {
     }
 }
 
+/// An instance of `backends`. wgpu checks every indirect dispatch's workgroup counts on the
+/// device by default, with a validation dispatch of its own before each one; Talus's counts are
+/// written by the host, below `max_compute_workgroups_per_dimension` (`encode::split_dispatch`),
+/// and copied or zeroed on the device (`list_plan.wgsl`), so the check is turned off except on
+/// DX12, where without it `@builtin(num_workgroups)` (which the 2-D dispatches index with)
+/// reads 0. Every step encodes some 24 indirect dispatches, zero-sized between list builds; on an
+/// H100 the check doubled their cost (docs/performance.md, "Real GPU"). `WGPU_*` environment
+/// variables override (`WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on).
 fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = backends;
+    let mut flags = wgpu::InstanceFlags::from_build_config();
+    if !backends.contains(wgpu::Backends::DX12) {
+        flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+    desc.flags = flags.with_env();
     wgpu::Instance::new(desc)
 }
 
-const PRIMARY: wgpu::Backends = wgpu::Backends::VULKAN.union(wgpu::Backends::METAL).union(wgpu::Backends::DX12);
+/// The backends tried first, as groups that share an instance: DX12 on its own, since its
+/// instance keeps the indirect-dispatch check (`new_instance`).
+const PRIMARY: [wgpu::Backends; 2] = [wgpu::Backends::VULKAN.union(wgpu::Backends::METAL), wgpu::Backends::DX12];
+
+/// Every adapter of `groups` with the instance that found it, in preference order: by device
+/// type (`type_rank`), then in the order of `groups`.
+fn enumerate(groups: &[wgpu::Backends]) -> Vec<(wgpu::Instance, wgpu::Adapter)> {
+    let mut out = Vec::new();
+    for &backends in groups {
+        let inst = new_instance(backends);
+        for a in pollster::block_on(inst.enumerate_adapters(backends)) {
+            out.push((inst.clone(), a));
+        }
+    }
+    out.sort_by_key(|(_, a)| type_rank(a.get_info().device_type));
+    out
+}
 
 /// Every adapter wgpu sees (primary backends, then GL), in preference order.
 pub fn list_adapters() -> Vec<AdapterSummary> {
     let mut out = Vec::new();
-    for backends in [PRIMARY, wgpu::Backends::GL] {
-        let inst = new_instance(backends);
-        let mut adapters = pollster::block_on(inst.enumerate_adapters(backends));
-        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
-        for a in adapters {
+    for groups in [&PRIMARY[..], &[wgpu::Backends::GL]] {
+        for (_, a) in enumerate(groups) {
             let info = a.get_info();
             let l = a.limits();
             out.push(AdapterSummary {
@@ -90,16 +116,13 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
 }
 
 fn pick_adapter() -> Result<(wgpu::Instance, wgpu::Adapter)> {
-    for backends in [PRIMARY, wgpu::Backends::GL] {
-        let inst = new_instance(backends);
-        let mut adapters = pollster::block_on(inst.enumerate_adapters(backends));
-        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
-        if let Some(a) = adapters.into_iter().next() {
-            return Ok((inst, a));
+    for groups in [&PRIMARY[..], &[wgpu::Backends::GL]] {
+        if let Some(found) = enumerate(groups).into_iter().next() {
+            return Ok(found);
         }
     }
     // Nothing enumerated: ask wgpu once more to get its explanation.
-    let inst = new_instance(PRIMARY | wgpu::Backends::GL);
+    let inst = new_instance(wgpu::Backends::all());
     match pollster::block_on(inst.request_adapter(&wgpu::RequestAdapterOptions::default())) {
         Ok(a) => Ok((inst, a)),
         Err(e) => Err(TalusError::NoAdapter(e.to_string())),
