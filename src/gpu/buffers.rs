@@ -84,7 +84,7 @@ pub struct Buffers {
     pub partials: wgpu::Buffer,
     pub n_partials: u32,
     /// MAP_READ buffer for the step state (flags) after each batch.
-    pub flags_readback: wgpu::Buffer,
+    pub flags_readback: [wgpu::Buffer; 2],
 }
 
 /// Entries of the rebuild dispatch table (`dispatch_full`): particles, cells, clears, and
@@ -170,7 +170,7 @@ impl Buffers {
             step_state: b("step_state", STEP_STATE_BYTES, STATE)?,
             partials: b("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?,
             n_partials,
-            flags_readback: b("flags_readback", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?,
+            flags_readback: [b("flags_readback 0", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?, b("flags_readback 1", STEP_STATE_BYTES, U::MAP_READ | U::COPY_DST)?],
         })
     }
 
@@ -181,7 +181,7 @@ impl Buffers {
             &self.sim, &self.pos_block, &self.pos_offset, &self.motion, &self.force, &self.dissipation, &self.image,
             &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_next, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming_count, &self.incoming_cursor,
-            &self.incoming, &self.shares, &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback,
+            &self.incoming, &self.shares, &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
         ];
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
         all.iter().map(|b| b.size()).sum::<u64>() + levels

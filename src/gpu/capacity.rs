@@ -27,12 +27,26 @@
 use super::buffers::{RECORD, SHARE};
 use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
-use super::readback::{map_read, read_buffers};
+use super::readback::{map_read_after, read_buffers};
 use super::encode::{bind_group, dispatch_threads};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS, SLOT_ACTIVE_BIT};
+use std::collections::VecDeque;
+
+/// Batches of steps submitted before the host reads the first one's step state
+/// (`GpuBackend::run_steps`).
+const BATCHES_IN_FLIGHT: usize = 2;
+
+/// A submitted batch of steps `s0 .. s0 + n` whose step state goes to readback buffer
+/// `readback` (of `Buffers::flags_readback`).
+struct Submitted {
+    s0: u64,
+    n: u64,
+    readback: usize,
+    index: wgpu::SubmissionIndex,
+}
 
 /// Slot indices carry `SLOT_ACTIVE_BIT` in the incoming entries: the list stays below it.
 const SLOT_INDEX_MAX: u32 = SLOT_ACTIVE_BIT - 1;
@@ -75,14 +89,44 @@ impl GpuBackend {
         Ok(bytemuck::pod_read_unaligned(&b[0]))
     }
 
-    /// Run `n` steps in one submit; on overflow grow and resume from the halted step.
-    pub(crate) fn run_batch(&mut self, n: u64) -> Result<()> {
+    /// Run `n` steps in batches of `batch_len` steps, `BATCHES_IN_FLIGHT` of them submitted
+    /// ahead, so that the device runs one while the host encodes the next (on an H100 the host
+    /// left the device idle for about 0.25 ms a step while it read a batch's step state and
+    /// encoded the next one). The host reads each batch's step state (its only readback) in
+    /// turn. A batch that overflowed or blew up halted the device, so the batches submitted
+    /// after it ran as no-ops (every pass exits early on `halt`): they are waited for and
+    /// dropped, the halted batch is grown and resumed (`finish_halted`), and the steps after
+    /// it are submitted again. The last step computes the wall loads.
+    pub(crate) fn run_steps(&mut self, n: u64) -> Result<()> {
         self.check_usable()?;
-        let s0 = self.steps_done;
-        self.prepare_batch(s0, n);
-        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
-        self.step_encoder().steps(&mut enc, s0, n);
-        self.finish_batch(enc, s0, n)?;
+        let end = self.steps_done + n;
+        let per = self.batch_len();
+        let mut flight: VecDeque<Submitted> = VecDeque::new();
+        let mut next = self.steps_done;
+        while self.steps_done < end {
+            while flight.len() < BATCHES_IN_FLIGHT && next < end {
+                let k = per.min(end - next);
+                let readback = flight.back().map_or(0, |b| 1 - b.readback);
+                self.prepare_batch(next, k);
+                let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
+                self.step_encoder().steps(&mut enc, next, k, next + k == end);
+                flight.push_back(self.submit_with_readback(enc, next, k, readback));
+                next += k;
+            }
+            let batch = flight.pop_front().expect("a batch in flight");
+            let st = self.read_step_state_of(&batch)?;
+            if st.flags == 0 {
+                self.steps_done = batch.s0 + batch.n;
+                continue;
+            }
+            if let Some(last) = flight.back() {
+                self.wait_for(last)?;
+            }
+            flight.clear();
+            self.prepare_batch(batch.s0, batch.n);
+            self.finish_halted(st, batch.s0, batch.n, batch.s0 + batch.n == end)?;
+            next = self.steps_done;
+        }
         Ok(())
     }
 
@@ -96,7 +140,9 @@ impl GpuBackend {
         }
     }
 
-    /// Before encoding steps `s0 .. s0 + n` as a batch: the wall poses they use.
+    /// Before encoding steps `s0 .. s0 + n` as a batch: the wall poses they use. (A batch
+    /// submitted after it may upload its own rows over them; queue order keeps each batch's
+    /// rows until it has run, and a halted batch uploads its rows again before it resumes.)
     pub(crate) fn prepare_batch(&mut self, s0: u64, n: u64) {
         if self.walls_move() {
             // the force evaluations of steps s0 .. s0 + n are at time indices s0 + 1 ..
@@ -104,20 +150,52 @@ impl GpuBackend {
         }
     }
 
-    /// Submit `enc`, which holds the batch of steps `s0 .. s0 + n` (or, when the caller has
-    /// already submitted them, nothing of them), with the readback of the step state; on
-    /// overflow grow what overflowed and resume from the halted step until the batch is done.
-    /// Returns whether the batch overflowed (and was resumed).
-    pub(crate) fn finish_batch(&mut self, mut enc: wgpu::CommandEncoder, s0: u64, n: u64) -> Result<bool> {
-        let mut halted = false;
+    /// Submit `enc`, holding the batch of steps `s0 .. s0 + n`, with the step state copied to
+    /// readback buffer `readback` after it.
+    fn submit_with_readback(&self, mut enc: wgpu::CommandEncoder, s0: u64, n: u64, readback: usize) -> Submitted {
+        let b = &self.buffers;
+        enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback[readback], 0, STEP_STATE_BYTES);
+        let index = self.ctx.queue.submit([enc.finish()]);
+        Submitted { s0, n, readback, index }
+    }
+
+    /// The step state after `batch` (waits for it, not for later submissions).
+    fn read_step_state_of(&self, batch: &Submitted) -> Result<StepStateRead> {
+        let bytes = map_read_after(&self.ctx, &self.buffers.flags_readback[batch.readback], STEP_STATE_BYTES, Some(batch.index.clone()))?;
+        Ok(bytemuck::pod_read_unaligned(&bytes))
+    }
+
+    fn wait_for(&self, batch: &Submitted) -> Result<()> {
+        self.ctx
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: Some(batch.index.clone()), timeout: None })
+            .map_err(|e| TalusError::Device(format!("poll: {e}")))?;
+        Ok(())
+    }
+
+    /// Submit `enc`, holding the batch of steps `s0 .. s0 + n` (or, when the caller has already
+    /// submitted them, nothing of them), and finish it as `finish_halted` does. Returns whether
+    /// the batch overflowed (and was resumed).
+    pub(crate) fn finish_batch(&mut self, enc: wgpu::CommandEncoder, s0: u64, n: u64, loads: bool) -> Result<bool> {
+        let batch = self.submit_with_readback(enc, s0, n, 0);
+        let st = self.read_step_state_of(&batch)?;
+        if st.flags == 0 {
+            self.steps_done = s0 + n;
+            return Ok(false);
+        }
+        self.finish_halted(st, s0, n, loads)?;
+        Ok(true)
+    }
+
+    /// The batch of steps `s0 .. s0 + n` halted with step state `st`: a blow-up or an
+    /// overflow that cannot grow is an error; otherwise grow what overflowed and resume from
+    /// the halted step (`StepEncoder::resume`, the wall loads in its last step with `loads`)
+    /// until the batch is done.
+    fn finish_halted(&mut self, mut st: StepStateRead, s0: u64, n: u64, loads: bool) -> Result<()> {
         loop {
-            let b = &self.buffers;
-            enc.copy_buffer_to_buffer(&b.step_state, 0, &b.flags_readback, 0, STEP_STATE_BYTES);
-            self.ctx.queue.submit([enc.finish()]);
-            let st: StepStateRead = bytemuck::pod_read_unaligned(&map_read(&self.ctx, &self.buffers.flags_readback, STEP_STATE_BYTES)?);
             if st.flags == 0 {
                 self.steps_done = s0 + n;
-                return Ok(halted);
+                return Ok(());
             }
             if st.flags & BLOWUP != 0 {
                 return Err(self.blow_up(&st, s0, n));
@@ -137,9 +215,10 @@ impl GpuBackend {
                 self.grow_hash(s, st.inserted)?;
             }
             self.clear_overflow(&st);
-            halted = true;
-            enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
-            self.step_encoder().resume(&mut enc, s, s0 + n);
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
+            self.step_encoder().resume(&mut enc, s, s0 + n, loads);
+            let batch = self.submit_with_readback(enc, s0, n, 0);
+            st = self.read_step_state_of(&batch)?;
         }
     }
 

@@ -358,14 +358,7 @@ impl Backend for GpuBackend {
     }
 
     fn step(&mut self, n: u64) -> Result<()> {
-        let mut left = n;
-        let per = self.batch_len();
-        while left > 0 {
-            let k = left.min(per);
-            self.run_batch(k)?;
-            left -= k;
-        }
-        Ok(())
+        self.run_steps(n)
     }
 
     fn steps_done(&self) -> u64 {

@@ -7,9 +7,11 @@
 //! the host in them. Elsewhere every named pass is submitted and waited for on its own, which
 //! adds a submit-and-wait to each (about 0.1 ms on an H100; docs/performance.md, "Real GPU").
 //!
-//! The steps run as the normal batches of `steps_per_submit` steps (the last step's
-//! `wall_loads` and the closing kick timed together as "kick (batch end)"), with the same
-//! overflow handling (`GpuBackend::finish_batch`): a batch that overflowed a capacity and was
+//! The steps run as the normal batches of `steps_per_submit` steps (each batch's closing kick,
+//! and the wall loads of the run's last step as at the end of `Backend::step`, timed together
+//! as "kick (batch end)"), with the same overflow handling (`GpuBackend::finish_batch`; the
+//! batches are not overlapped with the host's encoding as `run_steps` does, so the profile's sum
+//! can be below the timed steps' time per step): a batch that overflowed a capacity and was
 //! resumed is run to its end but not counted, and further batches are run until `n` steps
 //! have been timed without one.
 
@@ -41,7 +43,7 @@ impl PassTiming {
 /// `wgpu::QUERY_SET_MAX_QUERIES`.
 const STEPS_PER_QUERY_SET: u64 = 512;
 
-/// The name under which the last step's `wall_loads` and the batch's closing kick are timed.
+/// The name under which the batches' closing kicks and the last step's `wall_loads` are timed.
 pub const BATCH_END: &str = "kick (batch end)";
 
 impl GpuBackend {
@@ -67,7 +69,8 @@ impl GpuBackend {
         while timed < n {
             let (s0, k) = (self.steps_done, per.min(n - timed));
             self.prepare_batch(s0, k);
-            let batch = if stamps { self.batch_with_timestamps(s0, k)? } else { self.batch_with_waits(s0, k)? };
+            let loads = timed + k == n;
+            let batch = if stamps { self.batch_with_timestamps(s0, k, loads)? } else { self.batch_with_waits(s0, k, loads)? };
             if let Some(times) = batch {
                 totals.iter_mut().zip(times).for_each(|(t, dt)| t.1 += dt);
                 timed += k;
@@ -76,11 +79,11 @@ impl GpuBackend {
         Ok(totals)
     }
 
-    /// The batch of steps `s0 .. s0 + k` as `StepEncoder::steps` encodes it, a timestamp
-    /// before its first pass and after every named pass, the last step's `wall_loads` and the
-    /// closing kick. Seconds per entry
+    /// The batch of steps `s0 .. s0 + k` as `StepEncoder::steps` encodes it (with `loads`, the
+    /// wall loads in its last step), a timestamp before its first pass and after every named
+    /// pass, the wall loads and the closing kick. Seconds per entry
     /// of `profile_passes`'s totals, or `None` when the batch overflowed.
-    fn batch_with_timestamps(&mut self, s0: u64, k: u64) -> Result<Option<Vec<f64>>> {
+    fn batch_with_timestamps(&mut self, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
         let passes = StepEncoder::STEP_PASSES.len();
         let count = (k as usize * passes + 3) as u32;
         let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("profile"), ty: wgpu::QueryType::Timestamp, count });
@@ -100,7 +103,7 @@ impl GpuBackend {
             for (p, (name, pass)) in StepEncoder::STEP_PASSES.iter().enumerate() {
                 pass(&e, &mut enc, t, t == s0);
                 stamp(&mut enc, p);
-                if *name == "forces" && t + 1 == s0 + k {
+                if loads && *name == "forces" && t + 1 == s0 + k {
                     e.wall_loads(&mut enc);
                     stamp(&mut enc, passes);
                 }
@@ -110,7 +113,7 @@ impl GpuBackend {
         stamp(&mut enc, passes);
         enc.resolve_query_set(&queries, 0..count, &resolved, 0);
         enc.copy_buffer_to_buffer(&resolved, 0, &staging, 0, bytes);
-        if self.finish_batch(enc, s0, k)? {
+        if self.finish_batch(enc, s0, k, loads)? {
             return Ok(None);
         }
         let raw = map_read(&self.ctx, &staging, bytes)?;
@@ -126,7 +129,7 @@ impl GpuBackend {
 
     /// The batch of steps `s0 .. s0 + k` with every named pass, and the batch end, in a submit
     /// of its own, waited for. As `batch_with_timestamps`.
-    fn batch_with_waits(&mut self, s0: u64, k: u64) -> Result<Option<Vec<f64>>> {
+    fn batch_with_waits(&mut self, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
         let encoder = || self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
         let timed = |enc: wgpu::CommandEncoder| -> Result<f64> {
             let t = std::time::Instant::now();
@@ -142,7 +145,7 @@ impl GpuBackend {
                 let mut enc = encoder();
                 pass(&e, &mut enc, t, t == s0);
                 times[p] += timed(enc)?;
-                if *name == "forces" && t + 1 == s0 + k {
+                if loads && *name == "forces" && t + 1 == s0 + k {
                     let mut enc = encoder();
                     e.wall_loads(&mut enc);
                     times[end] += timed(enc)?;
@@ -152,6 +155,6 @@ impl GpuBackend {
         let mut enc = encoder();
         e.kick(&mut enc);
         times[end] += timed(enc)?;
-        Ok((!self.finish_batch(encoder(), s0, k)?).then_some(times))
+        Ok((!self.finish_batch(encoder(), s0, k, loads)?).then_some(times))
     }
 }

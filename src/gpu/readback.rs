@@ -3,14 +3,20 @@
 use super::context::GpuContext;
 use crate::error::{Result, TalusError};
 
-/// Map `size` bytes of a MAP_READ buffer and copy them out.
+/// Map `size` bytes of a MAP_READ buffer and copy them out (after all submitted work).
 pub fn map_read(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+    map_read_after(ctx, buf, size, None)
+}
+
+/// `map_read` waiting only for submission `after` (the one that wrote the buffer), so that
+/// later submissions keep the device busy meanwhile.
+pub fn map_read_after(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64, after: Option<wgpu::SubmissionIndex>) -> Result<Vec<u8>> {
     let slice = buf.slice(0..size);
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
     });
-    ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
+    ctx.device.poll(wgpu::PollType::Wait { submission_index: after, timeout: None }).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
     rx.recv()
         .map_err(|e| TalusError::Device(format!("map_async callback lost: {e}")))?
         .map_err(|e| TalusError::Device(format!("map_async: {e}")))?;

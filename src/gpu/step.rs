@@ -235,12 +235,14 @@ impl StepEncoder<'_> {
     /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).
     /// The second half kick of each step is fused into the next step's drift (`kick_drift`);
     /// the batch ends with a separate `kick`, so velocities are full-step values between batches.
-    /// The last step also runs `wall_loads` between its `forces` and `advance`.
-    pub fn steps(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64) {
+    /// With `loads`, the last step also runs `wall_loads` between its `forces` and `advance`
+    /// (the loads are read at outputs only, after the last step of `Backend::step`: at 10M
+    /// particles on an H100 the pass took 26 ms, as much as 11 steps).
+    pub fn steps(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64, loads: bool) {
         for s in s0..s0 + n {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, s, s == s0);
-                if name == "forces" && s + 1 == s0 + n {
+                if loads && name == "forces" && s + 1 == s0 + n {
                     self.wall_loads(enc);
                 }
             }
@@ -253,20 +255,20 @@ impl StepEncoder<'_> {
     /// The rest of a batch that halted in step `s` (an overflow raised there; the host has
     /// grown the capacity and cleared the flags): that step from its rebuild passes on (its
     /// `drift` and `list_plan` have run, and the `dispatch` table still holds its plan), then
-    /// steps `s + 1 .. end` and the closing `kick`. Every pass from the rebuild on writes only
-    /// what it later reads back in this order, so a resumed batch equals one that never
-    /// overflowed.
-    pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64) {
+    /// steps `s + 1 .. end` and the closing `kick` (the wall loads in the last step with
+    /// `loads`). Every pass from the rebuild on writes only what it later reads back in this
+    /// order, so a resumed batch equals one that never overflowed.
+    pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64, loads: bool) {
         for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS) {
             pass(self, enc, s, false);
-            if *name == "forces" && s + 1 == end {
+            if loads && *name == "forces" && s + 1 == end {
                 self.wall_loads(enc);
             }
         }
         for t in s + 1..end {
             for (name, pass) in Self::STEP_PASSES {
                 pass(self, enc, t, false);
-                if name == "forces" && t + 1 == end {
+                if loads && name == "forces" && t + 1 == end {
                     self.wall_loads(enc);
                 }
             }
