@@ -9,6 +9,9 @@
 #   fall10k    10,000 particles (25 x 25 x 16), 4000 steps from the lattice
 #   fall100k   100,000 particles (50 x 50 x 40), 4000 steps from the lattice
 #   dense10k   10,000 particles, 2000 steps from the settled 10k packing (not in the default CASES)
+#   fall1M, fall10M  1,000,000 (100 x 100 x 100) and 10,000,000 (200 x 200 x 250) particles, 4000
+#              steps from the lattice: GPU sizes (not in the default CASES; with SCENES_ONLY=1
+#              they only write the scenes, as docs/performance.md "Real GPU" uses them)
 #   dense100k  100,000 particles, 2000 steps from one settled packing that every code reads:
 #              LIGGGHTS settles 10,000 particles for 30,000 steps and writes it (write_data),
 #              LAMMPS tiles it 2 x 5 (in.tile.lammps); Talus reads the same file through the
@@ -98,6 +101,8 @@ for case in $CASES; do
     fall100k) dims=(50 50 40); steps=4000; phase=fall; n=100000 ;;
     dense10k) dims=(25 25 16); steps=2000; phase=dense; n=10000 ;;
     dense100k) dims=(50 125 16); steps=2000; phase=dense; n=100000 ;;
+    fall1M) dims=(100 100 100); steps=4000; phase=fall; n=1000000 ;;
+    fall10M) dims=(200 200 250); steps=4000; phase=fall; n=10000000 ;;
     *) echo "peers.sh: unknown case $case" >&2; exit 2 ;;
   esac
   data=""
