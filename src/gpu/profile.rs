@@ -10,8 +10,8 @@
 //! The steps run as the normal batches of `steps_per_submit` steps (each batch's closing kick,
 //! and the wall loads of the run's last step as at the end of `Backend::step`, timed together
 //! as "kick (batch end)"), with the same overflow handling (`GpuBackend::finish_batch`; the
-//! batches are not overlapped with the host's encoding as `run_steps` does, so the profile's sum
-//! can be below the timed steps' time per step): a batch that overflowed a capacity and was
+//! timestamps count the device's time only, so the passes can sum to less than a timed step,
+//! which includes any time the device waits for the host): a batch that overflowed a capacity and was
 //! resumed is run to its end but not counted, and further batches are run until `n` steps
 //! have been timed without one.
 
@@ -39,8 +39,8 @@ impl PassTiming {
     }
 }
 
-/// Most steps per timestamped batch: `STEP_PASSES.len()` queries a step and two more, inside
-/// `wgpu::QUERY_SET_MAX_QUERIES`.
+/// Most steps per timestamped batch: `STEP_PASSES.len()` queries a step and three more
+/// (512 × 6 + 3), inside `wgpu::QUERY_SET_MAX_QUERIES` (4096).
 const STEPS_PER_QUERY_SET: u64 = 512;
 
 /// The name under which the batches' closing kicks and the last step's `wall_loads` are timed.
@@ -81,8 +81,8 @@ impl GpuBackend {
 
     /// The batch of steps `s0 .. s0 + k` as `StepEncoder::steps` encodes it (with `loads`, the
     /// wall loads in its last step), a timestamp before its first pass and after every named
-    /// pass, the wall loads and the closing kick. Seconds per entry
-    /// of `profile_passes`'s totals, or `None` when the batch overflowed.
+    /// pass, the wall loads and the closing kick. Returns the seconds per entry of
+    /// `profile_passes`'s totals, or `None` when the batch overflowed.
     fn batch_with_timestamps(&mut self, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
         let passes = StepEncoder::STEP_PASSES.len();
         let count = (k as usize * passes + 3) as u32;
