@@ -38,7 +38,7 @@ pub struct Buffers {
     /// Wall table: rows × n_walls `WallGpu` (see `gpu::walls`).
     pub walls: wgpu::Buffer,
     /// Per plane wall, then per mesh wall: (force, 0), (torque about the load point, 0) of the
-    /// last step of a batch.
+    /// last step of a `Backend::step` call (computed in that step only).
     pub wall_loads: wgpu::Buffer,
     /// All mesh-wall data, packed (see `gpu::meshes`).
     pub mesh_data: wgpu::Buffer,

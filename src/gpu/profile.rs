@@ -46,6 +46,21 @@ const STEPS_PER_QUERY_SET: u64 = 512;
 /// The name under which the batches' closing kicks and the last step's `wall_loads` are timed.
 pub const BATCH_END: &str = "kick (batch end)";
 
+/// The query set and buffers of the timestamps of one batch of up to `steps` steps.
+struct Stamps {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    staging: wgpu::Buffer,
+}
+
+impl Stamps {
+    /// Timestamps a batch of `steps` steps writes: one before its first pass, one after each
+    /// named pass, the wall loads and the kick.
+    fn count(steps: u64) -> u32 {
+        (steps as usize * StepEncoder::STEP_PASSES.len() + 3) as u32
+    }
+}
+
 impl GpuBackend {
     /// Run `n` steps, and as many more as batches that overflowed held, and return the total
     /// seconds per named pass over `n` steps, in step order, with the batch end last.
@@ -58,19 +73,33 @@ impl GpuBackend {
     /// `profile_passes` timed as `timing` says (`Timestamps` fails on a device without them).
     pub fn profile_passes_timed(&mut self, n: u64, timing: PassTiming) -> Result<Vec<(&'static str, f64)>> {
         self.check_usable()?;
-        let stamps = timing == PassTiming::Timestamps;
-        if stamps && !self.ctx.device.features().contains(PROFILE_FEATURES) {
-            return Err(TalusError::Device(format!("{} grants no timestamps inside encoders", self.ctx.describe())));
-        }
         let mut totals: Vec<(&'static str, f64)> = StepEncoder::STEP_PASSES.iter().map(|(name, _)| (*name, 0.0)).collect();
         totals.push((BATCH_END, 0.0));
-        let per = if stamps { self.batch_len().min(STEPS_PER_QUERY_SET) } else { self.batch_len() };
+        let stamps = match timing {
+            PassTiming::Timestamps if !self.ctx.device.features().contains(PROFILE_FEATURES) => {
+                return Err(TalusError::Device(format!("{} grants no timestamps inside encoders", self.ctx.describe())));
+            }
+            PassTiming::Timestamps => {
+                let count = Stamps::count(self.batch_len().min(STEPS_PER_QUERY_SET));
+                let bytes = count as u64 * wgpu::QUERY_SIZE as u64;
+                Some(Stamps {
+                    queries: self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("profile"), ty: wgpu::QueryType::Timestamp, count }),
+                    resolved: self.ctx.create_buffer("profile timestamps", bytes, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC)?,
+                    staging: self.ctx.create_buffer("profile readback", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?,
+                })
+            }
+            PassTiming::SubmitAndWait => None,
+        };
+        let per = if stamps.is_some() { self.batch_len().min(STEPS_PER_QUERY_SET) } else { self.batch_len() };
         let mut timed = 0;
         while timed < n {
             let (s0, k) = (self.steps_done, per.min(n - timed));
             self.prepare_batch(s0, k);
             let loads = timed + k == n;
-            let batch = if stamps { self.batch_with_timestamps(s0, k, loads)? } else { self.batch_with_waits(s0, k, loads)? };
+            let batch = match &stamps {
+                Some(st) => self.batch_with_timestamps(st, s0, k, loads)?,
+                None => self.batch_with_waits(s0, k, loads)?,
+            };
             if let Some(times) = batch {
                 totals.iter_mut().zip(times).for_each(|(t, dt)| t.1 += dt);
                 timed += k;
@@ -80,81 +109,57 @@ impl GpuBackend {
     }
 
     /// The batch of steps `s0 .. s0 + k` as `StepEncoder::steps` encodes it (with `loads`, the
-    /// wall loads in its last step), a timestamp before its first pass and after every named
-    /// pass, the wall loads and the closing kick. Returns the seconds per entry of
-    /// `profile_passes`'s totals, or `None` when the batch overflowed.
-    fn batch_with_timestamps(&mut self, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
-        let passes = StepEncoder::STEP_PASSES.len();
-        let count = (k as usize * passes + 3) as u32;
-        let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("profile"), ty: wgpu::QueryType::Timestamp, count });
-        let bytes = count as u64 * wgpu::QUERY_SIZE as u64;
-        let resolved = self.ctx.create_buffer("profile timestamps", bytes, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC)?;
-        let staging = self.ctx.create_buffer("profile readback", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
+    /// wall loads in its last step), a timestamp before its first pass and at every mark of
+    /// `StepEncoder::steps_marked`. Returns the seconds per entry of `profile_passes`'s totals,
+    /// or `None` when the batch overflowed.
+    fn batch_with_timestamps(&mut self, st: &Stamps, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
-        // the entry each timestamp closes
-        let mut closes = Vec::with_capacity(count as usize);
-        enc.write_timestamp(&queries, 0);
-        let e = self.step_encoder();
-        let mut stamp = |enc: &mut wgpu::CommandEncoder, entry: usize| {
-            closes.push(entry);
-            enc.write_timestamp(&queries, closes.len() as u32);
-        };
-        for t in s0..s0 + k {
-            for (p, (name, pass)) in StepEncoder::STEP_PASSES.iter().enumerate() {
-                pass(&e, &mut enc, t, t == s0);
-                stamp(&mut enc, p);
-                if loads && *name == "forces" && t + 1 == s0 + k {
-                    e.wall_loads(&mut enc);
-                    stamp(&mut enc, passes);
-                }
-            }
-        }
-        e.kick(&mut enc);
-        stamp(&mut enc, passes);
-        enc.resolve_query_set(&queries, 0..count, &resolved, 0);
-        enc.copy_buffer_to_buffer(&resolved, 0, &staging, 0, bytes);
+        // the entry each timestamp after the first closes
+        let mut closes = Vec::with_capacity(Stamps::count(k) as usize);
+        enc.write_timestamp(&st.queries, 0);
+        self.step_encoder().steps_marked(&mut enc, s0, k, loads, &mut |enc, part| {
+            closes.push(part);
+            enc.write_timestamp(&st.queries, closes.len() as u32);
+        });
+        let count = closes.len() as u32 + 1;
+        let bytes = count as u64 * wgpu::QUERY_SIZE as u64;
+        enc.resolve_query_set(&st.queries, 0..count, &st.resolved, 0);
+        enc.copy_buffer_to_buffer(&st.resolved, 0, &st.staging, 0, bytes);
         if self.finish_batch(enc, s0, k, loads)? {
             return Ok(None);
         }
-        let raw = map_read(&self.ctx, &staging, bytes)?;
+        let raw = map_read(&self.ctx, &st.staging, bytes)?;
         let ticks: Vec<u64> = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
         let ns_per_tick = self.ctx.queue.get_timestamp_period() as f64;
-        let mut times = vec![0.0; passes + 1];
-        for (q, &entry) in closes.iter().enumerate() {
+        let mut times = vec![0.0; StepEncoder::STEP_PASSES.len() + 1];
+        for (q, &part) in closes.iter().enumerate() {
             let dt = ticks[q + 1].checked_sub(ticks[q]).ok_or_else(|| TalusError::Device(format!("profile: timestamp {} is earlier than timestamp {q}", q + 1)))?;
-            times[entry] += dt as f64 * ns_per_tick * 1e-9;
+            times[part] += dt as f64 * ns_per_tick * 1e-9;
         }
         Ok(Some(times))
     }
 
-    /// The batch of steps `s0 .. s0 + k` with every named pass, and the batch end, in a submit
-    /// of its own, waited for. As `batch_with_timestamps`.
+    /// The batch of steps `s0 .. s0 + k` with the commands up to every mark of
+    /// `StepEncoder::steps_marked` in a submit of their own, waited for. As
+    /// `batch_with_timestamps`.
     fn batch_with_waits(&mut self, s0: u64, k: u64, loads: bool) -> Result<Option<Vec<f64>>> {
         let encoder = || self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
-        let timed = |enc: wgpu::CommandEncoder| -> Result<f64> {
-            let t = std::time::Instant::now();
-            self.ctx.queue.submit([enc.finish()]);
-            self.ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| TalusError::Device(format!("poll: {e}")))?;
-            Ok(t.elapsed().as_secs_f64())
-        };
-        let e = self.step_encoder();
         let mut times = vec![0.0; StepEncoder::STEP_PASSES.len() + 1];
-        let end = times.len() - 1;
-        for t in s0..s0 + k {
-            for (p, (name, pass)) in StepEncoder::STEP_PASSES.iter().enumerate() {
-                let mut enc = encoder();
-                pass(&e, &mut enc, t, t == s0);
-                times[p] += timed(enc)?;
-                if loads && *name == "forces" && t + 1 == s0 + k {
-                    let mut enc = encoder();
-                    e.wall_loads(&mut enc);
-                    times[end] += timed(enc)?;
-                }
-            }
-        }
+        let mut failed = None;
         let mut enc = encoder();
-        e.kick(&mut enc);
-        times[end] += timed(enc)?;
-        Ok((!self.finish_batch(encoder(), s0, k, loads)?).then_some(times))
+        self.step_encoder().steps_marked(&mut enc, s0, k, loads, &mut |enc, part| {
+            let done = std::mem::replace(enc, encoder());
+            let t = std::time::Instant::now();
+            self.ctx.queue.submit([done.finish()]);
+            match self.ctx.device.poll(wgpu::PollType::wait_indefinitely()) {
+                Ok(_) => times[part] += t.elapsed().as_secs_f64(),
+                Err(e) => failed = Some(TalusError::Device(format!("poll: {e}"))),
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        // `enc` is empty now: it carries the step-state readback
+        Ok((!self.finish_batch(enc, s0, k, loads)?).then_some(times))
     }
 }

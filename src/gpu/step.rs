@@ -239,16 +239,27 @@ impl StepEncoder<'_> {
     /// (the loads are read at outputs only, after the last step of `Backend::step`: at 10M
     /// particles on an H100 the pass took 26 ms, as much as 11 steps).
     pub fn steps(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64, loads: bool) {
+        self.steps_marked(enc, s0, n, loads, &mut |_, _| {});
+    }
+
+    /// `steps`, calling `mark(enc, part)` after every named pass (`part` = its index in
+    /// `STEP_PASSES`) and after the wall loads and the closing kick (`part` =
+    /// `STEP_PASSES.len()`): `talus bench --profile` times the parts there (`gpu::profile`).
+    pub fn steps_marked(&self, enc: &mut wgpu::CommandEncoder, s0: u64, n: u64, loads: bool, mark: &mut dyn FnMut(&mut wgpu::CommandEncoder, usize)) {
+        let end = Self::STEP_PASSES.len();
         for s in s0..s0 + n {
-            for (name, pass) in Self::STEP_PASSES {
+            for (p, (name, pass)) in Self::STEP_PASSES.iter().enumerate() {
                 pass(self, enc, s, s == s0);
-                if loads && name == "forces" && s + 1 == s0 + n {
+                mark(enc, p);
+                if loads && *name == "forces" && s + 1 == s0 + n {
                     self.wall_loads(enc);
+                    mark(enc, end);
                 }
             }
         }
         if n > 0 {
             self.kick(enc);
+            mark(enc, end);
         }
     }
 
