@@ -118,6 +118,10 @@ enum Command {
         /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi]
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also write both backends' energies and their particles' distance at every checkpoint
+        /// to this CSV file (not with --benchmark)
+        #[arg(long, value_name = "FILE", conflicts_with = "benchmark")]
+        trace: Option<PathBuf>,
     },
     /// Measure throughput on a settling box of polydisperse particles, a packed bed, or a scene
     Bench {
@@ -338,12 +342,16 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
         }
         Command::Verify { scene: None, .. } => Err(TalusError::Verify("give a scene file or --benchmark".into())),
-        Command::Verify { scene: Some(scene), steps, .. } => {
+        Command::Verify { scene: Some(scene), steps, trace, .. } => {
             let setup = talus::scene::load(&scene)?;
             let steps = steps.unwrap_or(setup.steps);
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));
             let report = talus::verify::verify(&setup, steps, &talus::verify::Tolerances::default())?;
             println!("{report}");
+            if let Some(path) = trace {
+                talus::output::atomic::write_atomic(&path, report.trace_csv(("cpu", "gpu")).as_bytes())?;
+                eprintln!("talus: wrote {}", path.display());
+            }
             if report.passed() {
                 Ok(ExitCode::SUCCESS)
             } else {

@@ -14,7 +14,12 @@
 //!
 //! Particle state diverges in chaotic many-body flow (f32 vs f64 rounding is amplified by every
 //! collision), so state quantities are checked over the early window only and reported for the
-//! whole run for information; energies are statistical and checked over the whole run.
+//! whole run for information. Energies are checked in two windows:
+//! - **while the runs are one trajectory** (`Window::Coherent`: every checkpoint so far has its
+//!   positions within the early window's tolerance), every partition at every checkpoint, with
+//!   the f32 rounding work (`rounding_work`) added to what each may differ by;
+//! - **after they have parted** (`Window::Parted`), the two runs are two samples of the same
+//!   flow: each partition's mean over the parted checkpoints, within `Tolerances::statistical`.
 
 use std::fmt;
 
@@ -38,13 +43,17 @@ pub struct Tolerances {
     pub angular_velocity: f64,
     /// Contact force deviation / max force magnitude seen (torques likewise).
     pub force: f64,
-    /// Energy partition deviation / max(|partition|, ENERGY_FLOOR × active energy), whole run.
+    /// Energy partition deviation / max(|partition|, ENERGY_FLOOR × active energy), at every
+    /// checkpoint while the runs are one trajectory (beyond the f32 rounding work).
     pub energy: f64,
+    /// Deviation of a partition's mean over the checkpoints after the runs parted / max(|mean|,
+    /// ENERGY_FLOOR × mean active energy).
+    pub statistical: f64,
 }
 
 impl Default for Tolerances {
     fn default() -> Self {
-        Tolerances { early_steps: 100, position: 1e-3, velocity: 1e-2, angular_velocity: 5e-2, force: 5e-2, energy: 1e-2 }
+        Tolerances { early_steps: 100, position: 1e-3, velocity: 1e-2, angular_velocity: 5e-2, force: 5e-2, energy: 1e-2, statistical: 5e-2 }
     }
 }
 
@@ -53,8 +62,12 @@ impl Default for Tolerances {
 pub enum Window {
     /// Steps 0 ..= early_steps (checked for state quantities).
     Early,
-    /// All checkpoints.
+    /// All checkpoints (state quantities, reported).
     Whole,
+    /// The checkpoints up to the last at which the runs are still one trajectory (energies).
+    Coherent,
+    /// The means over the checkpoints after the runs parted (energies; only when they did).
+    Parted,
 }
 
 /// The largest deviation of one quantity.
@@ -106,6 +119,27 @@ pub struct VerifyReport {
     pub rows: Vec<Deviation>,
     /// Active contacts at the last checkpoint (CPU, GPU); reported, not checked.
     pub final_contacts: (u64, u64),
+    /// The first checkpoint at which the runs were no longer one trajectory (positions beyond
+    /// the early window's tolerance); `None` when they stayed one.
+    pub parted_at: Option<u64>,
+    /// Both backends' energies at every checkpoint (`talus verify --trace` writes it).
+    pub trace: Vec<TracePoint>,
+}
+
+/// One checkpoint of a verify run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TracePoint {
+    pub step: u64,
+    /// Largest |x_reference − x_other| over particles (m; NaN when the counts differ).
+    pub position_deviation: f64,
+    /// The active energy so far (the energy rows' floor is a fraction of it).
+    pub active_energy: f64,
+    /// Largest |x| over particles, either backend (m): f32 resolves a coordinate to 2⁻²⁴ of it.
+    pub coordinate: f64,
+    /// Σ over particles of |contact force|, the larger of the two backends (N).
+    pub force_sum: f64,
+    pub reference: Energies,
+    pub other: Energies,
 }
 
 impl VerifyReport {
@@ -116,8 +150,32 @@ impl VerifyReport {
     pub fn failures(&self) -> Vec<&Deviation> {
         self.rows.iter().filter(|r| !r.ok()).collect()
     }
+    /// The last checkpoint at which the runs were still one trajectory.
+    pub fn coherent_until(&self) -> u64 {
+        let first_parted = self.trace.iter().position(|t| Some(t.step) == self.parted_at).unwrap_or(self.trace.len());
+        first_parted.checked_sub(1).map_or(0, |k| self.trace[k].step)
+    }
     pub fn row(&self, quantity: &str, window: Window) -> Option<&Deviation> {
         self.rows.iter().find(|r| r.quantity == quantity && r.window == window)
+    }
+    /// The trace as CSV: step, position deviation (m), active energy (J), largest coordinate (m),
+    /// Σ|contact force| (N), the f32 rounding work so far (J, `rounding_work`), then each energy
+    /// partition of the reference and of the other backend (`<partition>_<kind>`).
+    pub fn trace_csv(&self, kinds: (&str, &str)) -> String {
+        let names: Vec<&str> = partitions(&Energies::default()).iter().map(|(q, _)| *q).collect();
+        let mut out = String::from("step,position_deviation,active_energy,coordinate,force_sum,rounding_work");
+        for q in &names {
+            out += &format!(",{q}_{},{q}_{}", kinds.0, kinds.1);
+        }
+        out.push('\n');
+        for (t, w) in self.trace.iter().zip(rounding_work(&self.trace)) {
+            out += &format!("{},{:e},{:e},{:e},{:e},{w:e}", t.step, t.position_deviation, t.active_energy, t.coordinate, t.force_sum);
+            for ((_, a), (_, b)) in partitions(&t.reference).iter().zip(partitions(&t.other).iter()) {
+                out += &format!(",{a:e},{b:e}");
+            }
+            out.push('\n');
+        }
+        out
     }
 }
 
@@ -135,6 +193,8 @@ impl fmt::Display for VerifyReport {
             let window = match r.window {
                 Window::Early => format!("0..={}", self.tolerances.early_steps.min(self.steps)),
                 Window::Whole => "all".to_string(),
+                Window::Coherent => format!("0..={}", self.coherent_until()),
+                Window::Parted => format!("{}.. mean", self.parted_at.unwrap_or(0)),
             };
             let (tol, result) = match r.tolerance {
                 Some(t) => (format!("{t:.1e}"), if r.ok() { "ok" } else { "FAIL" }),
@@ -147,6 +207,10 @@ impl fmt::Display for VerifyReport {
             )?;
         }
         writeln!(f, "contacts at the end: cpu {}, gpu {}", self.final_contacts.0, self.final_contacts.1)?;
+        match self.parted_at {
+            Some(s) => writeln!(f, "one trajectory to step {}; parted by step {s} (positions beyond {:.0e} of the smallest radius): energies compared as means after", self.coherent_until(), self.tolerances.position)?,
+            None => writeln!(f, "one trajectory to the end (positions within {:.0e} of the smallest radius)", self.tolerances.position)?,
+        }
         write!(f, "{}", if self.passed() { "PASS" } else { "FAIL" })
     }
 }
@@ -185,6 +249,82 @@ fn partitions(e: &Energies) -> [(&'static str, f64); 13] {
         ("mechanical", e.mechanical()),
         ("total", e.total()),
     ]
+}
+
+/// Σ over particles of |v|.
+fn sum_norm(v: &[[f64; 3]]) -> f64 {
+    v.iter().map(|&x| norm(x)).sum()
+}
+
+/// How many checkpoints from the first the runs are one trajectory: every particle within
+/// `limit` (m) of its twin at each of them (a NaN deviation, different particle counts, ends it).
+pub fn coherent_checkpoints(trace: &[TracePoint], limit: f64) -> usize {
+    trace.iter().take_while(|t| t.position_deviation <= limit).count()
+}
+
+/// f32's unit roundoff, 2⁻²⁴: a coordinate x is held to within this fraction of |x|.
+pub const F32_ROUNDOFF: f64 = 1.0 / 16_777_216.0;
+
+/// The work the f32 rounding of coordinates can do, up to each checkpoint (J): every drift
+/// rounds each coordinate to within 2⁻²⁴ |x|, which moves each contact's overlap that far off
+/// the drift the step computed, and the contact's force does work over it that no partition
+/// books (it shows in the strain and kinetic energies, and in the stepping work booked against
+/// the drift). Per step that is at most 2⁻²⁴ X Σ|F| (X the largest coordinate, Σ|F| over the
+/// particles' contact forces); the roundings of successive steps are independent, so they add
+/// as a random walk: 2⁻²⁴ √(Σ_steps (X Σ|F|)²), each interval between checkpoints taken at the
+/// larger of its two ends. An f64 reference has none of it to 1e-9 of this.
+pub fn rounding_work(trace: &[TracePoint]) -> Vec<f64> {
+    let mut sum = 0.0;
+    let mut out = Vec::with_capacity(trace.len());
+    for (k, t) in trace.iter().enumerate() {
+        if k > 0 {
+            let prev = &trace[k - 1];
+            let per_step = (prev.coordinate * prev.force_sum).max(t.coordinate * t.force_sum);
+            sum += (t.step - prev.step) as f64 * per_step * per_step;
+        }
+        out.push(F32_ROUNDOFF * sum.sqrt());
+    }
+    out
+}
+
+/// The scale of the energy rows while the runs are one trajectory.
+const COHERENT_SCALE: &str = "max(|E|,1e-3 E_a)+W_f32/tol";
+/// The scale of the energy rows after the runs parted.
+const PARTED_SCALE: &str = "max(|mean E|,1e-3 mean E_a)";
+
+/// Every partition at every checkpoint of `coherent` (the checkpoints while the runs are one
+/// trajectory): |E_a − E_b| ≤ tol × max(|E|, ENERGY_FLOOR × E_active) + W_f32 (`rounding_work`),
+/// recorded relative to max(|E|, ENERGY_FLOOR E_active) + W_f32/tol.
+fn coherent_energy_rows(coherent: &[TracePoint], tol: &Tolerances) -> Vec<Deviation> {
+    let work = rounding_work(coherent);
+    let mut rows: Vec<Deviation> = partitions(&Energies::default()).iter().map(|(q, _)| Deviation::new(q, COHERENT_SCALE, Window::Coherent, Some(tol.energy))).collect();
+    for (t, w) in coherent.iter().zip(&work) {
+        for (row, ((_, va), (_, vb))) in rows.iter_mut().zip(partitions(&t.reference).iter().zip(partitions(&t.other).iter())) {
+            let scale = va.abs().max(vb.abs()).max(ENERGY_FLOOR * t.active_energy) + w / tol.energy;
+            row.record((va - vb).abs(), scale, t.step);
+        }
+    }
+    rows
+}
+
+/// Each partition's mean over `parted` (the checkpoints after the runs parted), the two
+/// runs' means within `Tolerances::statistical` of max(|mean|, ENERGY_FLOOR × mean active
+/// energy). The row's step is the last checkpoint.
+fn parted_energy_rows(parted: &[TracePoint], tol: &Tolerances) -> Vec<Deviation> {
+    let n = parted.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&TracePoint) -> f64| parted.iter().map(f).sum::<f64>() / n;
+    let active = mean(&|t| t.active_energy);
+    let last = parted.last().map_or(0, |t| t.step);
+    partitions(&Energies::default())
+        .iter()
+        .enumerate()
+        .map(|(k, (q, _))| {
+            let (ma, mb) = (mean(&|t| partitions(&t.reference)[k].1), mean(&|t| partitions(&t.other)[k].1));
+            let mut row = Deviation::new(q, PARTED_SCALE, Window::Parted, Some(tol.statistical));
+            row.record((ma - mb).abs(), ma.abs().max(mb.abs()).max(ENERGY_FLOOR * active), last);
+            row
+        })
+        .collect()
 }
 
 /// The steps at which `verify` compares the backends.
@@ -255,9 +395,6 @@ pub fn verify_from(
         rows.push(Deviation::new(q, scale, Window::Whole, None));
     }
     let n_state = rows.len();
-    for (q, _) in partitions(&Energies::default()) {
-        rows.push(Deviation::new(q, "max(|E_part|, 1e-3 E_active)", Window::Whole, Some(tol.energy)));
-    }
 
     let inserted_min = setup.inserts.iter().map(|s| s.radius.min());
     let min_radius = setup.particles.radius.iter().cloned().chain(inserted_min).fold(f64::INFINITY, f64::min);
@@ -266,6 +403,7 @@ pub fn verify_from(
     let points: Vec<u64> = checkpoints(steps, setup.output_every, tol.early_steps).into_iter().map(|c| start + c).collect();
     let mut final_contacts = (0, 0);
     let mut active_energy: f64 = 0.0;
+    let mut trace = Vec::with_capacity(points.len());
     // insertions and outlets act at output boundaries, as in `run_scene`, on each backend
     for &step in &points {
         let ahead = step - reference.steps_done();
@@ -303,13 +441,17 @@ pub fn verify_from(
         }
         let (ea, eb) = (reference.energies()?, other.energies()?);
         active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs() + ea.inserted + ea.removed.abs());
-        for (k, ((_, va), (_, vb))) in partitions(&ea).iter().zip(partitions(&eb).iter()).enumerate() {
-            let scale = va.abs().max(vb.abs()).max(ENERGY_FLOOR * active_energy);
-            rows[n_state + k].record((va - vb).abs(), scale, step);
-        }
+        let coordinate = max_norm(&a.position).max(max_norm(&b.position));
+        let force_sum = sum_norm(&a.force).max(sum_norm(&b.force));
+        trace.push(TracePoint { step, position_deviation: max_diff(&a.position, &b.position), active_energy, coordinate, force_sum, reference: ea, other: eb });
         if step == *points.last().unwrap_or(&0) {
             final_contacts = (reference.contact_count()?, other.contact_count()?);
         }
+    }
+    let parted = coherent_checkpoints(&trace, tol.position * min_radius);
+    rows.extend(coherent_energy_rows(&trace[..parted], tol));
+    if parted < trace.len() {
+        rows.extend(parted_energy_rows(&trace[parted..], tol));
     }
     Ok(VerifyReport {
         scene: setup.name.clone(),
@@ -321,5 +463,7 @@ pub fn verify_from(
         tolerances: tol.clone(),
         rows,
         final_contacts,
+        parted_at: trace.get(parted).map(|t| t.step),
+        trace,
     })
 }

@@ -1,10 +1,9 @@
 //! The process scenes (scenes/periodic_chute.json, scenes/rotating_drum.json) on the GPU:
 //! two runs through `run_scene` write byte-identical energy.csv and walls.csv; on the chute
-//! the GPU agrees with the CPU reference within the tolerances of docs/verification.md, on the
-//! drum within the early-step tolerances and statistically after that (its pile-up, grains
-//! hitting the wall at 0.8 m/s with about 10 steps per soft contact, drives the backends'
-//! energy partitions apart beyond 1 % within 1000 steps: wall work 1.7 %, strain 0.99 % at
-//! step 1000; see docs/verification.md). The hopper is in tests/hopper.rs. The runs are
+//! the GPU agrees with the CPU reference as `talus verify` has it (docs/verification.md); on the
+//! drum the runs part in the pile-up (grains hitting the wall at 0.8 m/s with about 10 steps per
+//! soft contact amplify f32 rounding), so its energies are compared as means after that. The
+//! hopper is in tests/hopper.rs. The runs are
 //! cut short (a few hundred to 1500 steps) so that each GPU run takes well under a minute on
 //! lavapipe. These tests need a GPU adapter (lavapipe counts; `.ci/run` installs it) and fail
 //! with a clear message without one.
@@ -18,12 +17,9 @@ mod common;
 /// Steps of the shortened chute: 1000 steps (4.8 ms); the grains of the lowest 2.4 mm reach
 /// the base.
 const CHUTE_STEPS: u64 = 1000;
-/// Steps of the shortened drum in the determinism test: 1500 steps (0.16 s); the lowest grains
-/// reach the drum wall after about 800 steps and the pile forms in the rest.
+/// Steps of the shortened drum: 1500 steps (0.16 s); the lowest grains reach the drum wall
+/// after about 800 steps and the pile forms in the rest.
 const DRUM_STEPS: u64 = 1500;
-/// Steps of the drum's CPU vs GPU comparison: the lowest grains have reached the wall and the
-/// pile starts to form.
-const DRUM_CPU_STEPS: u64 = 1000;
 
 fn scene(name: &str) -> Setup {
     let mut s = common::shipped_scene(name);
@@ -76,10 +72,10 @@ fn two_gpu_runs_agree(setup: &Setup, steps: u64) {
     }
 }
 
-/// CPU vs GPU over `steps`: state over the early window within the default tolerances, every
-/// energy partition over the whole run within `energy_tol` (relative to max(|E_part|, 1e-3 of
-/// the active energy), as `talus verify`), contacts at the end within `contact_tol`.
-fn cpu_and_gpu_agree(setup: &Setup, steps: u64, energy_tol: f64, contact_tol: f64) {
+/// CPU vs GPU over `steps`: `talus verify` passes (state over the early window, energies at
+/// every checkpoint while the runs are one trajectory and as means after they parted, all
+/// with the default tolerances), and contacts at the end within `contact_tol`.
+fn cpu_and_gpu_agree(setup: &Setup, steps: u64, contact_tol: f64) -> talus::verify::VerifyReport {
     let report = match verify(setup, steps, &Tolerances::default()) {
         Ok(r) => r,
         Err(e @ TalusError::NoAdapter(_)) => no_adapter(&e),
@@ -90,15 +86,13 @@ fn cpu_and_gpu_agree(setup: &Setup, steps: u64, energy_tol: f64, contact_tol: f6
         let r = report.row(q, Window::Early).unwrap();
         assert!(r.ok(), "{}: {q}: {:.3e} > {:.1e}\n{report}", setup.name, r.max_rel, r.tolerance.unwrap());
     }
-    let energy_rows: Vec<_> = report.rows.iter().filter(|r| r.scale.starts_with("max(|E_part|")).collect();
-    assert_eq!(energy_rows.len(), 13);
-    for r in energy_rows {
-        assert!(r.max_rel <= energy_tol, "{}: {}: {:.3e} (at step {}) > {energy_tol}\n{report}", setup.name, r.quantity, r.max_rel, r.at_step);
-    }
+    assert_eq!(report.rows.iter().filter(|r| r.window == Window::Coherent).count(), 13);
+    assert!(report.passed(), "{}:\n{report}", setup.name);
     let (c, g) = report.final_contacts;
     assert!(c > 0, "{}: no contacts", setup.name);
     let dev = (c as f64 - g as f64).abs() / c as f64;
     assert!(dev <= contact_tol, "{}: contacts CPU {c}, GPU {g}: {dev:.3} > {contact_tol}", setup.name);
+    report
 }
 
 #[test]
@@ -115,15 +109,14 @@ fn drum_two_gpu_runs_are_identical() {
 fn chute_cpu_and_gpu_agree() {
     // Grains land on the base one by one; bounces amplify f32 rounding (docs/verification.md),
     // so the count of grains touching the base at the last step may differ by a few: 5 %.
-    cpu_and_gpu_agree(&chute_in_contact(), CHUTE_STEPS, 0.01, 0.05);
+    cpu_and_gpu_agree(&chute_in_contact(), CHUTE_STEPS, 0.05);
 }
 
 #[test]
 fn drum_cpu_and_gpu_agree_statistically() {
     // The early window holds the default tolerances (the grains are still falling); the pile-up
-    // that follows amplifies f32 rounding at every soft impact on the wall (docs/verification.md:
-    // wall work 1.7 %, strain 0.99 % apart at step 1000), so the energies are compared as
-    // statistics of the same flow: every partition within 3 % over DRUM_CPU_STEPS, contacts
-    // within 10 %.
-    cpu_and_gpu_agree(&drum(), DRUM_CPU_STEPS, 0.03, 0.10);
+    // that follows amplifies f32 rounding at every soft impact on the wall, so the runs part and
+    // their energies are compared as means after that (docs/verification.md); contacts within 10 %.
+    let report = cpu_and_gpu_agree(&drum(), DRUM_STEPS, 0.10);
+    assert!(report.parted_at.is_some(), "the drum's pile-up parts the runs\n{report}");
 }

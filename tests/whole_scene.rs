@@ -56,15 +56,19 @@ fn positions_agree_over_first_100_steps() {
 }
 
 #[test]
-fn energies_agree_within_1_percent_over_whole_run() {
+fn energies_agree_while_one_trajectory_and_as_means_after() {
+    // the scene as shipped: its pile-up parts the runs, so both energy windows are checked
     let setup = settle_box();
     let report = verify_or_explain(&setup, setup.steps);
     println!("{report}");
-    assert_eq!(report.tolerances.energy, 0.01);
-    let energy_rows: Vec<_> = report.rows.iter().filter(|r| r.scale.starts_with("max(|E_part|")).collect();
-    assert_eq!(energy_rows.len(), 13);
-    for r in energy_rows {
-        assert!(r.ok(), "{}: max deviation {:.3e} (at step {}) > 1 %\n{report}", r.quantity, r.max_rel, r.at_step);
+    assert_eq!((report.tolerances.energy, report.tolerances.statistical), (0.01, 0.05));
+    assert!(report.parted_at.is_some(), "settle_box's pile-up parts the runs\n{report}");
+    for window in [Window::Coherent, Window::Parted] {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.window == window).collect();
+        assert_eq!(rows.len(), 13, "{window:?}");
+        for r in rows {
+            assert!(r.ok(), "{window:?} {}: {:.3e} of {} (at step {}) > {:.0e}\n{report}", r.quantity, r.max_rel, r.scale, r.at_step, r.tolerance.unwrap());
+        }
     }
     assert!(report.passed(), "{report}");
 }

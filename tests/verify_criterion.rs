@@ -1,0 +1,96 @@
+//! The criterion of `talus verify` (docs/verification.md), on two f64 CPU backends so that it
+//! runs without a GPU and its outcome is known: the same run passes with nothing to show,
+//! a run that differs from the reference by a rounding-sized nudge parts from it in the
+//! chaotic pile-up and still passes (its energies as means after parting), and a run with
+//! another friction coefficient fails.
+
+use talus::cpu::CpuBackend;
+use talus::verify::{coherent_checkpoints, rounding_work, verify_backends, Tolerances, TracePoint, VerifyReport, Window};
+use talus::{Energies, Setup};
+
+mod common;
+
+/// mixed_models_box as shipped (1500 beads poured into a box, 3000 steps): the pile-up parts
+/// any two runs that differ at all.
+fn pour() -> Setup {
+    let mut s = common::shipped_scene("mixed_models_box.json");
+    s.snapshot_every = 0;
+    s
+}
+
+fn verify_cpu_against(reference: &Setup, other: &Setup) -> VerifyReport {
+    let mut a = CpuBackend::new(reference).expect("reference backend");
+    let mut b = CpuBackend::new(other).expect("other backend");
+    verify_backends(reference, &mut a, &mut b, reference.steps, &Tolerances::default()).expect("verify")
+}
+
+fn energy_rows(report: &VerifyReport, window: Window) -> usize {
+    report.rows.iter().filter(|r| r.window == window).count()
+}
+
+#[test]
+fn the_same_run_passes_as_one_trajectory() {
+    let s = pour();
+    let report = verify_cpu_against(&s, &s);
+    println!("{report}");
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.parted_at, None, "{report}");
+    assert_eq!(energy_rows(&report, Window::Coherent), 13);
+    assert_eq!(energy_rows(&report, Window::Parted), 0, "no means without parting");
+    assert!(report.rows.iter().all(|r| r.max_abs == 0.0), "two runs of one backend are bit-identical:\n{report}");
+}
+
+#[test]
+fn a_rounding_sized_nudge_parts_the_runs_and_passes_as_means() {
+    let s = pour();
+    let mut nudged = s.clone();
+    // one bead moved by 1e-10 m, below f32's resolution of its coordinates (about 3e-9 m)
+    nudged.particles.position[0][0] += 1e-10;
+    let report = verify_cpu_against(&s, &nudged);
+    println!("{report}");
+    let parted = report.parted_at.expect("the pile-up parts the runs");
+    assert!(parted > 100 && parted < s.steps, "parted at step {parted}\n{report}");
+    assert_eq!(energy_rows(&report, Window::Parted), 13);
+    let whole = report.row("position", Window::Whole).unwrap();
+    assert!(whole.max_rel > 0.01, "the runs end as different packings: {:.3e} of a radius\n{report}", whole.max_rel);
+    assert!(report.passed(), "{report}");
+}
+
+#[test]
+fn another_friction_coefficient_fails() {
+    let s = pour();
+    let mut other = s.clone();
+    other.pairs.entries.iter_mut().for_each(|p| p.fric *= 0.5);
+    let report = verify_cpu_against(&s, &other);
+    println!("{report}");
+    assert!(!report.passed(), "{report}");
+    // friction spins the beads: the mean rotational energy after parting tells the runs apart
+    let spin = report.row("kinetic_rotational", Window::Parted).expect("the runs part");
+    assert!(!spin.ok(), "the mean rotational energy must differ beyond {:.0e}: {:.3e}\n{report}", spin.tolerance.unwrap(), spin.max_rel);
+}
+
+fn point(step: u64, position_deviation: f64, coordinate: f64, force_sum: f64) -> TracePoint {
+    TracePoint { step, position_deviation, active_energy: 1.0, coordinate, force_sum, reference: Energies::default(), other: Energies::default() }
+}
+
+#[test]
+fn runs_are_one_trajectory_until_the_first_checkpoint_beyond_the_limit() {
+    let trace = [point(0, 0.0, 1.0, 0.0), point(10, 1e-7, 1.0, 0.0), point(20, 2e-6, 1.0, 0.0), point(30, 1e-7, 1.0, 0.0)];
+    assert_eq!(coherent_checkpoints(&trace, 1e-6), 2, "a later return within the limit does not count");
+    let counts_differ = [point(0, 0.0, 1.0, 0.0), point(10, f64::NAN, 1.0, 0.0)];
+    assert_eq!(coherent_checkpoints(&counts_differ, 1e-6), 1);
+}
+
+#[test]
+fn rounding_work_adds_as_a_random_walk() {
+    // 100 steps at X Σ|F| = 2 J, then 300 steps at 2 J: 2⁻²⁴ · 2 · √400
+    let trace = [point(0, 0.0, 0.1, 20.0), point(100, 0.0, 0.1, 20.0), point(400, 0.0, 0.1, 20.0)];
+    let w = rounding_work(&trace);
+    let unit = 2.0f64.powi(-24);
+    assert_eq!(w[0], 0.0);
+    assert!((w[1] - unit * 2.0 * 10.0).abs() < 1e-12 * w[1]);
+    assert!((w[2] - unit * 2.0 * 20.0).abs() < 1e-12 * w[2]);
+    // an interval is taken at the larger of its ends
+    let rising = [point(0, 0.0, 0.1, 0.0), point(100, 0.0, 0.1, 20.0)];
+    assert!((rounding_work(&rising)[1] - unit * 2.0 * 10.0).abs() < 1e-12 * unit * 20.0);
+}
