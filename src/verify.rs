@@ -10,7 +10,8 @@
 //! - contact forces / torques (per-particle sums): the largest magnitude seen so far;
 //! - each energy partition: itself (the larger of the two backends' values), but at least
 //!   `ENERGY_FLOOR` × the active energy (kinetic + strain + dissipated + |wall work|, largest so
-//!   far); gravitational energy depends on the datum, so E_total is no fair scale.
+//!   far). The gravitational energy depends on the datum, so the partitions that hold it
+//!   (gravitational, mechanical, total) count their change since the start (`FROM_START`).
 //!
 //! Particle state diverges in chaotic many-body flow (f32 vs f64 rounding is amplified by every
 //! collision), so state quantities are checked over the early window only and reported for the
@@ -331,10 +332,23 @@ pub fn rounding_work(trace: &[TracePoint]) -> Vec<f64> {
     out
 }
 
-/// The scale of the energy rows while the runs are one trajectory.
+/// The scale of the energy rows while the runs are one trajectory (|E| is |E − E(start)| for
+/// the partitions that depend on the datum, `FROM_START`).
 const COHERENT_SCALE: &str = "max(|E|,1e-3 E_a)+W_f32/tol";
 /// The scale of the energy rows after the runs parted.
 const PARTED_SCALE: &str = "max(|mean E|,1e-2 mean E_a)";
+
+/// The partitions that contain the gravitational energy, whose datum (the origin) is arbitrary:
+/// their size in a scale is their change since the start of the comparison, not their value
+/// (which the choice of origin could make as large or as small as it likes; the mechanical
+/// energy of a chute passes through zero on its way down).
+const FROM_START: [&str; 3] = ["gravitational", "mechanical", "total"];
+
+/// Each partition's value in `e`, less its value in `start` for those of `FROM_START`.
+fn sizes(e: &Energies, start: &Energies) -> [f64; 13] {
+    let (now, then) = (partitions(e), partitions(start));
+    std::array::from_fn(|k| if FROM_START.contains(&now[k].0) { now[k].1 - then[k].1 } else { now[k].1 })
+}
 
 /// After the runs parted, a partition's mean below this fraction of the mean active energy is
 /// judged against that fraction: a partition that small is mostly what the checkpoints happen to
@@ -344,14 +358,17 @@ pub const STATISTICAL_FLOOR: f64 = 1e-2;
 
 /// Every partition at every checkpoint of `coherent` (the checkpoints while the runs are one
 /// trajectory): |E_a − E_b| ≤ tol × max(|E|, ENERGY_FLOOR × E_active) + W_f32 (`rounding_work`),
-/// recorded relative to max(|E|, ENERGY_FLOOR E_active) + W_f32/tol.
-fn coherent_energy_rows(coherent: &[TracePoint], tol: &Tolerances) -> Vec<Deviation> {
+/// recorded relative to max(|E|, ENERGY_FLOOR E_active) + W_f32/tol; |E| is the change since
+/// `start` for `FROM_START`.
+fn coherent_energy_rows(coherent: &[TracePoint], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let work = rounding_work(coherent);
     let mut rows: Vec<Deviation> = partitions(&Energies::default()).iter().map(|(q, _)| Deviation::new(q, COHERENT_SCALE, Window::Coherent, Some(tol.energy))).collect();
     for (t, w) in coherent.iter().zip(&work) {
-        for (row, ((_, va), (_, vb))) in rows.iter_mut().zip(partitions(&t.reference).iter().zip(partitions(&t.other).iter())) {
-            let scale = va.abs().max(vb.abs()).max(ENERGY_FLOOR * t.active_energy) + w / tol.energy;
-            row.record((va - vb).abs(), scale, t.step);
+        let (pa, pb) = (partitions(&t.reference), partitions(&t.other));
+        let (sa, sb) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other));
+        for (k, row) in rows.iter_mut().enumerate() {
+            let scale = sa[k].abs().max(sb[k].abs()).max(ENERGY_FLOOR * t.active_energy) + w / tol.energy;
+            row.record((pa[k].1 - pb[k].1).abs(), scale, t.step);
         }
     }
     rows
@@ -359,8 +376,9 @@ fn coherent_energy_rows(coherent: &[TracePoint], tol: &Tolerances) -> Vec<Deviat
 
 /// Each partition's mean over `parted` (the checkpoints after the runs parted), the two
 /// runs' means within `Tolerances::statistical` of max(|mean|, STATISTICAL_FLOOR × mean active
-/// energy). The row's step is the last checkpoint.
-fn parted_energy_rows(parted: &[TracePoint], tol: &Tolerances) -> Vec<Deviation> {
+/// energy) (|mean| of the change since `start` for `FROM_START`). The row's step is the last
+/// checkpoint.
+fn parted_energy_rows(parted: &[TracePoint], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let n = parted.len().max(1) as f64;
     let mean = |f: &dyn Fn(&TracePoint) -> f64| parted.iter().map(f).sum::<f64>() / n;
     let active = mean(&|t| t.active_energy);
@@ -370,8 +388,9 @@ fn parted_energy_rows(parted: &[TracePoint], tol: &Tolerances) -> Vec<Deviation>
         .enumerate()
         .map(|(k, (q, _))| {
             let (ma, mb) = (mean(&|t| partitions(&t.reference)[k].1), mean(&|t| partitions(&t.other)[k].1));
+            let (sa, sb) = (mean(&|t| sizes(&t.reference, &start.reference)[k]), mean(&|t| sizes(&t.other, &start.other)[k]));
             let mut row = Deviation::new(q, PARTED_SCALE, Window::Parted, Some(tol.statistical));
-            row.record((ma - mb).abs(), ma.abs().max(mb.abs()).max(STATISTICAL_FLOOR * active), last);
+            row.record((ma - mb).abs(), sa.abs().max(sb.abs()).max(STATISTICAL_FLOOR * active), last);
             row
         })
         .collect()
@@ -503,9 +522,9 @@ pub fn verify_from(
         }
     }
     let parted = coherent_checkpoints(&trace, tol);
-    rows.extend(coherent_energy_rows(&trace[..parted], tol));
+    rows.extend(coherent_energy_rows(&trace[..parted], &trace[0], tol));
     if parted < trace.len() {
-        rows.extend(parted_energy_rows(&trace[parted..], tol));
+        rows.extend(parted_energy_rows(&trace[parted..], &trace[0], tol));
     }
     Ok(VerifyReport {
         scene: setup.name.clone(),
