@@ -11,7 +11,7 @@
 //! - each energy partition: itself (the larger of the two backends' values), but at least
 //!   `ENERGY_FLOOR` × the active energy (kinetic + strain + dissipated + |wall work|, largest so
 //!   far). The gravitational energy depends on the datum, so the partitions that hold it
-//!   (gravitational, mechanical, total) count their change since the start (`FROM_START`).
+//!   (gravitational, mechanical, total) are compared by their change since the start (`FROM_START`).
 //!
 //! Particle state diverges in chaotic many-body flow (f32 vs f64 rounding is amplified by every
 //! collision), so state quantities are checked over the early window only and reported for the
@@ -166,7 +166,8 @@ pub struct TracePoint {
     pub active_energy: f64,
     /// Largest |x| over particles, either backend (m): f32 resolves a coordinate to 2⁻²⁴ of it.
     pub coordinate: f64,
-    /// Σ over particles of |contact force|, the larger of the two backends (N).
+    /// Σ over particles of |contact force|, the larger of the two backends, plus the particles'
+    /// weight (with the densest material's density) (N).
     pub force_sum: f64,
     pub reference: Energies,
     pub other: Energies,
@@ -310,26 +311,42 @@ impl TracePoint {
 /// f32's unit roundoff, 2⁻²⁴: a coordinate x is held to within this fraction of |x|.
 pub const F32_ROUNDOFF: f64 = 1.0 / 16_777_216.0;
 
-/// The work the f32 rounding of coordinates can do, up to each checkpoint (J): every drift
-/// rounds each coordinate to within 2⁻²⁴ |x|, which moves each contact's overlap that far off
-/// the drift the step computed, and the contact's force does work over it that no partition
-/// books (it shows in the strain and kinetic energies, and in the stepping work booked against
-/// the drift). Per step that is at most 2⁻²⁴ X Σ|F| (X the largest coordinate, Σ|F| over the
-/// particles' contact forces); the roundings of successive steps are independent, so they add
-/// as a random walk: 2⁻²⁴ √(Σ_steps (X Σ|F|)²), each interval between checkpoints taken at the
-/// larger of its two ends. An f64 reference has none of it to 1e-9 of this.
+/// The work the f32 rounding of the motion can do, up to each checkpoint (J): what no
+/// partition books and an f64 reference has none of (to 1e-9 of it). Two parts:
+/// - **coordinates**: every drift rounds each coordinate to within 2⁻²⁴ |x|, which moves each
+///   contact's overlap (and each particle's height) that far off the drift the step computed,
+///   and the contact forces and weights do work over it: at most 2⁻²⁴ X Σ|F| per step (X the
+///   largest coordinate, Σ|F| over the particles' contact forces and weights). The drift changes
+///   by many roundings from one step to the next, so these roundings are independent and add as
+///   a random walk: 2⁻²⁴ √(Σ_steps (X Σ|F|)²);
+/// - **velocities**: every half kick rounds each velocity to within 2⁻²⁴ |v|, which changes the
+///   kinetic energy by up to 2⁻²⁴ m v² = 2⁻²³ of the particle's: 2⁻²² E_kin per step. Under a
+///   steady acceleration (a free fall) each kick adds the same increment to a velocity on the
+///   f32 grid and rounds it the same way, so these add up linearly: 2⁻²² Σ_steps E_kin.
+///
+/// Each interval between checkpoints is taken at the larger of its two ends.
 pub fn rounding_work(trace: &[TracePoint]) -> Vec<f64> {
-    let mut sum = 0.0;
+    let (mut squares, mut kinetic) = (0.0, 0.0);
     let mut out = Vec::with_capacity(trace.len());
     for (k, t) in trace.iter().enumerate() {
         if k > 0 {
             let prev = &trace[k - 1];
+            let steps = (t.step - prev.step) as f64;
             let per_step = (prev.coordinate * prev.force_sum).max(t.coordinate * t.force_sum);
-            sum += (t.step - prev.step) as f64 * per_step * per_step;
+            squares += steps * per_step * per_step;
+            let e_kin = |p: &TracePoint| p.reference.kinetic().max(p.other.kinetic());
+            kinetic += steps * e_kin(prev).max(e_kin(t));
         }
-        out.push(F32_ROUNDOFF * sum.sqrt());
+        out.push(F32_ROUNDOFF * (squares.sqrt() + 4.0 * kinetic));
     }
     out
+}
+
+/// How finely f32 resolves an energy partition of magnitude `e`: the GPU forms it per particle
+/// in f32 and sums the particles in f32 within each workgroup, a few roundings of 2⁻²⁴ of the
+/// total each: 2⁻²² |e|.
+pub fn value_resolution(e: f64) -> f64 {
+    4.0 * F32_ROUNDOFF * e.abs()
 }
 
 /// The scale of the energy rows while the runs are one trajectory (|E| is |E − E(start)| for
@@ -339,12 +356,14 @@ const COHERENT_SCALE: &str = "max(|E|,1e-3 E_a)+W_f32/tol";
 const PARTED_SCALE: &str = "max(|mean E|,1e-2 mean E_a)";
 
 /// The partitions that contain the gravitational energy, whose datum (the origin) is arbitrary:
-/// their size in a scale is their change since the start of the comparison, not their value
-/// (which the choice of origin could make as large or as small as it likes; the mechanical
-/// energy of a chute passes through zero on its way down).
+/// they are compared, and sized in their scale, by their change since the start of the
+/// comparison, not by their value (which the choice of origin could make as large or as small as
+/// it likes: the mechanical energy of a chute passes through zero on its way down; and f32's
+/// rounding of the starting heights would stand as a constant offset between the backends).
 const FROM_START: [&str; 3] = ["gravitational", "mechanical", "total"];
 
-/// Each partition's value in `e`, less its value in `start` for those of `FROM_START`.
+/// Each partition's value in `e`, less its value in `start` for those of `FROM_START`: what the
+/// energy rows compare.
 fn sizes(e: &Energies, start: &Energies) -> [f64; 13] {
     let (now, then) = (partitions(e), partitions(start));
     std::array::from_fn(|k| if FROM_START.contains(&now[k].0) { now[k].1 - then[k].1 } else { now[k].1 })
@@ -357,18 +376,20 @@ fn sizes(e: &Energies, start: &Energies) -> [f64; 13] {
 pub const STATISTICAL_FLOOR: f64 = 1e-2;
 
 /// Every partition at every checkpoint of `coherent` (the checkpoints while the runs are one
-/// trajectory): |E_a − E_b| ≤ tol × max(|E|, ENERGY_FLOOR × E_active) + W_f32 (`rounding_work`),
-/// recorded relative to max(|E|, ENERGY_FLOOR E_active) + W_f32/tol; |E| is the change since
-/// `start` for `FROM_START`.
+/// trajectory): |E_a − E_b| ≤ tol × max(|E|, ENERGY_FLOOR × E_active) + W_f32, recorded relative
+/// to max(|E|, ENERGY_FLOOR E_active) + W_f32/tol; E is the change since `start` for
+/// `FROM_START`. W_f32 = `rounding_work` + `value_resolution` of the partition.
 fn coherent_energy_rows(coherent: &[TracePoint], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let work = rounding_work(coherent);
     let mut rows: Vec<Deviation> = partitions(&Energies::default()).iter().map(|(q, _)| Deviation::new(q, COHERENT_SCALE, Window::Coherent, Some(tol.energy))).collect();
     for (t, w) in coherent.iter().zip(&work) {
-        let (pa, pb) = (partitions(&t.reference), partitions(&t.other));
         let (sa, sb) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other));
+        let (pa, pb, p0) = (partitions(&t.reference), partitions(&t.other), partitions(&start.other));
         for (k, row) in rows.iter_mut().enumerate() {
-            let scale = sa[k].abs().max(sb[k].abs()).max(ENERGY_FLOOR * t.active_energy) + w / tol.energy;
-            row.record((pa[k].1 - pb[k].1).abs(), scale, t.step);
+            // the GPU's values at this checkpoint (and at the start, for a change since then)
+            let held = value_resolution(pa[k].1.abs().max(pb[k].1.abs())) + if FROM_START.contains(&pa[k].0) { value_resolution(p0[k].1) } else { 0.0 };
+            let scale = sa[k].abs().max(sb[k].abs()).max(ENERGY_FLOOR * t.active_energy) + (w + held) / tol.energy;
+            row.record((sa[k] - sb[k]).abs(), scale, t.step);
         }
     }
     rows
@@ -376,7 +397,7 @@ fn coherent_energy_rows(coherent: &[TracePoint], start: &TracePoint, tol: &Toler
 
 /// Each partition's mean over `parted` (the checkpoints after the runs parted), the two
 /// runs' means within `Tolerances::statistical` of max(|mean|, STATISTICAL_FLOOR × mean active
-/// energy) (|mean| of the change since `start` for `FROM_START`). The row's step is the last
+/// energy) (the mean change since `start` for `FROM_START`). The row's step is the last
 /// checkpoint.
 fn parted_energy_rows(parted: &[TracePoint], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let n = parted.len().max(1) as f64;
@@ -387,10 +408,9 @@ fn parted_energy_rows(parted: &[TracePoint], start: &TracePoint, tol: &Tolerance
         .iter()
         .enumerate()
         .map(|(k, (q, _))| {
-            let (ma, mb) = (mean(&|t| partitions(&t.reference)[k].1), mean(&|t| partitions(&t.other)[k].1));
-            let (sa, sb) = (mean(&|t| sizes(&t.reference, &start.reference)[k]), mean(&|t| sizes(&t.other, &start.other)[k]));
+            let (ma, mb) = (mean(&|t| sizes(&t.reference, &start.reference)[k]), mean(&|t| sizes(&t.other, &start.other)[k]));
             let mut row = Deviation::new(q, PARTED_SCALE, Window::Parted, Some(tol.statistical));
-            row.record((ma - mb).abs(), sa.abs().max(sb.abs()).max(STATISTICAL_FLOOR * active), last);
+            row.record((ma - mb).abs(), ma.abs().max(mb.abs()).max(STATISTICAL_FLOOR * active), last);
             row
         })
         .collect()
@@ -469,6 +489,9 @@ pub fn verify_from(
     let min_radius = setup.particles.radius.iter().cloned().chain(inserted_min).fold(f64::INFINITY, f64::min);
     let min_radius = if min_radius.is_finite() { min_radius } else { 0.0 };
     let mut seen = [0.0f64; 5]; // max speed, angular speed, force, torque (index 1..)
+    // the particles' weight, bounded with the densest material (gravity does work over the
+    // roundings of the coordinates as contact forces do)
+    let weight_per_volume = norm(setup.gravity) * setup.materials.iter().map(|m| m.density).fold(0.0, f64::max);
     let points: Vec<u64> = checkpoints(steps, setup.output_every, tol.early_steps).into_iter().map(|c| start + c).collect();
     let mut final_contacts = (0, 0);
     let mut active_energy: f64 = 0.0;
@@ -515,7 +538,8 @@ pub fn verify_from(
         let coordinate = max_norm(&a.position).max(max_norm(&b.position));
         let position_deviation = max_diff(&a.position, &b.position);
         let phase = if position_deviation <= 4.0 * F32_ROUNDOFF * coordinate { 0.0 } else { relative(position_deviation, seen[1] * setup.dt) };
-        let force_sum = sum_norm(&a.force).max(sum_norm(&b.force));
+        let volume: f64 = a.radius.iter().map(|r| 4.0 / 3.0 * std::f64::consts::PI * r * r * r).sum();
+        let force_sum = sum_norm(&a.force).max(sum_norm(&b.force)) + weight_per_volume * volume;
         trace.push(TracePoint { step, position_deviation, state, phase, active_energy, coordinate, force_sum, reference: ea, other: eb });
         if step == *points.last().unwrap_or(&0) {
             final_contacts = (reference.contact_count()?, other.contact_count()?);

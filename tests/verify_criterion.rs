@@ -123,7 +123,7 @@ fn runs_are_one_trajectory_until_the_first_checkpoint_beyond_a_state_tolerance()
 }
 
 #[test]
-fn rounding_work_adds_as_a_random_walk() {
+fn rounding_work_of_forces_adds_as_a_random_walk() {
     // 100 steps at X Σ|F| = 2 J, then 300 steps at 2 J: 2⁻²⁴ · 2 · √400
     let trace = [point(0, 0.1, 20.0), point(100, 0.1, 20.0), point(400, 0.1, 20.0)];
     let w = rounding_work(&trace);
@@ -134,4 +134,17 @@ fn rounding_work_adds_as_a_random_walk() {
     // an interval is taken at the larger of its ends
     let rising = [point(0, 0.1, 0.0), point(100, 0.1, 20.0)];
     assert!((rounding_work(&rising)[1] - unit * 2.0 * 10.0).abs() < 1e-12 * unit * 20.0);
+}
+
+#[test]
+fn rounding_of_velocities_adds_linearly() {
+    // no forces, 1 J of kinetic energy (the larger backend's) over 1000 steps: 2⁻²² J per step
+    let moving = |step| {
+        let mut p = point(step, 0.1, 0.0);
+        p.other.kinetic_translational = 1.0;
+        p.reference.kinetic_translational = 0.5;
+        p
+    };
+    let w = rounding_work(&[moving(0), moving(1000)]);
+    assert!((w[1] - 1000.0 * 2.0f64.powi(-22)).abs() < 1e-12 * w[1], "{w:?}");
 }
