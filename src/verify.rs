@@ -17,8 +17,9 @@
 //! collision), so state quantities are checked over the early window only and reported for the
 //! whole run for information. Energies are checked in two windows:
 //! - **while the runs are one trajectory** (`Window::Coherent`: at every checkpoint so far their
-//!   state is within the early window's tolerances), every partition at every checkpoint, with
-//!   the f32 rounding work (`rounding_work`) added to what each may differ by;
+//!   state is within the early window's tolerances and their positions within
+//!   `Tolerances::phase` of a step's travel), every partition at every checkpoint, with what f32
+//!   rounding can move (`rounding_work`, `value_resolution`) added to what each may differ by;
 //! - **after they have parted** (`Window::Parted`), the two runs are two samples of the same
 //!   flow: each partition's mean over the parted checkpoints, within `Tolerances::statistical`
 //!   of the larger mean, at least `STATISTICAL_FLOOR` × the mean active energy.
@@ -53,7 +54,7 @@ pub struct Tolerances {
     /// checkpoint while the runs are one trajectory (beyond the f32 rounding work).
     pub energy: f64,
     /// Deviation of a partition's mean over the checkpoints after the runs parted / max(|mean|,
-    /// ENERGY_FLOOR × mean active energy).
+    /// STATISTICAL_FLOOR × mean active energy) (beyond the f32 rounding work).
     pub statistical: f64,
 }
 
@@ -143,8 +144,8 @@ pub struct VerifyReport {
     pub rows: Vec<Deviation>,
     /// Active contacts at the last checkpoint (CPU, GPU); reported, not checked.
     pub final_contacts: (u64, u64),
-    /// The first checkpoint at which the runs were no longer one trajectory (positions beyond
-    /// the early window's tolerance); `None` when they stayed one.
+    /// The first checkpoint at which the runs were no longer one trajectory
+    /// (`TracePoint::one_trajectory`); `None` when they stayed one.
     pub parted_at: Option<u64>,
     /// Both backends' energies at every checkpoint (`talus verify --trace` writes it).
     pub trace: Vec<TracePoint>,
@@ -190,8 +191,8 @@ impl VerifyReport {
         self.rows.iter().find(|r| r.quantity == quantity && r.window == window)
     }
     /// The trace as CSV: step, position deviation (m), it relative to a step's travel
-    /// (`TracePoint::phase`), active energy (J), largest coordinate (m),
-    /// Σ|contact force| (N), the f32 rounding work so far (J, `rounding_work`), then each energy
+    /// (`TracePoint::phase`), active energy (J), largest coordinate (m), Σ|contact force| +
+    /// weight (N), the f32 rounding work so far (J, `rounding_work`), then each energy
     /// partition of the reference and of the other backend (`<partition>_<kind>`).
     pub fn trace_csv(&self, kinds: (&str, &str)) -> String {
         let names: Vec<&str> = partitions(&Energies::default()).iter().map(|(q, _)| *q).collect();
