@@ -242,11 +242,7 @@ impl fmt::Display for VerifyReport {
         writeln!(f, "contacts at the end: cpu {}, gpu {}", self.final_contacts.0, self.final_contacts.1)?;
         match self.trace.iter().find(|t| Some(t.step) == self.parted_at) {
             Some(t) => {
-                let mut beyond: Vec<&str> = STATE.iter().zip(t.state.iter().zip(self.tolerances.state())).filter(|(_, (d, l))| !(**d <= *l)).map(|((q, _), _)| *q).collect();
-                if !(t.phase <= self.tolerances.phase) {
-                    beyond.push("position / a step's travel");
-                }
-                writeln!(f, "one trajectory to step {}; parted by step {} (beyond tolerance: {}): energies compared as means after", self.coherent_until(), t.step, beyond.join(", "))?
+                writeln!(f, "one trajectory to step {}; parted by step {} (beyond tolerance: {}): energies compared as means after", self.coherent_until(), t.step, t.beyond(&self.tolerances).join(", "))?
             }
             None => writeln!(f, "one trajectory to the end (state within the early window's tolerances, positions within {:.0e} of a step's travel)", self.tolerances.phase)?,
         }
@@ -305,7 +301,18 @@ impl TracePoint {
     /// Whether the runs are still one trajectory at this checkpoint: its state within the
     /// early window's tolerances, its positions within `Tolerances::phase` of a step's travel.
     pub fn one_trajectory(&self, tol: &Tolerances) -> bool {
-        self.state.iter().zip(tol.state()).all(|(d, l)| *d <= l) && self.phase <= tol.phase
+        self.beyond(tol).is_empty()
+    }
+
+    /// The quantities beyond their tolerance at this checkpoint (`one_trajectory`; a NaN
+    /// deviation counts as beyond).
+    pub fn beyond(&self, tol: &Tolerances) -> Vec<&'static str> {
+        let within = |d: f64, limit: f64| d <= limit;
+        let mut out: Vec<&'static str> = STATE.iter().zip(self.state.iter().zip(tol.state())).filter(|(_, (d, l))| !within(**d, *l)).map(|((q, _), _)| *q).collect();
+        if !within(self.phase, tol.phase) {
+            out.push("position / a step's travel");
+        }
+        out
     }
 }
 
@@ -350,12 +357,14 @@ pub fn value_resolution(e: f64) -> f64 {
     4.0 * F32_ROUNDOFF * e.abs()
 }
 
-/// `value_resolution` of partition `k` at checkpoint `t` (the larger of the two backends'
+/// `value_resolution` of each partition at checkpoint `t` (the larger of the two backends'
 /// values), and of its value at `start` for a partition compared by its change since then.
-fn held(t: &TracePoint, start: &TracePoint, k: usize) -> f64 {
-    let (pa, pb) = (partitions(&t.reference)[k], partitions(&t.other)[k]);
-    let at_start = if FROM_START.contains(&pa.0) { value_resolution(partitions(&start.other)[k].1) } else { 0.0 };
-    value_resolution(pa.1.abs().max(pb.1.abs())) + at_start
+fn held(t: &TracePoint, start: &TracePoint) -> [f64; 13] {
+    let (pa, pb, p0) = (partitions(&t.reference), partitions(&t.other), partitions(&start.other));
+    std::array::from_fn(|k| {
+        let at_start = if FROM_START.contains(&pa[k].0) { value_resolution(p0[k].1) } else { 0.0 };
+        value_resolution(pa[k].1.abs().max(pb[k].1.abs())) + at_start
+    })
 }
 
 /// The scale of the energy rows while the runs are one trajectory (|E| is |E − E(start)| for
@@ -391,9 +400,9 @@ pub const STATISTICAL_FLOOR: f64 = 1e-2;
 fn coherent_energy_rows(coherent: &[TracePoint], work: &[f64], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let mut rows: Vec<Deviation> = partitions(&Energies::default()).iter().map(|(q, _)| Deviation::new(q, COHERENT_SCALE, Window::Coherent, Some(tol.energy))).collect();
     for (t, w) in coherent.iter().zip(work) {
-        let (sa, sb) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other));
+        let (sa, sb, h) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other), held(t, start));
         for (k, row) in rows.iter_mut().enumerate() {
-            let scale = sa[k].abs().max(sb[k].abs()).max(ENERGY_FLOOR * t.active_energy) + (w + held(t, start, k)) / tol.energy;
+            let scale = sa[k].abs().max(sb[k].abs()).max(ENERGY_FLOOR * t.active_energy) + (w + h[k]) / tol.energy;
             row.record((sa[k] - sb[k]).abs(), scale, t.step);
         }
     }
@@ -407,16 +416,24 @@ fn coherent_energy_rows(coherent: &[TracePoint], work: &[f64], start: &TracePoin
 /// last checkpoint.
 fn parted_energy_rows(parted: &[TracePoint], work: &[f64], start: &TracePoint, tol: &Tolerances) -> Vec<Deviation> {
     let n = parted.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&TracePoint) -> f64| parted.iter().map(f).sum::<f64>() / n;
-    let active = mean(&|t| t.active_energy);
+    let active = parted.iter().map(|t| t.active_energy).sum::<f64>() / n;
     let last = parted.last().map_or(0, |t| t.step);
+    // the means of both runs' partitions and of the f32 allowance (rounding goes on after the
+    // runs part), formed in one pass over the checkpoints
+    let (mut ma, mut mb, mut allowance) = ([0.0; 13], [0.0; 13], [0.0; 13]);
+    for (t, w) in parted.iter().zip(work) {
+        let (sa, sb, h) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other), held(t, start));
+        for k in 0..13 {
+            ma[k] += sa[k] / n;
+            mb[k] += sb[k] / n;
+            allowance[k] += (w + h[k]) / n;
+        }
+    }
     partitions(&Energies::default())
         .iter()
         .enumerate()
         .map(|(k, (q, _))| {
-            let (ma, mb) = (mean(&|t| sizes(&t.reference, &start.reference)[k]), mean(&|t| sizes(&t.other, &start.other)[k]));
-            // f32's rounding goes on after the runs part: its mean allowance over the window
-            let f32_allowance = parted.iter().zip(work).map(|(t, w)| w + held(t, start, k)).sum::<f64>() / n;
+            let (ma, mb, f32_allowance) = (ma[k], mb[k], allowance[k]);
             let mut row = Deviation::new(q, PARTED_SCALE, Window::Parted, Some(tol.statistical));
             row.record((ma - mb).abs(), ma.abs().max(mb.abs()).max(STATISTICAL_FLOOR * active) + f32_allowance / tol.statistical, last);
             row
@@ -527,6 +544,7 @@ pub fn verify_from(
             (&a.torque, &b.torque),
         ];
         let mut state = [0.0; 5];
+        let mut position_deviation = 0.0;
         for (k, (x, y)) in fields.iter().enumerate() {
             let scale = if k == 0 {
                 min_radius
@@ -535,6 +553,9 @@ pub fn verify_from(
                 seen[k]
             };
             let d = max_diff(x, y);
+            if k == 0 {
+                position_deviation = d;
+            }
             state[k] = relative(d, scale);
             if step - start <= tol.early_steps {
                 rows[k].record(d, scale, step);
@@ -544,7 +565,6 @@ pub fn verify_from(
         let (ea, eb) = (reference.energies()?, other.energies()?);
         active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs() + ea.inserted + ea.removed.abs());
         let coordinate = max_norm(&a.position).max(max_norm(&b.position));
-        let position_deviation = max_diff(&a.position, &b.position);
         let phase = if position_deviation <= 4.0 * F32_ROUNDOFF * coordinate { 0.0 } else { relative(position_deviation, seen[1] * setup.dt) };
         let volume: f64 = a.radius.iter().map(|r| 4.0 / 3.0 * std::f64::consts::PI * r * r * r).sum();
         let force_sum = sum_norm(&a.force).max(sum_norm(&b.force)) + weight_per_volume * volume;
