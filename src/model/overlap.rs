@@ -108,3 +108,145 @@ impl Grid {
         None
     }
 }
+
+/// Overlap checks for a fill of a box known in advance (`random_fill`): the test of `Grid`,
+/// with the cells in a flat array over the box (one cell beyond it on every side) instead of a
+/// hash map, and the centre cell searched first, where a rejected attempt usually meets its
+/// sphere. A fill near the random packing limit makes tens of attempts per particle (42 for
+/// the `talus bench` scene at solid fraction 0.35), each searching up to 27 cells, so the
+/// lookup is what placement costs. Only spheres that can reach into the box are held: a sphere
+/// placed inside the box, of radius ≤ `r_max`, can only touch those.
+pub(crate) struct BoxGrid {
+    lo: [f64; 3],
+    inv: f64,
+    dims: [usize; 3],
+    head: Vec<u32>,
+    /// Next sphere in the same cell, by particle index (NONE for the last, and for particles
+    /// that are not held).
+    next: Vec<u32>,
+}
+
+/// The 27 cell offsets, the centre first.
+const CENTRE_FIRST: [[i64; 3]; 27] = {
+    let mut out = [[0i64; 3]; 27];
+    let mut n = 1;
+    let mut k = 0;
+    while k < 27 {
+        let d = [(k % 3) as i64 - 1, ((k / 3) % 3) as i64 - 1, (k / 9) as i64 - 1];
+        if !(d[0] == 0 && d[1] == 0 && d[2] == 0) {
+            out[n] = d;
+            n += 1;
+        }
+        k += 1;
+    }
+    out
+};
+
+impl BoxGrid {
+    /// A grid for placing up to `count` spheres of radius ≤ `r_max` with their centres in
+    /// `[min, max]`, holding the spheres of `p` that can reach them. Cells are at least as wide
+    /// as the largest diameter present, and about as many as the spheres expected (a sparse
+    /// fill of a large box gets wider cells, not a huge array).
+    pub fn new(p: &Particles, min: [f64; 3], max: [f64; 3], r_max: f64, count: usize) -> BoxGrid {
+        let reach = 2.0 * p.radius.iter().copied().fold(r_max, f64::max);
+        let volume: f64 = (0..3).map(|k| max[k] - min[k] + 2.0 * reach).product();
+        let cell = reach.max((volume / (count + p.len()).max(1) as f64).cbrt()).max(f64::MIN_POSITIVE);
+        let lo = [min[0] - cell, min[1] - cell, min[2] - cell];
+        let dims: [usize; 3] = std::array::from_fn(|k| ((max[k] - min[k]) / cell).ceil() as usize + 3);
+        let mut grid = BoxGrid { lo, inv: 1.0 / cell, dims, head: vec![NONE; dims[0] * dims[1] * dims[2]], next: Vec::with_capacity(p.len() + count) };
+        for i in 0..p.len() {
+            grid.next.push(NONE);
+            if let Some(c) = grid.cell_of(p.position[i]) {
+                grid.put(c, i);
+            }
+        }
+        grid
+    }
+
+    /// The cell of a centre, None outside the grid.
+    fn cell_of(&self, x: [f64; 3]) -> Option<[usize; 3]> {
+        let mut c = [0usize; 3];
+        for k in 0..3 {
+            let f = ((x[k] - self.lo[k]) * self.inv).floor();
+            if !(f >= 0.0 && f < self.dims[k] as f64) {
+                return None;
+            }
+            c[k] = f as usize;
+        }
+        Some(c)
+    }
+
+    fn put(&mut self, c: [usize; 3], i: usize) {
+        let h = &mut self.head[(c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]];
+        self.next[i] = *h;
+        *h = i as u32;
+    }
+
+    /// Hold particle `i` of `p`, the last one pushed (its centre inside the box).
+    pub fn push(&mut self, p: &Particles, i: usize) {
+        debug_assert_eq!(self.next.len(), i);
+        self.next.push(NONE);
+        let c = self.cell_of(p.position[i]).expect("a sphere placed in the box has its cell");
+        self.put(c, i);
+    }
+
+    /// Whether the sphere (x, r), centre inside the box and r ≤ the `r_max` of `new`, overlaps a
+    /// sphere held (touching is not overlapping): the predicate of `Grid::overlap`.
+    pub fn overlaps(&self, p: &Particles, x: [f64; 3], r: f64) -> bool {
+        let Some(c) = self.cell_of(x) else { return false };
+        for d in CENTRE_FIRST {
+            // the box lies a cell inside the grid, so every neighbour of a centre in it exists
+            let n: [usize; 3] = std::array::from_fn(|k| (c[k] as i64 + d[k]).clamp(0, self.dims[k] as i64 - 1) as usize);
+            let mut j = self.head[(n[2] * self.dims[1] + n[1]) * self.dims[0] + n[0]];
+            while j != NONE {
+                let y = p.position[j as usize];
+                let s = r + p.radius[j as usize];
+                let d2 = (x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2);
+                if d2 < s * s {
+                    return true;
+                }
+                j = self.next[j as usize];
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// Every attempt of a dense random fill gets the same answer from both grids, with spheres
+    /// already present inside and around the box (one of them larger than the fill's).
+    #[test]
+    fn box_grid_answers_as_the_hash_grid() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        let mut p = Particles::default();
+        for k in 0..40 {
+            let x = [rng.random_range(-0.02..0.12), rng.random_range(-0.02..0.12), rng.random_range(-0.02..0.12)];
+            p.push(x, [0.0; 3], [0.0; 3], if k == 0 { 0.008 } else { 0.003 }, 0);
+        }
+        let (min, max, r_max) = ([0.0; 3], [0.1; 3], 0.004);
+        let mut hash = Grid::new();
+        hash.prepare(&p, r_max);
+        let mut dense = BoxGrid::new(&p, min, max, r_max, 3000);
+        let (mut placed, mut rejected) = (0, 0);
+        for _ in 0..20_000 {
+            let r = rng.random_range(0.002..r_max);
+            let x: [f64; 3] = std::array::from_fn(|k| min[k] + r + (max[k] - min[k] - 2.0 * r) * rng.random::<f64>());
+            let answer = dense.overlaps(&p, x, r);
+            assert_eq!(answer, hash.overlap(&p, x, r).is_some(), "at {x:?}, r {r}");
+            if answer {
+                rejected += 1;
+            } else {
+                p.push(x, [0.0; 3], [0.0; 3], r, 0);
+                hash.sync(&p);
+                dense.push(&p, p.len() - 1);
+                placed += 1;
+            }
+        }
+        assert!(placed > 1000 && rejected > 5000, "placed {placed}, rejected {rejected}");
+    }
+}

@@ -7,7 +7,7 @@ use rand_pcg::Pcg64;
 use super::parse::{fmt_num, fmt_vec, join, Cx};
 use crate::error::Result;
 use crate::model::distribution::RadiusDist;
-use crate::model::overlap::Grid;
+use crate::model::overlap::{BoxGrid, Grid};
 use crate::setup::Particles;
 
 /// Placement attempts per particle before random_fill gives up.
@@ -156,7 +156,9 @@ pub(crate) fn random_fill(
             }
         }
     }
-    grid.prepare(particles, c.radius.max());
+    // the attempts search a flat grid over the box (`BoxGrid`: the same answers as the shared
+    // hash grid, which takes the new spheres at the end)
+    let mut cells = BoxGrid::new(particles, min, max, c.radius.max(), radii.len());
     for (n, &r) in radii.iter().enumerate() {
         let lo = [min[0] + r, min[1] + r, min[2] + r];
         let w = [max[0] - r - lo[0], max[1] - r - lo[1], max[2] - r - lo[2]];
@@ -164,9 +166,9 @@ pub(crate) fn random_fill(
         for _ in 0..MAX_ATTEMPTS {
             let u: [f64; 3] = [rng.random(), rng.random(), rng.random()];
             let x = [lo[0] + w[0] * u[0], lo[1] + w[1] * u[1], lo[2] + w[2] * u[2]];
-            if grid.overlap(particles, x, r).is_none() {
+            if !cells.overlaps(particles, x, r) {
                 particles.push(x, c.velocity, c.angular_velocity, r, c.material);
-                grid.sync(particles);
+                cells.push(particles, particles.len() - 1);
                 placed = true;
                 break;
             }
@@ -187,5 +189,6 @@ pub(crate) fn random_fill(
             ));
         }
     }
+    grid.prepare(particles, c.radius.max());
     Ok(())
 }
