@@ -110,21 +110,36 @@ impl Grid {
 }
 
 /// Overlap checks for a fill of a box known in advance (`random_fill`): the test of `Grid`,
-/// with the cells in a flat array over the box (one cell beyond it on every side) instead of a
-/// hash map, and the centre cell searched first, where a rejected attempt usually meets its
-/// sphere. A fill near the random packing limit makes tens of attempts per particle (42 for
-/// the `talus bench` scene at solid fraction 0.35), each searching up to 27 cells, so the
-/// lookup is what placement costs. Only spheres that can reach into the box are held: a sphere
-/// placed inside the box, of radius ≤ `r_max`, can only touch those.
+/// with the spheres kept in a flat array of cells over the box (one cell beyond it on every
+/// side), each cell one cache line that holds the centres and radii of its first
+/// `CELL_SPHERES` spheres (the rest in a chain beside it), and the centre cell searched first,
+/// where a rejected attempt usually meets its sphere. A fill near the random packing limit
+/// makes tens of attempts per particle (42 for the `talus bench` scene at solid fraction 0.35),
+/// each searching up to 27 cells, so these lookups are what placement costs: through the hash
+/// map and the particle arrays, each took a cache miss for the cell and two for each sphere in
+/// it. Only spheres that can reach into the box are held: a sphere placed inside the box, of
+/// radius ≤ `r_max`, can only touch those.
 pub(crate) struct BoxGrid {
     lo: [f64; 3],
     inv: f64,
     dims: [usize; 3],
-    head: Vec<u32>,
-    /// Next sphere in the same cell, by particle index (NONE for the last, and for particles
-    /// that are not held).
-    next: Vec<u32>,
+    cells: Vec<Cell>,
+    /// Spheres beyond a cell's first `CELL_SPHERES`: (centre and radius, next in the chain).
+    more: Vec<([f64; 4], u32)>,
+    /// Each cell's first sphere in `more` (NONE when there is none).
+    more_head: Vec<u32>,
 }
+
+/// Spheres a cell holds inline (a cell is one 64-byte line).
+const CELL_SPHERES: usize = 2;
+
+/// One grid cell: centre and radius of up to `CELL_SPHERES` spheres; an empty place has a NaN
+/// radius, which overlaps nothing (a comparison with NaN is false).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Cell([[f64; 4]; CELL_SPHERES]);
+
+const EMPTY: Cell = Cell([[0.0, 0.0, 0.0, f64::NAN]; CELL_SPHERES]);
 
 /// The 27 cell offsets, the centre first.
 const CENTRE_FIRST: [[i64; 3]; 27] = {
@@ -142,28 +157,50 @@ const CENTRE_FIRST: [[i64; 3]; 27] = {
     out
 };
 
+/// Whether the sphere (x, r) overlaps the sphere `s` (centre and radius; touching is not
+/// overlapping): the predicate of `Grid::overlap`.
+#[inline(always)]
+fn overlap(x: [f64; 3], r: f64, s: &[f64; 4]) -> bool {
+    let t = r + s[3];
+    let d2 = (x[0] - s[0]).powi(2) + (x[1] - s[1]).powi(2) + (x[2] - s[2]).powi(2);
+    d2 < t * t
+}
+
 impl BoxGrid {
     /// A grid for placing up to `count` spheres of radius ≤ `r_max` with their centres in
     /// `[min, max]`, holding the spheres of `p` that can reach them. Cells are at least as wide
     /// as the largest diameter present, and about as many as the spheres expected (a sparse
-    /// fill of a large box gets wider cells, not a huge array).
-    pub fn new(p: &Particles, min: [f64; 3], max: [f64; 3], r_max: f64, count: usize) -> BoxGrid {
+    /// fill of a large box gets wider cells, not a huge array). None where such a grid makes no
+    /// sense (a box whose cells the coordinates' precision cannot tell apart, non-finite
+    /// bounds): the caller then uses the hash grid, which answers the same.
+    pub fn new(p: &Particles, min: [f64; 3], max: [f64; 3], r_max: f64, count: usize) -> Option<BoxGrid> {
         let reach = 2.0 * p.radius.iter().copied().fold(r_max, f64::max);
         let volume: f64 = (0..3).map(|k| max[k] - min[k] + 2.0 * reach).product();
-        let cell = reach.max((volume / (count + p.len()).max(1) as f64).cbrt()).max(f64::MIN_POSITIVE);
+        let cell = reach.max((volume / (count + p.len()).max(1) as f64).cbrt());
+        let scale = (0..3).map(|k| min[k].abs().max(max[k].abs())).fold(0.0, f64::max);
+        if !(cell.is_finite() && cell > 1e-9 * scale && cell > 0.0) {
+            return None;
+        }
         let lo = [min[0] - cell, min[1] - cell, min[2] - cell];
-        let dims: [usize; 3] = std::array::from_fn(|k| ((max[k] - min[k]) / cell).ceil() as usize + 3);
-        let mut grid = BoxGrid { lo, inv: 1.0 / cell, dims, head: vec![NONE; dims[0] * dims[1] * dims[2]], next: Vec::with_capacity(p.len() + count) };
+        let spans: [f64; 3] = std::array::from_fn(|k| ((max[k] - min[k]) / cell).ceil() + 3.0);
+        // about `count` cells; the bound only guards against a degenerate box
+        if !spans.iter().all(|s| s.is_finite() && *s >= 3.0) || spans.iter().product::<f64>() > 8.0 * (count + p.len()) as f64 + 4096.0 {
+            return None;
+        }
+        let dims = spans.map(|s| s as usize);
+        let n = dims[0] * dims[1] * dims[2];
+        let mut grid = BoxGrid { lo, inv: 1.0 / cell, dims, cells: vec![EMPTY; n], more: Vec::new(), more_head: vec![NONE; n] };
         for i in 0..p.len() {
-            grid.next.push(NONE);
+            // a sphere centred off the grid is more than a cell from the box and cannot reach
+            // a sphere placed in it
             if let Some(c) = grid.cell_of(p.position[i]) {
-                grid.put(c, i);
+                grid.put(c, p.position[i], p.radius[i]);
             }
         }
-        grid
+        Some(grid)
     }
 
-    /// The cell of a centre, None outside the grid.
+    /// The cell of a centre, None off the grid.
     fn cell_of(&self, x: [f64; 3]) -> Option<[usize; 3]> {
         let mut c = [0usize; 3];
         for k in 0..3 {
@@ -176,36 +213,49 @@ impl BoxGrid {
         Some(c)
     }
 
-    fn put(&mut self, c: [usize; 3], i: usize) {
-        let h = &mut self.head[(c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]];
-        self.next[i] = *h;
-        *h = i as u32;
+    /// The cell of a centre inside the box: a cell in from the grid's faces, so that all 26
+    /// neighbours exist (clamped there should rounding put it on a face).
+    fn inner_cell(&self, x: [f64; 3]) -> [usize; 3] {
+        std::array::from_fn(|k| (((x[k] - self.lo[k]) * self.inv).floor().max(1.0) as usize).min(self.dims[k] - 2))
     }
 
-    /// Hold particle `i` of `p`, the last one pushed (its centre inside the box).
-    pub fn push(&mut self, p: &Particles, i: usize) {
-        debug_assert_eq!(self.next.len(), i);
-        self.next.push(NONE);
-        let c = self.cell_of(p.position[i]).expect("a sphere placed in the box has its cell");
-        self.put(c, i);
+    fn index(&self, c: [usize; 3]) -> usize {
+        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+    }
+
+    fn put(&mut self, c: [usize; 3], x: [f64; 3], r: f64) {
+        let at = self.index(c);
+        let sphere = [x[0], x[1], x[2], r];
+        match self.cells[at].0.iter_mut().find(|s| s[3].is_nan()) {
+            Some(place) => *place = sphere,
+            None => {
+                self.more.push((sphere, self.more_head[at]));
+                self.more_head[at] = (self.more.len() - 1) as u32;
+            }
+        }
+    }
+
+    /// Hold the sphere (x, r) just placed, its centre inside the box.
+    pub fn insert(&mut self, x: [f64; 3], r: f64) {
+        self.put(self.inner_cell(x), x, r);
     }
 
     /// Whether the sphere (x, r), centre inside the box and r ≤ the `r_max` of `new`, overlaps a
     /// sphere held (touching is not overlapping): the predicate of `Grid::overlap`.
-    pub fn overlaps(&self, p: &Particles, x: [f64; 3], r: f64) -> bool {
-        let Some(c) = self.cell_of(x) else { return false };
+    pub fn overlaps(&self, x: [f64; 3], r: f64) -> bool {
+        let c = self.inner_cell(x);
         for d in CENTRE_FIRST {
-            // the box lies a cell inside the grid, so every neighbour of a centre in it exists
-            let n: [usize; 3] = std::array::from_fn(|k| (c[k] as i64 + d[k]).clamp(0, self.dims[k] as i64 - 1) as usize);
-            let mut j = self.head[(n[2] * self.dims[1] + n[1]) * self.dims[0] + n[0]];
+            let at = self.index(std::array::from_fn(|k| (c[k] as i64 + d[k]) as usize));
+            if self.cells[at].0.iter().any(|s| overlap(x, r, s)) {
+                return true;
+            }
+            let mut j = self.more_head[at];
             while j != NONE {
-                let y = p.position[j as usize];
-                let s = r + p.radius[j as usize];
-                let d2 = (x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2);
-                if d2 < s * s {
+                let (s, next) = &self.more[j as usize];
+                if overlap(x, r, s) {
                     return true;
                 }
-                j = self.next[j as usize];
+                j = *next;
             }
         }
         false
@@ -231,22 +281,32 @@ mod tests {
         let (min, max, r_max) = ([0.0; 3], [0.1; 3], 0.004);
         let mut hash = Grid::new();
         hash.prepare(&p, r_max);
-        let mut dense = BoxGrid::new(&p, min, max, r_max, 3000);
+        let mut dense = BoxGrid::new(&p, min, max, r_max, 3000).expect("a grid for a plain box");
         let (mut placed, mut rejected) = (0, 0);
         for _ in 0..20_000 {
             let r = rng.random_range(0.002..r_max);
             let x: [f64; 3] = std::array::from_fn(|k| min[k] + r + (max[k] - min[k] - 2.0 * r) * rng.random::<f64>());
-            let answer = dense.overlaps(&p, x, r);
+            let answer = dense.overlaps(x, r);
             assert_eq!(answer, hash.overlap(&p, x, r).is_some(), "at {x:?}, r {r}");
             if answer {
                 rejected += 1;
             } else {
                 p.push(x, [0.0; 3], [0.0; 3], r, 0);
                 hash.sync(&p);
-                dense.push(&p, p.len() - 1);
+                dense.insert(x, r);
                 placed += 1;
             }
         }
         assert!(placed > 1000 && rejected > 5000, "placed {placed}, rejected {rejected}");
+    }
+
+    #[test]
+    fn box_grid_declines_boxes_it_does_not_suit() {
+        let p = Particles::default();
+        assert!(BoxGrid::new(&p, [0.0; 3], [f64::INFINITY, 1.0, 1.0], 0.001, 10).is_none());
+        assert!(BoxGrid::new(&p, [0.0; 3], [f64::NAN, 1.0, 1.0], 0.001, 10).is_none());
+        // cells far below what coordinates of 1e12 m resolve
+        assert!(BoxGrid::new(&p, [1e12; 3], [1e12 + 1.0; 3], 1e-6, 10).is_none());
+        assert!(BoxGrid::new(&p, [0.0; 3], [1.0; 3], 1e-3, 10).is_some());
     }
 }

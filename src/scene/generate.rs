@@ -1,5 +1,6 @@
-//! Particle generators (lattice, random_fill); overlap checks through the hash grid of
-//! `src/model/overlap.rs`.
+//! Particle generators (lattice, random_fill); overlap checks through the grids of
+//! `src/model/overlap.rs` (the shared hash grid; a random fill searches a flat grid over its
+//! box, `BoxGrid`).
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -157,8 +158,12 @@ pub(crate) fn random_fill(
         }
     }
     // the attempts search a flat grid over the box (`BoxGrid`: the same answers as the shared
-    // hash grid, which takes the new spheres at the end)
+    // hash grid, which takes the new spheres at the end), or the hash grid itself for a box
+    // such a grid does not suit
     let mut cells = BoxGrid::new(particles, min, max, c.radius.max(), radii.len());
+    if cells.is_none() {
+        grid.prepare(particles, c.radius.max());
+    }
     for (n, &r) in radii.iter().enumerate() {
         let lo = [min[0] + r, min[1] + r, min[2] + r];
         let w = [max[0] - r - lo[0], max[1] - r - lo[1], max[2] - r - lo[2]];
@@ -166,9 +171,16 @@ pub(crate) fn random_fill(
         for _ in 0..MAX_ATTEMPTS {
             let u: [f64; 3] = [rng.random(), rng.random(), rng.random()];
             let x = [lo[0] + w[0] * u[0], lo[1] + w[1] * u[1], lo[2] + w[2] * u[2]];
-            if !cells.overlaps(particles, x, r) {
+            let free = match &cells {
+                Some(cells) => !cells.overlaps(x, r),
+                None => grid.overlap(particles, x, r).is_none(),
+            };
+            if free {
                 particles.push(x, c.velocity, c.angular_velocity, r, c.material);
-                cells.push(particles, particles.len() - 1);
+                match &mut cells {
+                    Some(cells) => cells.insert(x, r),
+                    None => grid.sync(particles),
+                }
                 placed = true;
                 break;
             }
