@@ -171,8 +171,10 @@ impl BoxGrid {
     /// `[min, max]`, holding the spheres of `p` that can reach them. Cells are at least as wide
     /// as the largest diameter present, and about as many as the spheres expected (a sparse
     /// fill of a large box gets wider cells, not a huge array). None where such a grid makes no
-    /// sense (a box whose cells the coordinates' precision cannot tell apart, non-finite
-    /// bounds): the caller then uses the hash grid, which answers the same.
+    /// sense: non-finite bounds, a box whose cells the coordinates' precision cannot tell
+    /// apart, or one so elongated that its cells would far outnumber the spheres (a box 5e28 m
+    /// tall for 5 particles, from the scene fuzz test). The caller then uses the hash grid,
+    /// which answers the same.
     pub fn new(p: &Particles, min: [f64; 3], max: [f64; 3], r_max: f64, count: usize) -> Option<BoxGrid> {
         let reach = 2.0 * p.radius.iter().copied().fold(r_max, f64::max);
         let volume: f64 = (0..3).map(|k| max[k] - min[k] + 2.0 * reach).product();
@@ -307,6 +309,8 @@ mod tests {
         assert!(BoxGrid::new(&p, [0.0; 3], [f64::NAN, 1.0, 1.0], 0.001, 10).is_none());
         // cells far below what coordinates of 1e12 m resolve
         assert!(BoxGrid::new(&p, [1e12; 3], [1e12 + 1.0; 3], 1e-6, 10).is_none());
+        // 4 × 4 × 1e21 cells for 5 spheres
+        assert!(BoxGrid::new(&p, [-0.02, -0.02, 0.03], [0.02, 0.02, 5e28], 0.002, 5).is_none());
         assert!(BoxGrid::new(&p, [0.0; 3], [1.0; 3], 1e-3, 10).is_some());
     }
 }
