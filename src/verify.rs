@@ -267,8 +267,11 @@ fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     a.iter().zip(b).map(|(x, y)| norm([x[0] - y[0], x[1] - y[1], x[2] - y[2]])).fold(0.0, |m, d| if d.is_nan() { f64::NAN } else { m.max(d) })
 }
 
+/// Energy partitions compared (`partitions`).
+const PARTITIONS: usize = 13;
+
 /// Energy partitions by name (the derived `total` last).
-fn partitions(e: &Energies) -> [(&'static str, f64); 13] {
+fn partitions(e: &Energies) -> [(&'static str, f64); PARTITIONS] {
     [
         ("kinetic", e.kinetic()),
         ("kinetic_translational", e.kinetic_translational),
@@ -359,7 +362,7 @@ pub fn value_resolution(e: f64) -> f64 {
 
 /// `value_resolution` of each partition at checkpoint `t` (the larger of the two backends'
 /// values), and of its value at `start` for a partition compared by its change since then.
-fn held(t: &TracePoint, start: &TracePoint) -> [f64; 13] {
+fn held(t: &TracePoint, start: &TracePoint) -> [f64; PARTITIONS] {
     let (pa, pb, p0) = (partitions(&t.reference), partitions(&t.other), partitions(&start.other));
     std::array::from_fn(|k| {
         let at_start = if FROM_START.contains(&pa[k].0) { value_resolution(p0[k].1) } else { 0.0 };
@@ -382,7 +385,7 @@ const FROM_START: [&str; 3] = ["gravitational", "mechanical", "total"];
 
 /// Each partition's value in `e`, less its value in `start` for those of `FROM_START`: what the
 /// energy rows compare.
-fn sizes(e: &Energies, start: &Energies) -> [f64; 13] {
+fn sizes(e: &Energies, start: &Energies) -> [f64; PARTITIONS] {
     let (now, then) = (partitions(e), partitions(start));
     std::array::from_fn(|k| if FROM_START.contains(&now[k].0) { now[k].1 - then[k].1 } else { now[k].1 })
 }
@@ -420,10 +423,10 @@ fn parted_energy_rows(parted: &[TracePoint], work: &[f64], start: &TracePoint, t
     let last = parted.last().map_or(0, |t| t.step);
     // the means of both runs' partitions and of the f32 allowance (rounding goes on after the
     // runs part), formed in one pass over the checkpoints
-    let (mut ma, mut mb, mut allowance) = ([0.0; 13], [0.0; 13], [0.0; 13]);
+    let (mut ma, mut mb, mut allowance) = ([0.0; PARTITIONS], [0.0; PARTITIONS], [0.0; PARTITIONS]);
     for (t, w) in parted.iter().zip(work) {
         let (sa, sb, h) = (sizes(&t.reference, &start.reference), sizes(&t.other, &start.other), held(t, start));
-        for k in 0..13 {
+        for k in 0..PARTITIONS {
             ma[k] += sa[k] / n;
             mb[k] += sb[k] / n;
             allowance[k] += (w + h[k]) / n;

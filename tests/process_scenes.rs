@@ -4,8 +4,8 @@
 //! drum the runs part in the pile-up (grains hitting the wall at 0.8 m/s with about 10 steps per
 //! soft contact amplify f32 rounding), so its energies are compared as means after that. The
 //! hopper is in tests/hopper.rs. The runs are cut short (a few hundred to 1500 steps) so that
-//! each GPU run takes well under a minute on lavapipe. These tests need a GPU adapter (lavapipe counts; `.ci/run` installs it) and fail
-//! with a clear message without one.
+//! each GPU run takes well under a minute on lavapipe. These tests need a GPU adapter (lavapipe
+//! counts; `.ci/run` installs it) and fail with a clear message without one.
 
 use talus::run::{run_scene, RunOptions};
 use talus::verify::{verify, Tolerances, Window};

@@ -95,9 +95,7 @@ impl Grid {
                     let mut j = h;
                     while j != NONE {
                         let y = p.position[j as usize];
-                        let s = r + p.radius[j as usize];
-                        let d2 = (x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2);
-                        if d2 < s * s {
+                        if overlap(x, r, &[y[0], y[1], y[2], p.radius[j as usize]]) {
                             return Some(j as usize);
                         }
                         j = self.next[j as usize];
@@ -158,7 +156,7 @@ const CENTRE_FIRST: [[i64; 3]; 27] = {
 };
 
 /// Whether the sphere (x, r) overlaps the sphere `s` (centre and radius; touching is not
-/// overlapping): the predicate of `Grid::overlap`.
+/// overlapping): the predicate of both grids.
 #[inline(always)]
 fn overlap(x: [f64; 3], r: f64, s: &[f64; 4]) -> bool {
     let t = r + s[3];
@@ -243,7 +241,7 @@ impl BoxGrid {
     }
 
     /// Whether the sphere (x, r), centre inside the box and r ≤ the `r_max` of `new`, overlaps a
-    /// sphere held (touching is not overlapping): the predicate of `Grid::overlap`.
+    /// sphere held (`overlap`, as `Grid::overlap`).
     pub fn overlaps(&self, x: [f64; 3], r: f64) -> bool {
         let c = self.inner_cell(x);
         for d in CENTRE_FIRST {
