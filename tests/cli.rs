@@ -189,28 +189,31 @@ fn info_lists_cpu_threads() {
     assert!(text(&o.stdout).contains("CPU threads:"));
 }
 
-/// The CPU backend's two copies of its force pass (`src/cpu/isa.rs`: AVX2 where the CPU has it,
-/// portable everywhere) give the same results bit for bit: `settle_box` (one preset, the
-/// inlined pair loop) and `mixed_models_box` (the model dispatch), their energy and wall-load
-/// files compared byte for byte. `talus bench` names the copy that ran, so the test also
-/// checks that `TALUS_CPU_ISA` picked it, and that a bad value is refused.
+/// The CPU backend's copies of its force pass (`src/cpu/isa.rs`: AVX-512 and AVX2 where the
+/// CPU has them, portable everywhere) give the same results bit for bit: `settle_box` (one
+/// preset, the inlined pair loop) and `mixed_models_box` (the model dispatch), their energy and
+/// wall-load files compared byte for byte. `talus bench` names the copy that ran, so the test
+/// also checks that `TALUS_CPU_ISA` picked it, and that a bad value is refused.
 #[test]
-fn avx2_and_portable_force_passes_agree_bit_for_bit() {
+fn force_pass_copies_agree_bit_for_bit() {
     let with_isa = |isa: &str, args: &[&str]| Command::new(env!("CARGO_BIN_EXE_talus")).args(args).env("NO_COLOR", "1").env("TALUS_CPU_ISA", isa).output().expect("run the talus binary");
     #[cfg(target_arch = "x86_64")]
-    let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
+    let (has_avx2, has_avx512) = (std::arch::is_x86_feature_detected!("avx2"), std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl"));
     #[cfg(not(target_arch = "x86_64"))]
-    let has_avx2 = false;
-    for (isa, named) in [("auto", if has_avx2 { "AVX2 force pass" } else { "portable force pass" }), ("portable", "portable force pass")] {
+    let (has_avx2, has_avx512) = (false, false);
+    let widest = if has_avx512 { "AVX-512" } else if has_avx2 { "AVX2" } else { "portable" };
+    let copies = [("auto", widest), ("avx2", if has_avx2 { "AVX2" } else { "portable" }), ("portable", "portable")];
+    for (isa, named) in copies {
         let o = with_isa(isa, &["bench", "--scene", &scene("settle_box.json"), "--steps", "2", "--warmup", "0", "--backend", "cpu"]);
         assert!(o.status.success(), "stderr: {}", text(&o.stderr));
-        assert!(text(&o.stdout).contains(named), "TALUS_CPU_ISA={isa}: expected {named:?} in\n{}", text(&o.stdout));
+        let named = format!("{named} force pass");
+        assert!(text(&o.stdout).contains(&named), "TALUS_CPU_ISA={isa}: expected {named:?} in\n{}", text(&o.stdout));
     }
     for (name, steps) in [("settle_box.json", "3000"), ("mixed_models_box.json", "2000")] {
         let dir = tempfile::tempdir().unwrap();
-        let files: Vec<Vec<Vec<u8>>> = ["auto", "portable"]
+        let files: Vec<Vec<Vec<u8>>> = copies
             .iter()
-            .map(|isa| {
+            .map(|(isa, _)| {
                 let out = dir.path().join(isa);
                 let o = with_isa(isa, &["run", &scene(name), "--backend", "cpu", "--steps", steps, "--no-progress", "--out", out.to_str().unwrap()]);
                 assert!(o.status.success(), "{name}, TALUS_CPU_ISA={isa}: stderr: {}", text(&o.stderr));
@@ -218,7 +221,9 @@ fn avx2_and_portable_force_passes_agree_bit_for_bit() {
             })
             .collect();
         assert!(files[0][0].len() > 500, "{name}: energy.csv too short to compare");
-        assert!(files[0] == files[1], "{name}: the AVX2 and portable force passes wrote different energy or wall files");
+        for (copy, got) in copies.iter().zip(&files).skip(1) {
+            assert!(*got == files[0], "{name}: the {} and {} force passes wrote different energy or wall files", copies[0].1, copy.1);
+        }
     }
     let o = with_isa("avx9", &["bench", "--scene", &scene("settle_box.json"), "--steps", "2", "--backend", "cpu"]);
     assert!(!o.status.success());

@@ -176,7 +176,7 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let pass = Pass { ctx, s, view: PairView::new(s), partners: PartnerMarks { partnered: &incoming.partnered[..s.len()], pass: incoming.pass }, list: ListView { start: &list.start, partner: &list.partner, wall_start: &list.wall_start, wall_ids: &list.wall_ids }, old_wall_history, dt };
     let single_model = ctx.pairs.single_model();
     let rolling = ctx.pairs.entries.iter().any(|p| p.rolling_fric != 0.0);
-    let avx2 = isa::avx2();
+    let isa = isa::isa();
     let o = out.owners;
     let owners = (o.owned.par_chunks_mut(CHUNK), o.contacts.par_chunks_mut(CHUNK), o.works.par_chunks_mut(CHUNK));
     (histories, contact_flags, shares, owners, out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
@@ -190,8 +190,8 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
             let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, contacts, works, wall_history, wall_contacts };
             // a table of one model calls its preset directly (`contact_force` would pick the
             // same one per contact); the branch is taken once per chunk. The chunk runs the
-            // AVX2 copy where the CPU has it (`isa::hot`; the closures are inlined into both).
-            isa::hot(avx2, #[inline(always)] || match single_model {
+            // widest copy the CPU has (`isa::hot`; the closures are inlined into each).
+            isa::hot(isa, #[inline(always)] || match single_model {
                 // without rolling friction anywhere, the preset sees μ_r = 0 as a constant and
                 // its rolling part is compiled away (the table's μ_r is 0 anyway)
                 Some(ContactModel::HertzMindlin) if !rolling => pass.chunk(chunk, scratch, #[inline(always)] |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),

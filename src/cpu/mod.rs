@@ -379,8 +379,7 @@ impl Backend for CpuBackend {
         "cpu"
     }
     fn adapter(&self) -> String {
-        let pass = if isa::avx2() { "AVX2" } else { "portable" };
-        format!("CPU reference, f64, {} rayon threads, {pass} force pass", rayon::current_num_threads())
+        format!("CPU reference, f64, {} rayon threads, {} force pass", rayon::current_num_threads(), isa::isa().name())
     }
     /// On a problem (`crate::model::checks`) the particle state goes back to where the batch
     /// started (for the last good snapshot; stepping on from there is not supported) and the
