@@ -588,8 +588,9 @@ fn prefetch_wall_lists(old: &OwnedHistory, new: &OwnedHistory, on_walls: &WallCo
 const PARTNERS_PREFETCHED: usize = 4;
 
 /// Asks the cache for the state the pair loop reads of the partners of slots `first..first +
-/// PARTNERS_PREFETCHED` (by partner index, which the hardware prefetchers cannot follow); the
-/// force pass calls it a few owners ahead.
+/// PARTNERS_PREFETCHED` (by partner index, which the hardware prefetchers cannot follow): all
+/// six arrays, mass and material included (without those two, the dense 100k settle box ran
+/// 3 % slower); the force pass calls it a few owners ahead.
 #[inline(always)]
 fn prefetch_partners(view: &PairView, partner: &[u32], first: usize) {
     let Some(last) = partner.len().checked_sub(1) else { return };
@@ -600,6 +601,8 @@ fn prefetch_partners(view: &PairView, partner: &[u32], first: usize) {
             prefetch(view.radius.get_unchecked(j.0));
             prefetch(view.velocity.get_unchecked(j.0));
             prefetch(view.angular_velocity.get_unchecked(j.0));
+            prefetch(view.mass.get_unchecked(j.0));
+            prefetch(view.material.get_unchecked(j.0));
         }
     }
 }
