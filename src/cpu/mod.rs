@@ -201,6 +201,8 @@ impl CpuBackend {
     /// `SORT_EVERY`-th build. The pair history moves to the new slots (`records`, when given,
     /// replaces it).
     fn rebuild(&mut self, walls_now: &[WallState], records: Option<&[ContactRecord]>) {
+        // the old shares are of no use to the new list: freed before the records are taken
+        self.incoming.clear_shares();
         let kept;
         let records = match records {
             Some(r) => r,
@@ -218,7 +220,6 @@ impl CpuBackend {
         }
         self.list.build(&self.setup, &self.state, walls_now);
         self.clear_unlisted_walls();
-        self.incoming.clear_shares();
         self.list.seed(&self.state, records);
         self.displacement2 = 0.0;
     }
