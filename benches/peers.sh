@@ -51,28 +51,9 @@ HAVE_LAMMPS=0; [ "${LAMMPS:-0}" = 1 ] && have lmp && HAVE_LAMMPS=1
 field() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
 
 # talus_scene NAME NX NY NZ STEPS [DATA]: the settle box as a Talus scene in $WORK/NAME.json
+# (and NAME_untracked.json), written by benches/settle_scene.py
 talus_scene() {
-  python3 - "$WORK/$1.json" "$2" "$3" "$4" "$5" "${6:-}" <<'PY'
-import json, sys
-out, nx, ny, nz, steps, data = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-r, a = 1e-3, 2.2e-3
-scene = {
-    "description": f"peers settle box {nx}x{ny}x{nz}" + (" from a settled packing" if data else " from the lattice"),
-    "gravity": [0, 0, -9.81], "time_step": 5e-6, "steps": steps,
-    "output": {"every_steps": steps}, "snapshot_every": 0, "skin": 2e-4,
-    "materials": {"grain": {"density": 2500, "youngsModulus": 1e7, "poissonsRatio": 0.3, "fric": 0.5}},
-    "contacts": {"default": {"model": "hertz_mindlin", "coefficientRestitution": 0.5}},
-    "walls": [{"type": "box", "name": "bin", "min": [0, 0, 0], "max": [nx * a, ny * a, (nz + 6) * a], "material": "grain", "open": ["+z"]}],
-}
-if data:
-    scene["initial_state"] = {"file": data, "format": "lammps_data", "material": "grain"}
-else:
-    scene["generators"] = [{"type": "lattice", "origin": [a / 2] * 3, "count": [nx, ny, nz], "spacing": a, "jitter": 0.05 * r,
-                            "radius": r, "material": "grain", "seed": 15485863}]
-json.dump(scene, open(out, "w"), indent=1)
-scene["energy_tracking"] = False
-json.dump(scene, open(out.replace(".json", "_untracked.json"), "w"), indent=1)
-PY
+  python3 "$ROOT/benches/settle_scene.py" "$WORK/$1.json" "$2" "$3" "$4" "$5" "${6:-}"
 }
 
 # better A B: whether A > B (numbers as printed)

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Talus on the GPU beside Chrono DEM-Engine (DEME, CUDA) on the same card in the same call
+# (issue 34): the peers' settle box from the lattice (1 mm spheres on a 2.2 mm lattice,
+# E = 1e7 Pa, nu = 0.3, e = 0.5, mu = 0.5, Hertz-Mindlin, dt = 5e-6 s; benches/settle_scene.py)
+# at DEME's sizes 100^3 (1M) and 216^3 (10.08M), and Talus's packed bed (`talus bench --packing
+# bed --model hertz_mindlin`, no DEME twin) at 1M and 10M.
+#
+#   bash benches/gpu_peers.sh [WORKDIR]
+#
+# Each code runs W warm-up steps and then S timed steps from the same lattice; throughput =
+# particles x timed steps / wall time of the timed steps (set-up, JIT and warm-up excluded in
+# both codes). Talus runs each settle case twice, as shipped (energy tracking on) and untracked
+# (forces only, as DEME, which books no dissipation); the ratio is taken with the untracked run.
+#
+# Environment:
+#   TALUS      the talus binary (default: cargo build --release, target/release/talus)
+#   TALUS_OLD  a second binary, run right after TALUS on every Talus case (a before/after column)
+#   DEME_DIR   the DEME kit with deme_site.tar.xz (default .deme_peer, see ../shared/peers/deme/
+#              README.md); DEME=0 or a missing kit skips DEME (its columns stay "-")
+#   DEME_JIT   a deme_jit_cache.tar.xz from an earlier call on the same GPU architecture,
+#              unpacked into /tmp before DEME starts (skips most of its JIT compilation)
+#   CASES      default "settle1M bed1M settle10M bed10M" (also bed100M: the 100M-particle bed)
+#   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
+#              S100 at 100M (100)
+#   DEME10=0   DEME at 1M only (its 10M case JIT-compiles again: minutes on a first call; it
+#              runs last, in the time left before DEADLINE + 60 s)
+#   T1, T10    DEME's time limits at 1M and 10M (default 200, 330 s)
+#   PROFILE=1  Talus bed cases also run --profile (per-pass GPU times and bytes/s)
+#   DEADLINE   seconds from the start after which no new case is begun (default 540)
+# Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
+# the scenes, every run's JSON and log, and table.md, the table printed at the end.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+T_START=$(date +%s)
+WORK=${1:-${OUT:+$OUT/gpu_peers}}
+WORK=$(realpath -m "${WORK:-bench_runs/gpu_peers}")
+mkdir -p "$WORK"
+W=${W:-200}; S=${S:-2000}; W10=${W10:-200}; S10=${S10:-500}; S100=${S100:-100}
+CASES=${CASES:-"settle1M bed1M settle10M bed10M"}
+DEADLINE=${DEADLINE:-540}
+DEME_DIR=$(realpath -m "${DEME_DIR:-$ROOT/.deme_peer}")
+[ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ] || { XDG_RUNTIME_DIR=$(mktemp -d); export XDG_RUNTIME_DIR; }
+ts() { echo "[$(( $(date +%s) - T_START )) s]"; }
+late() { [ $(( $(date +%s) - T_START )) -gt "$DEADLINE" ]; }
+
+if [ -z "${TALUS:-}" ]; then cargo build --release --quiet || exit 2; TALUS=$ROOT/target/release/talus; fi
+TALUS=$(realpath "$TALUS")
+BINS=("$TALUS"); [ -n "${TALUS_OLD:-}" ] && BINS+=("$(realpath "$TALUS_OLD")")
+echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+"$TALUS" info > "$WORK/info.txt" 2>&1; head -n 20 "$WORK/info.txt"
+
+# --- DEME, through the kit's own driver (install, ldd check, preflight, one size per call) -------
+# deme SIZE TIMEOUT: settle_deme.py at SIZE^3; results appended to $WORK/deme_results.jsonl, the
+# compiled-kernel cache (all sizes so far) to $WORK/deme_jit_cache.tar.xz
+HAVE_DEME=0
+if [ "${DEME:-1}" != 0 ] && [ -f "$DEME_DIR/deme_site.tar.xz" ] && command -v nvidia-smi > /dev/null; then
+  HAVE_DEME=1
+  if [ -n "${DEME_JIT:-}" ] && [ -f "$DEME_JIT" ]; then tar -xJf "$DEME_JIT" -C /tmp && echo "gpu_peers.sh: DEME JIT cache from $DEME_JIT"; fi
+else
+  echo "gpu_peers.sh: DEME skipped (DEME=0, no kit in $DEME_DIR, or no NVIDIA GPU)"
+fi
+deme() {
+  local n=$1 t=$2 w=$W s=$S
+  [ "$n" -gt 100 ] && { w=$W10; s=$S10; }
+  echo "gpu_peers.sh $(ts): DEME ${n}^3, W=$w S=$s, timeout ${t} s"
+  OUT=$WORK W=$w S=$s N1="$n $n $n" SKIP10=1 T1="$t" \
+    bash "$DEME_DIR/run_on_device.sh" "$DEME_DIR" >> "$WORK/deme_stdout.txt" 2>&1
+  grep -E "^== .*(DEME|rc=|FAIL|TIMEOUT)|setup:|particle-steps/s|FAIL" "$WORK/deme_stdout.txt" | tail -n 6
+}
+want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
+# the 1M case first: its first seconds show whether the kit runs at all
+[ $HAVE_DEME = 1 ] && want settle1M && deme 100 "${T1:-200}"
+
+# --- Talus ----------------------------------------------------------------------------------------
+# talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
+talus_json() {
+  local bin=$1 tag=$2; shift 2
+  echo "gpu_peers.sh $(ts): talus $tag: $*"
+  if ! "$bin" bench --backend gpu "$@" --json "$WORK/$tag.json" > "$WORK/$tag.log" 2>&1; then
+    echo "gpu_peers.sh: talus $tag failed:"; tail -n 5 "$WORK/$tag.log"; rm -f "$WORK/$tag.json"
+  else
+    grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
+  fi
+}
+for c in $CASES; do
+  if late; then echo "gpu_peers.sh $(ts): past DEADLINE=$DEADLINE s, $c not run"; continue; fi
+  prof=(); [ "${PROFILE:-0}" = 1 ] && prof=(--profile)
+  for b in "${!BINS[@]}"; do
+    bin=${BINS[$b]}; sfx=""; [ "$b" = 1 ] && sfx=".old"
+    case $c in
+      settle1M|settle10M)
+        if [ $c = settle1M ]; then n=100; w=$W; s=$S; else n=216; w=$W10; s=$S10; fi
+        python3 benches/settle_scene.py "$WORK/$c.json" $n $n $n $(( w + s ))
+        talus_json "$bin" "$c$sfx" --scene "$WORK/$c.json" --from 0 --steps $s --warmup $w
+        talus_json "$bin" "${c}_untracked$sfx" --scene "$WORK/${c}_untracked.json" --from 0 --steps $s --warmup $w ;;
+      bed1M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
+      bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
+      bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
+      *) echo "gpu_peers.sh: unknown case $c" >&2 ;;
+    esac
+  done
+done
+
+# DEME's 10M case last (its JIT compiles the kernels again, for minutes on a first call), if the
+# time left before DEADLINE + 60 s allows it
+if [ $HAVE_DEME = 1 ] && want settle10M && [ "${DEME10:-1}" != 0 ]; then
+  left=$(( DEADLINE + 60 - ($(date +%s) - T_START) ))
+  if [ $left -gt 60 ]; then deme 216 $(( left < ${T10:-330} ? left : ${T10:-330} )); else echo "gpu_peers.sh $(ts): no time left for DEME 10M"; fi
+fi
+
+# --- the table ------------------------------------------------------------------------------------
+python3 - "$WORK" "$CASES" <<'PY' | tee "$WORK/table.md"
+import json, os, sys
+work, cases = sys.argv[1], sys.argv[2].split()
+def talus(tag):
+    p = os.path.join(work, tag + ".json")
+    return json.load(open(p)) if os.path.exists(p) else None
+deme = {}
+p = os.path.join(work, "deme_results.jsonl")
+if os.path.exists(p):
+    for line in open(p):
+        r = json.loads(line)
+        deme[r["particles"]] = r
+f = lambda r, k="particle_steps_per_second": f"{r[k]:.3e}" if r and r.get(k) else "-"
+old = any(talus(c + ".old") or talus(c + "_untracked.old") for c in cases)
+head = "| case | N | timed steps | Talus tracked | Talus untracked |" + (" before: tracked | before: untracked |" if old else "") + \
+       " DEME | Talus / DEME | contacts/particle | device B/particle |"
+print(head)
+print("|" + "---|" * (head.count("|") - 1))
+for c in cases:
+    t, u = talus(c), talus(c + "_untracked")
+    first = t or u
+    if not first:
+        print(f"| {c} | not run |"); continue
+    n = first["particles"]
+    d = deme.get(n) if c.startswith("settle") else None
+    best = u or t
+    ratio = f"{best['particle_steps_per_second'] / d['particle_steps_per_s']:.2f}" if d and d.get("particle_steps_per_s") else "-"
+    row = f"| {c} | {n} | {first['steps']} | {f(t)} | {f(u)} |"
+    if old:
+        row += f" {f(talus(c + '.old'))} | {f(talus(c + '_untracked.old'))} |"
+    dev = first.get("device_bytes_per_particle")
+    row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
+           f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
+    print(row)
+    for k in ("pass_ms_per_step",):
+        if first.get(k):
+            print("|  | passes (ms/step): " + ", ".join(f"{name} {ms:.3f}" for name, ms in first[k]) + " |")
+print()
+print("Talus: particle-steps/s of `talus bench --backend gpu`; DEME: settle_deme.py's RESULT (particle_steps_per_s).")
+print("The ratio divides Talus untracked (forces only, as DEME) by DEME at the same N.")
+PY
+echo "gpu_peers.sh $(ts): done; $WORK/table.md"
