@@ -63,6 +63,18 @@ pub mod consts {
     /// A particle's state went wrong (`drift.wgsl`, `kick.wgsl`): the step halts like an
     /// overflow, the host restores the batch-start backup and stops the run (`gpu::blowup`).
     pub const BLOWUP: u32 = 8;
+    /// The neighbour list went stale in a step that has no rebuild passes encoded (only every
+    /// `REBUILD_STRIDE`-th step has them): `list_plan` plans the rebuild and halts the batch, and
+    /// the host resumes it from that step's rebuild passes (`gpu::capacity`), as after an
+    /// overflow. Not an error.
+    pub const REBUILD_LATE: u32 = 16;
+    /// With a skin, only steps whose step counter is a multiple of this carry the rebuild passes
+    /// (grid, list: about 20 indirect dispatches); the steps between encode none (an empty
+    /// indirect dispatch still costs a few µs on a real GPU: 0.1 ms a step at 1M particles on
+    /// an H200). At such a step `list_plan` rebuilds early when the list could go stale before
+    /// the next one. Without a skin every step rebuilds, and every step carries the passes
+    /// (`SimParams::rebuild_stride` = 1).
+    pub const REBUILD_STRIDE: u32 = 8;
     /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
     pub const BLOWUP_POSITION: u32 = 1;
     pub const BLOWUP_VELOCITY: u32 = 2;
@@ -139,6 +151,7 @@ pub fn wgsl_constants() -> String {
         u32_const("SLOT_PARTNER_MASK", SLOT_PARTNER_MASK),
         u32_const("MESH_GROUPS_MAX", MESH_GROUPS_MAX),
         u32_const("BLOWUP", BLOWUP),
+        u32_const("REBUILD_LATE", REBUILD_LATE),
         u32_const("BLOWUP_POSITION", BLOWUP_POSITION),
         u32_const("BLOWUP_VELOCITY", BLOWUP_VELOCITY),
         u32_const("BLOWUP_FORCE", BLOWUP_FORCE),

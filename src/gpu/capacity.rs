@@ -32,7 +32,7 @@ use super::encode::{bind_group, dispatch_threads};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS, SLOT_ACTIVE_BIT};
+use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS, REBUILD_LATE, SLOT_ACTIVE_BIT};
 use std::collections::VecDeque;
 
 /// Batches of steps submitted before the host reads the first one's step state
@@ -203,7 +203,7 @@ impl GpuBackend {
             if st.flags & OVERFLOW_MESH_GROUPS != 0 {
                 return Err(self.meshes.overflow_error(&st, s0));
             }
-            if st.flags & !(OVERFLOW_HASH | OVERFLOW_LIST) != 0 {
+            if st.flags & !(OVERFLOW_HASH | OVERFLOW_LIST | REBUILD_LATE) != 0 {
                 return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
             }
             // the device step counter stopped at the step that overflowed
@@ -213,6 +213,11 @@ impl GpuBackend {
             }
             if st.flags & OVERFLOW_HASH != 0 {
                 self.grow_hash(s, st.inserted)?;
+            }
+            // REBUILD_LATE: the list went stale in a step without rebuild passes; `list_plan` has
+            // planned the rebuild, and the resumed step carries the passes
+            if st.flags & REBUILD_LATE != 0 {
+                self.late_rebuilds += 1;
             }
             self.clear_overflow(&st);
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
@@ -339,6 +344,7 @@ impl GpuBackend {
             n_walls: self.walls.len() as u32,
             n_meshes: self.meshes.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
+            rebuild_stride: self.sim.rebuild_stride.max(1) as u64,
         }
     }
 }

@@ -64,7 +64,9 @@ gpu_struct! {
         /// particle's spin of the force pass in its third `motion` row, for the next pass.
         rolling_booked: u32 => "u32",
         domain_min_offset: [f32; 3] => "vec3<f32>",
-        _pad5: u32 => "u32",
+        /// Steps whose counter is a multiple of this carry the rebuild passes
+        /// (`consts::REBUILD_STRIDE` with a skin, 1 without; `list_plan.wgsl`).
+        rebuild_stride: u32 => "u32",
     }
 }
 

@@ -115,6 +115,9 @@ pub struct GpuBackend {
     stopped: Option<String>,
     /// `steps_done` at the start or the last state import (list builds are counted since).
     steps_at_start: u64,
+    /// Batches halted by REBUILD_LATE (a list gone stale in a step without rebuild passes,
+    /// `list_plan.wgsl`) and resumed.
+    late_rebuilds: u64,
 }
 
 impl GpuBackend {
@@ -190,7 +193,7 @@ impl GpuBackend {
             domain_min_block: grid.domain_min_block,
             rolling_booked: setup.rolling_booked() as u32,
             domain_min_offset: grid.domain_min_offset,
-            _pad5: 0,
+            rebuild_stride: if grid.skin > 0.0 { crate::layout::consts::REBUILD_STRIDE } else { 1 },
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
@@ -202,7 +205,7 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -245,6 +248,12 @@ impl GpuBackend {
     /// Neighbour-list builds since the start or the last state import.
     pub fn list_builds(&self) -> Result<u32> {
         Ok(self.read_step_state()?.rebuilds)
+    }
+
+    /// Batches that halted because the list went stale in a step that carries no rebuild
+    /// passes (`consts::REBUILD_LATE`), each resumed from that step's rebuild.
+    pub fn late_rebuilds(&self) -> u64 {
+        self.late_rebuilds
     }
 
     /// Current neighbour-list capacity (slots).

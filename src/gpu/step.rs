@@ -1,5 +1,6 @@
 //! Bind groups and the encoding of the named passes of one step:
-//! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise):
+//! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise;
+//! encoded only in the steps whose counter is a multiple of `SimParams::rebuild_stride`):
 //! grid (`list_clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) and half list
 //! (`list_count`, `scan`, `list_stash`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
 //! `advance`. Each step's total force (the pair shares gathered) and second half kick are fused
@@ -138,6 +139,9 @@ pub struct StepEncoder<'a> {
     pub n_walls: u32,
     pub n_meshes: u32,
     pub max_dim: u32,
+    /// Steps whose counter is a multiple of this carry the rebuild passes
+    /// (`SimParams::rebuild_stride`).
+    pub rebuild_stride: u64,
 }
 
 impl StepEncoder<'_> {
@@ -208,6 +212,13 @@ impl StepEncoder<'_> {
         self.indirect(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
     }
 
+    /// Whether step `s` carries the rebuild passes (`list_plan.wgsl` plans a rebuild only in
+    /// such a step; one between them that needs a rebuild halts with REBUILD_LATE, and its
+    /// resumed batch carries the passes, `resume`).
+    pub fn rebuilds_in(&self, s: u64) -> bool {
+        s.is_multiple_of(self.rebuild_stride)
+    }
+
     /// Plan, grid and list: a rebuild if `StepState::rebuild` is set, else empty dispatches.
     pub fn rebuild(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         self.list_plan(enc);
@@ -230,6 +241,9 @@ impl StepEncoder<'_> {
         }
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
         self.gather(enc);
+        // the host's request is served: the step after builds only when the list goes stale
+        // (left set, `list_plan` would rebuild in a step that may carry no rebuild passes)
+        enc.clear_buffer(&self.b.step_state, std::mem::offset_of!(super::layout::StepState, rebuild) as u64, Some(4));
     }
 
     /// Steps `s0 .. s0 + n` (s = steps done before it; selects the history-table parity).
@@ -270,7 +284,11 @@ impl StepEncoder<'_> {
     /// `loads`). Every pass from the rebuild on writes only what it later reads back in this
     /// order, so a resumed batch equals one that never overflowed.
     pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64, loads: bool) {
-        for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS) {
+        // the halted step carries its rebuild passes whatever its counter (a REBUILD_LATE halt
+        // planned a rebuild in a step between those that carry them)
+        self.grid(enc);
+        self.list(enc, s);
+        for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS + 2) {
             pass(self, enc, s, false);
             if loads && *name == "forces" && s + 1 == end {
                 self.wall_loads(enc);
@@ -318,8 +336,16 @@ impl StepEncoder<'_> {
             }
         }),
         ("list_plan", |e, enc, _, _| e.list_plan(enc)),
-        ("grid (rebuild steps)", |e, enc, _, _| e.grid(enc)),
-        ("list (rebuild steps)", |e, enc, s, _| e.list(enc, s)),
+        ("grid (rebuild steps)", |e, enc, s, _| {
+            if e.rebuilds_in(s) {
+                e.grid(enc)
+            }
+        }),
+        ("list (rebuild steps)", |e, enc, s, _| {
+            if e.rebuilds_in(s) {
+                e.list(enc, s)
+            }
+        }),
         ("forces", |e, enc, s, _| e.simple(enc, "forces", &e.p.forces, &e.g.forces[(s % 2) as usize], e.b.n_particles)),
         ("advance", |e, enc, _, _| {
             let mut pass = Self::pass(enc, "advance");
