@@ -145,6 +145,38 @@ fn gpu_settling_box_is_bit_identical_with_and_without_skin() {
     assert_gpu_skin_independent("settling box", setup, 4, 50);
 }
 
+/// Only every `REBUILD_STRIDE`-th step carries the GPU's rebuild passes. A skin thinner than one
+/// step's travel makes the list go stale in the steps between, so nearly every such step halts
+/// its batch (`REBUILD_LATE`) and is resumed from a rebuild: the run must still match skin 0 bit
+/// for bit, and the late rebuilds must have happened. The default skin needs none here.
+#[test]
+fn gpu_late_rebuilds_change_nothing() {
+    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
+    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
+    for p in &mut setup.particles.position {
+        p[2] -= zmin - 1e-5;
+    }
+    // the fill starts at rest and falls: after 30 steps a step is ~1e-9 m, far more than this
+    let thin = 1e-12;
+    setup.skin = Some(0.0);
+    let mut every_step = gpu(&setup, GpuOptions::default());
+    setup.skin = Some(thin);
+    let mut late = gpu(&setup, GpuOptions { steps_per_submit: 16, ..GpuOptions::default() });
+    setup.skin = None;
+    let mut skinned = gpu(&setup, GpuOptions::default());
+    for batch in 1..=3u64 {
+        for b in [&mut every_step, &mut late, &mut skinned] {
+            b.step(40).unwrap();
+        }
+        let a = fingerprint(&mut every_step);
+        assert!(a == fingerprint(&mut late), "a skin of {thin} m (late rebuilds) and skin 0 differ after {} steps", 40 * batch);
+        assert!(a == fingerprint(&mut skinned), "the default skin and skin 0 differ after {} steps", 40 * batch);
+    }
+    assert!(late.late_rebuilds() > 20, "a skin of {thin} m halted only {} batches for a late rebuild in 120 steps", late.late_rebuilds());
+    assert!(late.list_builds().unwrap() as u64 >= 100, "a skin of {thin} m rebuilt only {} times in 120 steps", late.list_builds().unwrap());
+    assert_eq!(skinned.late_rebuilds(), 0, "the default skin rebuilt late");
+}
+
 #[test]
 fn gpu_shipped_scenes_are_bit_identical_with_and_without_skin() {
     assert_gpu_skin_independent("bed", talus::bench::bed_setup(1000, ContactModel::Hertz), 3, 50);
