@@ -9,19 +9,16 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read_write> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read_write> pos_offset: array<vec4<f32>>;
-// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
-// angular velocity of the previous force pass (kept where rolling work is booked).
-@group(0) @binding(3) var<storage, read_write> motion: array<vec4<f32>>;
-// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
-@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> state: StepState;
-@group(0) @binding(6) var<storage, read_write> image: array<vec4<i32>>;
-@group(0) @binding(7) var<storage, read> incoming_start: array<u32>;
-@group(0) @binding(8) var<storage, read> incoming: array<u32>;
-@group(0) @binding(9) var<storage, read> shares: array<PairShare>;
+@group(0) @binding(3) var<storage, read_write> state: StepState;
+@group(0) @binding(4) var<storage, read_write> image: array<vec4<i32>>;
+@group(0) @binding(5) var<storage, read> incoming_start: array<u32>;
 // Per workgroup: Kahan pairs of the work, and the work of the last force pass (`work_fold.wgsl`).
-@group(0) @binding(10) var<storage, read_write> dissipation: array<vec2<f32>>;
-@group(0) @binding(11) var<storage, read> work_step: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> dissipation: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> work_step: array<vec4<f32>>;
+// Split arrays (group 1, `gpu::split`): motion (read_write; per particle i, MOTION_ROWS rows:
+// velocity (w = 1/m), angular velocity (w = 1/I), the angular velocity of the previous force
+// pass, kept where rolling work is booked), force (per particle i: [2i] force, w = strain
+// energy, [2i + 1] torque, w = contacts owned), incoming and shares (`incoming_sum.wgsl`).
 
 // Block + offset with the offset brought back into [0, BLOCK).
 fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
@@ -51,15 +48,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = linear_index(gid, nwg);
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     let half = 0.5 * sim.dt;
-    var v = motion[MOTION_ROWS * i];
-    var w = motion[MOTION_ROWS * i + 1u];
-    var total = Total(force[2u * i], force[2u * i + 1u]);
+    var v = motion_at(MOTION_ROWS * i);
+    var w = motion_at(MOTION_ROWS * i + 1u);
+    var total = Total(force_at(2u * i), force_at(2u * i + 1u));
     if (KICK_FIRST) {
         total = total_force(i);
         fold_work(i);
         // the spin of the force pass just done: the previous one of the next pass
         if (sim.rolling_booked != 0u) {
-            motion[MOTION_ROWS * i + 2u] = w;
+            motion_put(MOTION_ROWS * i + 2u, w);
         }
     }
     let f = total.force.xyz;
@@ -70,8 +67,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
     w = vec4<f32>(w.xyz + t * w.w * half, w.w);
-    motion[MOTION_ROWS * i] = v;
-    motion[MOTION_ROWS * i + 1u] = w;
+    motion_put(MOTION_ROWS * i, v);
+    motion_put(MOTION_ROWS * i + 1u, w);
     let b = pos_block[i];
     let o = pos_offset[i];
     let step = v.xyz * sim.dt;

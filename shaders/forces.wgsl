@@ -9,37 +9,35 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
-// angular velocity of the previous force pass (kept where rolling work is booked).
-@group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
-// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
-@group(0) @binding(4) var<storage, read_write> force: array<vec4<f32>>;
 // Per workgroup of WORKGROUP_SIZE particles: the slip, dashpot, stiffness and wall work of the
 // contacts they own in this step (the next `kick_drift` or `kick` folds it into the workgroup's
 // Kahan pairs, `work_fold.wgsl`).
-@group(0) @binding(5) var<storage, read_write> work_step: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> pairs: array<PairParamsGpu>;
-@group(0) @binding(7) var<storage, read> walls: array<WallGpu>;
-@group(0) @binding(8) var<storage, read> list_start: array<u32>;
-// The partner of each slot with its flags: SLOT_ACTIVE_BIT while the contact is active (this
-// pass sets it), SLOT_HISTORY_BIT0/1 while the slot's record in that table is valid (this pass
-// sets or clears the bit of the table it writes). Written only when a flag changes.
-@group(0) @binding(9) var<storage, read_write> list_partner: array<u32>;
-// Pair history per list slot: the table this step reads (its records are valid where the
-// partner word carries `history_bit(step)`) and the one it writes (ping-pong by step parity).
-@group(0) @binding(10) var<storage, read> slot_read: array<HistoryRecord>;
-@group(0) @binding(11) var<storage, read_write> slot_write: array<HistoryRecord>;
+@group(0) @binding(3) var<storage, read_write> work_step: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> pairs: array<PairParamsGpu>;
+@group(0) @binding(5) var<storage, read> walls: array<WallGpu>;
+@group(0) @binding(6) var<storage, read> list_start: array<u32>;
 // Wall and mesh contact history: two tables, step s reads table s % 2 and writes the other.
-@group(0) @binding(12) var<storage, read_write> wall_hash: array<HashSlot>;
-@group(0) @binding(13) var<storage, read_write> state: StepState;
-// Per list slot: the force and torque on the partner, written only while the slot's contact
-// is active.
-@group(0) @binding(14) var<storage, read_write> shares: array<PairShare>;
-// [0, list_capacity): incoming entries (slot | SLOT_ACTIVE_BIT while active), by partner;
-// [list_capacity, 2 list_capacity): each slot's position among them (`incoming.wgsl`). This
-// pass copies a slot's active bit into its entry when the bit changes.
-@group(0) @binding(15) var<storage, read_write> incoming: array<u32>;
-@group(0) @binding(16) var<storage, read> mesh_data: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read_write> wall_hash: array<HashSlot>;
+@group(0) @binding(8) var<storage, read_write> state: StepState;
+@group(0) @binding(9) var<storage, read> mesh_data: array<vec4<u32>>;
+// Split arrays (group 1, `gpu::split`; `NAME_at(k)`, `NAME_put(k, v)`):
+// - motion (read): per particle i, MOTION_ROWS rows: velocity (w = 1/m), angular velocity
+//   (w = 1/I), the angular velocity of the previous force pass (kept where rolling work is
+//   booked);
+// - force (read_write): per particle i, [2i] force (w = strain energy), [2i + 1] torque (w =
+//   contacts owned);
+// - list_partner (read_write): the partner of each slot with its flags: SLOT_ACTIVE_BIT while
+//   the contact is active (this pass sets it), SLOT_HISTORY_BIT0/1 while the slot's record in
+//   that table is valid (this pass sets or clears the bit of the table it writes). Written only
+//   when a flag changes;
+// - slot_read, slot_write: pair history per list slot, the table this step reads (its records
+//   are valid where the partner word carries `history_bit(step)`) and the one it writes
+//   (ping-pong by step parity);
+// - shares (read_write): per list slot, the force and torque on the partner, written only while
+//   the slot's contact is active;
+// - incoming (read_write): [0, list_capacity) incoming entries (slot | SLOT_ACTIVE_BIT while
+//   active), by partner; [list_capacity, 2 list_capacity) each slot's position among them
+//   (`incoming.wgsl`). This pass copies a slot's active bit into its entry when the bit changes.
 
 // false for the initial force evaluation before step 0 (no history, no dissipation).
 override WRITE_HISTORY: bool = true;
@@ -152,7 +150,7 @@ fn slot_contact(k: u32, i: u32, t: u32, lid: u32) {
 
     let read_bit = history_bit(state.step);
     let write_bit = history_bit(state.step + 1u);
-    let word = list_partner[k];
+    let word = list_partner_at(k);
     let j = word & SLOT_PARTNER_MASK;
     let bj = pos_block[j];
     let oj = pos_offset[j];
@@ -162,18 +160,18 @@ fn slot_contact(k: u32, i: u32, t: u32, lid: u32) {
     // the slot's contact was active in the previous step (it has a record to read)
     let was_active = (word & read_bit) != 0u;
     if (touching || was_active) {
-        let vj = motion[MOTION_ROWS * j];
-        let wj = motion[MOTION_ROWS * j + 1u];
+        let vj = motion_at(MOTION_ROWS * j);
+        let wj = motion_at(MOTION_ROWS * j + 1u);
         let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
         var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
         if (sim.rolling_booked != 0u) {
             g.previous_spin_i = owner_spin[t].xyz;
-            g.previous_spin_j = motion[MOTION_ROWS * j + 2u].xyz;
+            g.previous_spin_j = motion_at(MOTION_ROWS * j + 2u).xyz;
         }
         touching = touching && contact_active(p, g);
         var h = HistoryGpu();
         if (was_active) {
-            h = record_history(slot_read[k]);
+            h = record_history(slot_read_at(k));
         }
         if (!touching && was_active) {
             kind = SLOT_ENDED;
@@ -187,11 +185,11 @@ fn slot_contact(k: u32, i: u32, t: u32, lid: u32) {
             tk = c.torque_i;
             work = vec4<f32>(c.slip_work, c.dashpot_work, c.stiffness_work, 0.0);
             if (WRITE_HISTORY) {
-                slot_write[k] = history_record(c.history);
+                slot_write_put(k, history_record(c.history));
             }
             check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
             // the partner's share, added by `total_force` while the slot is marked active
-            shares[k] = PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z);
+            shares_put(k, PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z));
         }
     }
     var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);
@@ -200,9 +198,9 @@ fn slot_contact(k: u32, i: u32, t: u32, lid: u32) {
     }
     // flags change only when a contact starts or ends: written then only
     if (next != word) {
-        list_partner[k] = next;
+        list_partner_put(k, next);
         if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
-            incoming[incoming[sim.list_capacity + k]] = k | (next & SLOT_ACTIVE_BIT);
+            incoming_put(incoming_at(sim.list_capacity + k), k | (next & SLOT_ACTIVE_BIT));
         }
     }
     slot_fs[lid] = fs;
@@ -277,9 +275,9 @@ fn owned_walls(i: u32, t: u32, out_in: Gathered) -> vec4<f32> {
         }
     }
 
-    force[2u * i] = vec4<f32>(out.force, out.strain);
+    force_put(2u * i, vec4<f32>(out.force, out.strain));
     // w: the number of contacts i owns (for the contact count of the energy reduction)
-    force[2u * i + 1u] = vec4<f32>(out.torque, f32(out.contacts));
+    force_put(2u * i + 1u, vec4<f32>(out.torque, f32(out.contacts)));
     return vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
 }
 
@@ -311,10 +309,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if (i < n) {
             owner_block[t] = pos_block[i];
             owner_offset[t] = pos_offset[i];
-            owner_v[t] = motion[MOTION_ROWS * i];
-            owner_w[t] = motion[MOTION_ROWS * i + 1u];
+            owner_v[t] = motion_at(MOTION_ROWS * i);
+            owner_w[t] = motion_at(MOTION_ROWS * i + 1u);
             if (sim.rolling_booked != 0u) {
-                owner_spin[t] = motion[MOTION_ROWS * i + 2u];
+                owner_spin[t] = motion_at(MOTION_ROWS * i + 2u);
             }
         }
         let first = workgroupUniformLoad(&starts[0]);

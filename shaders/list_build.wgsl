@@ -15,15 +15,13 @@
 @group(0) @binding(5) var<storage, read_write> list_next: array<u32>;
 // n + 1: the current list's run starts (`incoming_sort` copies `list_next` over them).
 @group(0) @binding(6) var<storage, read> list_start: array<u32>;
-@group(0) @binding(7) var<storage, read_write> list_partner: array<u32>;
-@group(0) @binding(8) var<storage, read_write> incoming_count: array<atomic<u32>>;
-// [0, list_start[n]): the current list's partner words (stashed by `list_stash`).
-@group(0) @binding(9) var<storage, read> incoming: array<u32>;
-// The current list's records valid for this step, at their current slots (stashed into the
-// table this step's forces write), and the table this step reads, at the new slots.
-@group(0) @binding(10) var<storage, read> history_stash: array<HistoryRecord>;
-@group(0) @binding(11) var<storage, read_write> history: array<HistoryRecord>;
-@group(0) @binding(12) var<storage, read_write> state: StepState;
+@group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> state: StepState;
+// Split arrays (group 1, `gpu::split`): list_partner (read_write); incoming, whose
+// [0, list_start[n]) holds the current list's partner words (stashed by `list_stash`);
+// history_stash, the current list's records valid for this step at their current slots
+// (stashed into the table this step's forces write), and history (read_write), the table this
+// step reads, at the new slots.
 
 // The new run [ns, ne) of owner i (plain partner ids, sorted) gets the flags and the record of
 // the same pair in i's current run (a merge of two id-sorted runs, as the CPU's `seed`):
@@ -34,20 +32,20 @@ fn carry_history(i: u32, ns: u32, ne: u32) {
     var m = list_start[i];
     let oe = list_start[i + 1u];
     for (var k = ns; k < ne; k = k + 1u) {
-        let j = list_partner[k];
+        let j = list_partner_at(k);
         var word = j;
-        while (m < oe && (incoming[m] & SLOT_PARTNER_MASK) < j) {
+        while (m < oe && (incoming_at(m) & SLOT_PARTNER_MASK) < j) {
             m = m + 1u;
         }
-        if (m < oe && (incoming[m] & SLOT_PARTNER_MASK) == j) {
-            let old = incoming[m];
+        if (m < oe && (incoming_at(m) & SLOT_PARTNER_MASK) == j) {
+            let old = incoming_at(m);
             word = j | (old & (SLOT_ACTIVE_BIT | read_bit));
             if ((old & read_bit) != 0u) {
-                history[k] = history_stash[m];
+                history_put(k, history_stash_at(m));
             }
             m = m + 1u;
         }
-        list_partner[k] = word;
+        list_partner_put(k, word);
     }
 }
 
@@ -96,11 +94,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     if (FILL) {
                         // insertion into i's run, kept sorted by partner id
                         var m = base + count;
-                        while (m > base && list_partner[m - 1u] > j) {
-                            list_partner[m] = list_partner[m - 1u];
+                        while (m > base && list_partner_at(m - 1u) > j) {
+                            list_partner_put(m, list_partner_at(m - 1u));
                             m = m - 1u;
                         }
-                        list_partner[m] = j;
+                        list_partner_put(m, j);
                         atomicAdd(&incoming_count[j], 1u);
                     }
                     count = count + 1u;

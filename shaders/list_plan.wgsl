@@ -40,6 +40,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
             let on = stale || asked || (encoded && ahead);
             if (on) {
                 atomicStore(&state.rebuild, 1u);
+                // counted where planned: a halted step resumes without planning again
+                state.rebuilds = state.rebuilds + 1u;
                 state.travelled = 0u;
                 state.list_margin = step_bits;
                 if (!encoded && !asked) {

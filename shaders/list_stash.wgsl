@@ -7,12 +7,9 @@
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> list_next: array<u32>;
 @group(0) @binding(2) var<storage, read> list_start: array<u32>;
-@group(0) @binding(3) var<storage, read> list_partner: array<u32>;
-@group(0) @binding(4) var<storage, read_write> incoming: array<u32>;
-// The slot-history table this step reads, and the one its forces write.
-@group(0) @binding(5) var<storage, read> history: array<HistoryRecord>;
-@group(0) @binding(6) var<storage, read_write> history_stash: array<HistoryRecord>;
-@group(0) @binding(7) var<storage, read_write> state: StepState;
+@group(0) @binding(3) var<storage, read_write> state: StepState;
+// Split arrays (group 1, `gpu::split`): list_partner, incoming (read_write), the slot-history
+// table this step reads (history) and the one its forces write (history_stash, read_write).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -26,10 +23,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let read_bit = history_bit(state.step);
     for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-        let word = list_partner[k];
-        incoming[k] = word;
+        let word = list_partner_at(k);
+        incoming_put(k, word);
         if ((word & read_bit) != 0u) {
-            history_stash[k] = history[k];
+            history_stash_put(k, history_at(k));
         }
     }
 }

@@ -6,15 +6,13 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
-// angular velocity of the previous force pass (kept where rolling work is booked).
-@group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
-// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned).
-@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
 // Per workgroup of WORKGROUP_SIZE particles: Kahan pairs of the work (`work_fold.wgsl`).
-@group(0) @binding(5) var<storage, read> dissipation: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> partials: array<EnergyPartial>;
-@group(0) @binding(7) var<storage, read> image: array<vec4<i32>>;
+@group(0) @binding(3) var<storage, read> dissipation: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read_write> partials: array<EnergyPartial>;
+@group(0) @binding(5) var<storage, read> image: array<vec4<i32>>;
+// Split arrays (group 1, `gpu::split`): motion (per particle i, MOTION_ROWS rows: velocity,
+// w = 1/m; angular velocity, w = 1/I; the previous spin) and force (per particle i: [2i] force,
+// w = strain energy, [2i + 1] torque, w = contacts owned).
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
 var<workgroup> sum_b: array<vec4<f32>, 256>;
@@ -28,14 +26,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     var b = vec4<f32>(0.0);
     var n = 0u;
     if (i < sim.n_particles) {
-        let v = motion[MOTION_ROWS * i];
-        let w = motion[MOTION_ROWS * i + 1u];
+        let v = motion_at(MOTION_ROWS * i);
+        let w = motion_at(MOTION_ROWS * i + 1u);
         let m = 1.0 / v.w;
         let inertia = 1.0 / w.w;
         // unwrapped position: + image × period on the periodic axes
         let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
         let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + vec3<f32>(image[i].xyz) * period;
-        a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force[2u * i].w);
+        a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force_at(2u * i).w);
         if (i % WORKGROUP_SIZE == 0u) {
             // the work of the force workgroup starting at i (all of it folded at a batch end)
             let base = (i / WORKGROUP_SIZE) * DISSIPATION_PARTS;
@@ -45,7 +43,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             let wall = dissipation[base + 3u];
             b = vec4<f32>(slip.x - slip.y, dashpot.x - dashpot.y, stiffness.x - stiffness.y, wall.x - wall.y);
         }
-        n = u32(force[2u * i + 1u].w);
+        n = u32(force_at(2u * i + 1u).w);
     }
     sum_a[lid.x] = a;
     sum_b[lid.x] = b;

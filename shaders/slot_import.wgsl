@@ -5,10 +5,10 @@
 // cannot be in contact and has no slot; its record is left out (as the CPU's `seed` does).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> list_start: array<u32>;
-@group(0) @binding(2) var<storage, read_write> list_partner: array<u32>;
-@group(0) @binding(3) var<storage, read_write> history: array<HistoryRecord>;
-@group(0) @binding(4) var<storage, read> records: array<PairRecord>;
-@group(0) @binding(5) var<storage, read> state: StepStateRead;
+@group(0) @binding(2) var<storage, read> records: array<PairRecord>;
+@group(0) @binding(3) var<storage, read> state: StepStateRead;
+// Split arrays (group 1, `gpu::split`): list_partner and the slot-history table the next step
+// reads (history), both read_write.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -20,14 +20,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var hi = list_start[rec.owner + 1u];
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        if ((list_partner[mid] & SLOT_PARTNER_MASK) < rec.partner) {
+        if ((list_partner_at(mid) & SLOT_PARTNER_MASK) < rec.partner) {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
-    if (lo < list_start[rec.owner + 1u] && (list_partner[lo] & SLOT_PARTNER_MASK) == rec.partner) {
-        history[lo] = rec.history;
-        list_partner[lo] = list_partner[lo] | history_bit(state.step);
+    if (lo < list_start[rec.owner + 1u] && (list_partner_at(lo) & SLOT_PARTNER_MASK) == rec.partner) {
+        history_put(lo, rec.history);
+        list_partner_put(lo, list_partner_at(lo) | history_bit(state.step));
     }
 }

@@ -32,7 +32,7 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
     out.key = key;
     var g = ball_wall_geometry(s, n_w, oi.w, 1.0 / vi.w, vi.xyz, wi.xyz, u);
     if (sim.rolling_booked != 0u) {
-        g.previous_spin_i = motion[MOTION_ROWS * i + 2u].xyz;
+        g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
     }
     let h = hash_lookup(i, key, read_epoch);
     if (!contact_active(p, g)) {

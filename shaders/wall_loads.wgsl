@@ -8,16 +8,15 @@ const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
-// Per particle i (MOTION_ROWS rows): velocity (w = 1/m), angular velocity (w = 1/I), the
-// angular velocity of the previous force pass (kept where rolling work is booked).
-@group(0) @binding(3) var<storage, read> motion: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> pairs: array<PairParamsGpu>;
-@group(0) @binding(5) var<storage, read> walls: array<WallGpu>;
+@group(0) @binding(3) var<storage, read> pairs: array<PairParamsGpu>;
+@group(0) @binding(4) var<storage, read> walls: array<WallGpu>;
 // Wall and mesh contact history, both tables (`hash_lookup.wgsl`; read only here).
-@group(0) @binding(6) var<storage, read_write> wall_hash: array<HashSlot>;
-@group(0) @binding(7) var<storage, read> state: StepStateRead;
-@group(0) @binding(8) var<storage, read_write> loads: array<vec4<f32>>;
-@group(0) @binding(9) var<storage, read> mesh_data: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> wall_hash: array<HashSlot>;
+@group(0) @binding(6) var<storage, read> state: StepStateRead;
+@group(0) @binding(7) var<storage, read_write> loads: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> mesh_data: array<vec4<u32>>;
+// Split array (group 1, `gpu::split`): motion (per particle i, MOTION_ROWS rows: velocity,
+// w = 1/m; angular velocity, w = 1/I; the spin of the previous force pass).
 
 // false when the set-up has no mesh walls: the mesh code is specialised away.
 override MESH_WALLS: bool = true;
@@ -35,7 +34,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     if (w < sim.n_walls) {
         let wall = wall_at(time_index, w);
         for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
-            let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], motion[MOTION_ROWS * i], motion[MOTION_ROWS * i + 1u], read_epoch);
+            let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], motion_at(MOTION_ROWS * i), motion_at(MOTION_ROWS * i + 1u), read_epoch);
             if (wc.touching) {
                 f = f + wc.c.force_j;
                 t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;
@@ -46,10 +45,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
             let bi = pos_block[i];
             let oi = pos_offset[i];
-            let mb = mesh_ball(m, time_index, bi, oi, motion[MOTION_ROWS * i]);
+            let mb = mesh_ball(m, time_index, bi, oi, motion_at(MOTION_ROWS * i));
             for (var k = 0u; k < mb.kept.count; k = k + 1u) {
                 if ((mb.survivors & (1u << k)) == 0u) { continue; }
-                let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, motion[MOTION_ROWS * i], motion[MOTION_ROWS * i + 1u], read_epoch);
+                let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, motion_at(MOTION_ROWS * i), motion_at(MOTION_ROWS * i + 1u), read_epoch);
                 if (wc.touching) {
                     f = f + wc.c.force_j;
                     t = t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;

@@ -84,6 +84,11 @@ pub trait Backend {
     fn kind(&self) -> &'static str;
     /// Human-readable device description (adapter name, thread count, …).
     fn adapter(&self) -> String;
+    /// How the backend laid out a large set-up, when that is worth a line (the GPU's arrays split
+    /// across storage bindings, `gpu::split`); `None` otherwise.
+    fn layout_note(&self) -> Option<String> {
+        None
+    }
     /// Advance `n` steps. The GPU backend submits them without host round-trips.
     fn step(&mut self, n: u64) -> Result<()>;
     /// Steps taken since the set-up's initial state.

@@ -218,6 +218,15 @@ pub struct BenchResult {
     /// GPU only, with `--profile`: the traffic model per named pass, (bytes per particle-step,
     /// bytes per contact-step).
     pub pass_bytes_per_step: Vec<(String, f64, f64)>,
+    /// GPU only, with `--profile`: each pass's modelled bytes over its measured time, GB/s.
+    pub pass_gb_per_s: Vec<(String, f64)>,
+    /// The card's peak memory bandwidth, GB/s, where the user gave it (`--peak-bandwidth`):
+    /// each pass's share of it is printed.
+    pub peak_bandwidth_gb_s: Option<f64>,
+    /// GPU only: the adapter's device-local memory (Vulkan), bytes, and the most particles that
+    /// fit in it at this run's device bytes per particle (`gpu::particles_that_fit`).
+    pub device_memory_bytes: Option<u64>,
+    pub particles_that_fit: Option<u64>,
 }
 
 impl BenchResult {
@@ -246,6 +255,10 @@ impl fmt::Display for BenchResult {
         }
         if let Some(b) = self.device_bytes_per_particle {
             write!(f, "\ndevice memory         {b:.0} B/particle")?;
+            match (self.device_memory_bytes, self.particles_that_fit) {
+                (Some(m), Some(fit)) => write!(f, "\nfits on this adapter  {fit} particles ({:.1} GB of device memory at {b:.0} B/particle, within the binding limits)", m as f64 / 1e9)?,
+                _ => write!(f, "\nfits on this adapter  unknown (the backend reports no device memory size)")?,
+            }
         }
         match (self.list_slots_per_particle, self.steps_per_list_build) {
             (Some(slots), Some(every)) if every.is_finite() => write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?,
@@ -259,6 +272,12 @@ impl fmt::Display for BenchResult {
             write!(f, "\n  pass {name:<22} {ms:9.3} ms/step")?;
             if let Some((_, p, c)) = self.pass_bytes_per_step.iter().find(|(n, ..)| n == name) {
                 write!(f, "  {p:6.1} B/particle-step + {c:5.1} B/contact-step (model)")?;
+            }
+            if let Some((_, gbs)) = self.pass_gb_per_s.iter().find(|(n, _)| n == name) {
+                write!(f, "  {gbs:7.1} GB/s")?;
+                if let Some(peak) = self.peak_bandwidth_gb_s {
+                    write!(f, " ({:4.1} % of {peak:.0})", 100.0 * gbs / peak)?;
+                }
             }
         }
         Ok(())
@@ -307,6 +326,10 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         pass_ms_per_step: Vec::new(),
         pass_timing: None,
         pass_bytes_per_step: Vec::new(),
+        pass_gb_per_s: Vec::new(),
+        peak_bandwidth_gb_s: None,
+        device_memory_bytes: None,
+        particles_that_fit: None,
     })
 }
 
@@ -348,7 +371,26 @@ pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> 
     result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
     result.pass_bytes_per_step = model.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
     result.pass_timing = Some(timing.describe().to_string());
+    let n = result.particles as f64;
+    let contacts = result.contacts_per_particle * n;
+    result.pass_gb_per_s = result
+        .pass_ms_per_step
+        .iter()
+        .filter_map(|(name, ms)| {
+            let &(_, p, c) = model.passes.iter().find(|(m, ..)| m == name)?;
+            (*ms > 0.0).then(|| (name.clone(), (p * n + c * contacts) / (ms * 1e-3) / 1e9))
+        })
+        .collect();
     Ok(())
+}
+
+/// The adapter's device memory and how many particles fit in it at `g`'s device bytes per
+/// particle, into `result`.
+pub fn fit_gpu(g: &GpuBackend, result: &mut BenchResult) {
+    let n = result.particles.max(1) as f64;
+    let per = g.device_bytes() as f64 / n;
+    result.device_memory_bytes = g.context().memory;
+    result.particles_that_fit = g.context().memory.map(|m| crate::gpu::particles_that_fit(m, per, g.split_layout().cap_bytes));
 }
 
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
@@ -375,6 +417,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
             result.list_slots_per_particle = Some(m.slots_per_particle);
             result.steps_per_list_build = Some(m.steps_per_rebuild);
             result.scene = scene;
+            fit_gpu(&g, &mut result);
             if profile {
                 profile_gpu(&mut g, steps, &mut result)?;
             }

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use crate::backend::Backend;
 use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, profile_gpu, BenchResult, Traffic};
+
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::flow::FlowDriver;
@@ -120,7 +121,14 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         pass_ms_per_step: Vec::new(),
         pass_timing: None,
         pass_bytes_per_step: Vec::new(),
+        pass_gb_per_s: Vec::new(),
+        peak_bandwidth_gb_s: None,
+        device_memory_bytes: None,
+        particles_that_fit: None,
     };
+    if let Some(g) = gpu.as_ref() {
+        crate::bench::fit_gpu(g, &mut result);
+    }
     if let (true, Some(g)) = (profile, gpu.as_mut()) {
         profile_gpu(g, steps, &mut result)?;
     }

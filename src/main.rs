@@ -154,6 +154,10 @@ enum Command {
         /// backend continues from its state
         #[arg(long, default_value_t = 0.0)]
         from: f64,
+        /// With --profile: the card's peak memory bandwidth in GB/s (e.g. 3350 for an H100 SXM,
+        /// 4800 for an H200), to print each pass's share of it
+        #[arg(long)]
+        peak_bandwidth: Option<f64>,
     },
     /// List GPU adapters with their limits, and the CPU thread count
     Info,
@@ -294,6 +298,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 backend.adapter()
             );
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));
+            if let Some(note) = backend.layout_note() {
+                eprintln!("talus: {note}");
+            }
             let opts = RunOptions { steps, progress: !no_progress, checkpoint: Some(checkpoint), stop: stop_on_signal() };
             let s = talus::run::run_scene(&setup, backend.as_mut(), &out, opts)?;
             report_run(&setup, &s, &out);
@@ -360,11 +367,15 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, scene, from } => {
-            let r = match scene {
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, scene, from, peak_bandwidth } => {
+            if let Some(p) = peak_bandwidth.filter(|p| !(p.is_finite() && *p > 0.0)) {
+                return Err(talus::TalusError::Other(format!("--peak-bandwidth {p}: a bandwidth in GB/s above 0")));
+            }
+            let mut r = match scene {
                 Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
                 None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?,
             };
+            r.peak_bandwidth_gb_s = peak_bandwidth;
             println!("{r}");
             if let Some(path) = json {
                 talus::output::write_atomic(&path, r.to_json().as_bytes())?;
@@ -419,6 +430,15 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                     println!("    max_compute_invocations_per_workgroup  {}", a.max_compute_invocations_per_workgroup);
                     println!("    max_compute_workgroups_per_dimension   {}", a.max_compute_workgroups_per_dimension);
                     println!("    max_buffer_size                        {}", a.max_buffer_size);
+                    match a.device_memory {
+                        Some(m) => {
+                            let per = talus::gpu::default_bytes_per_particle(1_000_000);
+                            let cap = a.max_storage_buffer_binding_size.min(a.max_buffer_size);
+                            println!("    device memory                          {:.2} GB", m as f64 / 1e9);
+                            println!("    particles that fit                     {} (at {per:.0} B/particle: the default list of 3.5 slots/particle; the binding limit allows {})", talus::gpu::particles_that_fit(m, per, cap), cap / 16);
+                        }
+                        None => println!("    device memory                          not reported by this backend"),
+                    }
                 }
             }
             println!("CPU threads: {}", rayon::current_num_threads());

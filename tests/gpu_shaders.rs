@@ -2,7 +2,8 @@
 //! same size and member offsets in WGSL (as naga lays it out) as in Rust.
 
 use talus::gpu::layout::struct_layouts;
-use talus::gpu::shader::{compose, contact_sources, pass_sources};
+use talus::gpu::shader::{compose, contact_sources, pass_module, pass_sources, pass_splits};
+use talus::gpu::split::{Split, SplitLayout};
 
 fn validate(name: &str, src: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("pass `{name}` does not parse:\n{}", e.emit_to_string(src)));
@@ -24,9 +25,24 @@ fn every_composed_pass_validates() {
             assert!(src.contains(f), "`{pass}` lacks `{f}`");
         }
     }
-    for (name, src) in &passes {
-        validate(name, &compose(src));
+    // every array in one binding, and cut into parts (a 10k box at a 225 KiB cap: motion in
+    // 3, force 2, incoming 2, shares 4, each history table 6; the partner words stay whole)
+    let one = SplitLayout::new(1 << 30, 10_000, 35_000);
+    let cut = SplitLayout::new(2304 * 100, 10_000, 35_000);
+    assert_eq!([Split::Motion, Split::Force, Split::ListPartner, Split::Incoming, Split::Shares, Split::History].map(|s| cut.parts(s)), [3, 2, 1, 2, 4, 6]);
+    for (name, _) in &passes {
+        let whole = validate(name, &pass_module(name, &one));
+        // one part each: at most the 16 storage buffers every adapter grants
+        // (`context::STORAGE_BUFFERS_NEEDED`)
+        assert!(storage_bindings(&whole) <= 16, "pass `{name}` binds {} storage buffers", storage_bindings(&whole));
+        let parts = validate(name, &pass_module(name, &cut));
+        assert_eq!(storage_bindings(&parts), storage_bindings(&whole) + cut.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
     }
+}
+
+/// Storage buffers a module binds.
+fn storage_bindings(m: &naga::Module) -> u32 {
+    m.global_variables.iter().filter(|(_, g)| matches!(g.space, naga::AddressSpace::Storage { .. })).count() as u32
 }
 
 #[test]

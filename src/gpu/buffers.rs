@@ -2,8 +2,8 @@
 
 use super::context::GpuContext;
 use super::layout::*;
+use super::split::{Split, SplitBuffer, SplitLayout};
 use crate::error::Result;
-use crate::layout::consts::MOTION_ROWS;
 use wgpu::BufferUsages as U;
 
 /// Elements one `scan_blocks` workgroup scans.
@@ -21,12 +21,13 @@ pub struct Buffers {
     pub sim: wgpu::Buffer,
     pub pos_block: wgpu::Buffer,
     pub pos_offset: wgpu::Buffer,
-    /// Per particle i: [2i] velocity (w = 1/m), [2i + 1] angular velocity (w = 1/I), vec4<f32>
-    /// (one binding for both: the force pass is at the storage-buffer limit).
-    pub motion: wgpu::Buffer,
+    /// Per particle i: [3i] velocity (w = 1/m), [3i + 1] angular velocity (w = 1/I), [3i + 2]
+    /// the spin of the previous force pass, vec4<f32> (one array for all: the force pass is at
+    /// the storage-buffer limit); split across bindings where it outgrows one (`gpu::split`).
+    pub motion: SplitBuffer,
     /// Per particle i: [2i] force (w = strain energy), [2i + 1] torque (w = contacts owned);
     /// the particle's own sums after `forces`, its totals after `gather` or `kick`.
-    pub force: wgpu::Buffer,
+    pub force: SplitBuffer,
     /// Per workgroup of the force pass (`WORKGROUP_SIZE` particles): Kahan pairs of the slip,
     /// dashpot, stiffness and wall work of the contacts its particles own (`work_fold.wgsl`).
     pub dissipation: wgpu::Buffer,
@@ -56,20 +57,22 @@ pub struct Buffers {
     pub list_next: wgpu::Buffer,
     /// `list_capacity` slots: the partner (j > owner) of each owned pair with its flags
     /// (`SLOT_ACTIVE_BIT`, `SLOT_HISTORY_BIT0/1`; the id is `& SLOT_PARTNER_MASK`).
-    pub list_partner: wgpu::Buffer,
+    pub list_partner: SplitBuffer,
     /// Per slot, two tables (`HistoryRecord`): the pair's contact history; step s reads table
     /// s % 2 (valid where the partner word has that table's bit) and writes the other.
-    pub slot_history: [wgpu::Buffer; 2],
+    pub slot_history: [SplitBuffer; 2],
     /// n + 1 counts of pairs each particle is the partner of, scanned into run starts.
     pub incoming_count: wgpu::Buffer,
     pub incoming_cursor: wgpu::Buffer,
     /// 2 × `list_capacity` u32: each particle's incoming run (slot | `SLOT_ACTIVE_BIT`, sorted
     /// by slot), then each slot's position in those runs (`incoming.wgsl`).
-    pub incoming: wgpu::Buffer,
+    pub incoming: SplitBuffer,
     /// Per slot a `PairShare`: the partner's force and torque, written only while the contact
     /// is active.
-    pub shares: wgpu::Buffer,
+    pub shares: SplitBuffer,
     pub list_capacity: u32,
+    /// How the split arrays are cut now (it changes when the list grows past a part).
+    pub split: SplitLayout,
     /// Prefix-sum levels over n + 1 elements (list and incoming counts).
     pub list_scan_levels: Vec<ScanLevel>,
     /// Workgroup counts of every rebuild dispatch (`list_plan.wgsl`), written once by the host.
@@ -121,10 +124,60 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
     }
 }
 
+/// The bytes `Buffers::new` allocates for these arguments, every array in one part (a split
+/// array's last part rounds up by at most 16 bytes more): what a set-up will take before
+/// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
+/// this equal to `Buffers::device_bytes` of a fresh backend.
+#[allow(clippy::too_many_arguments)]
+pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32) -> u64 {
+    let r = |b: u64| b.max(16).div_ceil(16) * 16;
+    let n = n_particles.max(1) as u64;
+    let slots = list_capacity.max(1) as u64;
+    let groups = work_groups(n_particles);
+    let levels = |len: u64| {
+        let mut total = 0;
+        let mut len = len;
+        loop {
+            let wgs = len.div_ceil(SCAN_BLOCK);
+            total += r(16) + r(4 * wgs);
+            if wgs <= 1 {
+                return total;
+            }
+            len = wgs;
+        }
+    };
+    let split = |s: Split| r(s.elements(n, slots) * s.element().1);
+    let hash = r(2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64);
+    r(std::mem::size_of::<SimParams>() as u64)
+        + 3 * r(16 * n)
+        + split(Split::Motion)
+        + split(Split::Force)
+        + r(8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups)
+        + r(16 * groups)
+        + r(n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64)
+        + r((n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64)
+        + r(32 * n_loads.max(1) as u64)
+        + 3 * r(4 * n)
+        + r(4 * (n_cells as u64 + 1))
+        + levels(n_cells as u64 + 1)
+        + levels(n + 1)
+        + 3 * r(4 * (n + 1))
+        + r(4 * n)
+        + split(Split::ListPartner)
+        + 2 * split(Split::History)
+        + split(Split::Incoming)
+        + split(Split::Shares)
+        + 2 * r(16 * MAX_REBUILD_DISPATCHES)
+        + hash
+        + 3 * r(STEP_STATE_BYTES)
+        + r(n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64)
+}
+
 impl Buffers {
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer) -> Result<Self> {
+    /// `cap_bytes`: the most bytes of one binding (`split::binding_cap`).
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64) -> Result<Self> {
         let n = n_particles.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
@@ -134,13 +187,15 @@ impl Buffers {
         let slots = list_capacity.max(1) as u64;
         let groups = work_groups(n_particles);
         let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups;
+        let split = SplitLayout::new(cap_bytes, n, slots);
+        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(n, slots), &split, usage);
         Ok(Buffers {
             n_particles,
             sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
             pos_block: b("pos_block", v4, STATE)?,
             pos_offset: b("pos_offset", v4, STATE)?,
-            motion: b("motion", MOTION_ROWS as u64 * v4, STATE)?,
-            force: b("force", 2 * v4, STATE)?,
+            motion: sb("motion", Split::Motion, STATE)?,
+            force: sb("force", Split::Force, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             work_step: b("work_step", 16 * groups, STATE)?,
             image: b("image", v4, STATE)?,
@@ -155,13 +210,14 @@ impl Buffers {
             scan_levels: cell_scan_levels,
             list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
             list_next: b("list_next", 4 * (n + 1), U::STORAGE)?,
-            list_partner: b("list_partner", 4 * slots, LIST)?,
-            slot_history: [b("slot_history_0", RECORD * slots, LIST)?, b("slot_history_1", RECORD * slots, LIST)?],
+            list_partner: sb("list_partner", Split::ListPartner, LIST)?,
+            slot_history: [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?],
             incoming_count: b("incoming_count", 4 * (n + 1), U::STORAGE)?,
             incoming_cursor: b("incoming_cursor", 4 * n, U::STORAGE)?,
-            incoming: b("incoming", 8 * slots, U::STORAGE)?,
-            shares: b("shares", SHARE * slots, U::STORAGE)?,
+            incoming: sb("incoming", Split::Incoming, U::STORAGE)?,
+            shares: sb("shares", Split::Shares, U::STORAGE)?,
             list_capacity,
+            split,
             list_scan_levels,
             dispatch_full: b("dispatch_full", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::COPY_DST)?,
             dispatch: b("dispatch", 16 * MAX_REBUILD_DISPATCHES, U::STORAGE | U::INDIRECT)?,
@@ -178,31 +234,38 @@ impl Buffers {
     /// flags; the mesh data is counted by its owner).
     pub fn device_bytes(&self) -> u64 {
         let all: Vec<&wgpu::Buffer> = vec![
-            &self.sim, &self.pos_block, &self.pos_offset, &self.motion, &self.force, &self.dissipation, &self.image,
+            &self.sim, &self.pos_block, &self.pos_offset, &self.dissipation, &self.image,
             &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
-            &self.list_start, &self.list_next, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming_count, &self.incoming_cursor,
-            &self.incoming, &self.shares, &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
+            &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
+            &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
         ];
+        let split = [&self.motion, &self.force, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming, &self.shares];
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
-        all.iter().map(|b| b.size()).sum::<u64>() + levels
+        all.iter().map(|b| b.size()).sum::<u64>() + split.iter().map(|b| b.size()).sum::<u64>() + levels
     }
 
     /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both
     /// history tables of the current list are copied over (by `enc`), so a step halted in its
-    /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild.
+    /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild. The split
+    /// layout is updated: where a slot array now needs more parts the caller must compile the
+    /// pipelines again (`GpuBackend::grow_list`).
     pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
-        let partner = ctx.create_buffer("list_partner", 4 * slots, LIST)?;
-        let history = [ctx.create_buffer("slot_history_0", RECORD * slots, LIST)?, ctx.create_buffer("slot_history_1", RECORD * slots, LIST)?];
-        enc.copy_buffer_to_buffer(&self.list_partner, 0, &partner, 0, self.list_partner.size().min(partner.size()));
+        let split = SplitLayout::new(self.split.cap_bytes, self.n_particles.max(1) as u64, slots);
+        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(self.n_particles.max(1) as u64, slots), &split, usage);
+        let partner = sb("list_partner", Split::ListPartner, LIST)?;
+        let history = [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?];
+        partner.copy_from(enc, &self.list_partner, self.list_partner.elements.min(partner.elements));
         for (old, new) in self.slot_history.iter().zip(&history) {
-            enc.copy_buffer_to_buffer(old, 0, new, 0, old.size().min(new.size()));
+            new.copy_from(enc, old, old.elements.min(new.elements));
         }
         self.list_partner = partner;
         self.slot_history = history;
-        self.incoming = ctx.create_buffer("incoming", 8 * slots, U::STORAGE)?;
-        self.shares = ctx.create_buffer("shares", SHARE * slots, U::STORAGE)?;
+        self.incoming = sb("incoming", Split::Incoming, U::STORAGE)?;
+        self.shares = sb("shares", Split::Shares, U::STORAGE)?;
         self.list_capacity = capacity;
+        // the per-particle arrays keep their parts (their length did not change)
+        self.split = split;
         Ok(())
     }
 

@@ -13,7 +13,7 @@
 //! workgroup.
 
 use super::buffers::work_groups;
-use super::readback::read_buffers;
+use super::readback::{read_sources, Source};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{DISSIPATION_PARTS, MOTION_ROWS, WORKGROUP_SIZE};
@@ -26,24 +26,24 @@ pub const KIND: &str = "gpu";
 const RAW: [&str; 7] = ["pos_block", "pos_offset", "motion", "force", "image", "dissipation", "work_step"];
 
 impl GpuBackend {
-    /// The buffers of `RAW` with their sizes for the particles held.
-    fn raw_buffers(&self) -> [(&wgpu::Buffer, u64); 7] {
+    /// The buffers of `RAW` with their sizes for the particles held (split arrays: elements).
+    fn raw_buffers(&self) -> [Source<'_>; 7] {
         let b = &self.buffers;
         let (n, groups) = (b.n_particles as u64, work_groups(b.n_particles));
         [
-            (&b.pos_block, 16 * n),
-            (&b.pos_offset, 16 * n),
-            (&b.motion, 16 * MOTION_ROWS as u64 * n),
-            (&b.force, 32 * n),
-            (&b.image, 16 * n),
-            (&b.dissipation, 8 * DISSIPATION_PARTS as u64 * groups),
-            (&b.work_step, 16 * groups),
+            Source::Whole(&b.pos_block, 16 * n),
+            Source::Whole(&b.pos_offset, 16 * n),
+            Source::Split(&b.motion, MOTION_ROWS as u64 * n),
+            Source::Split(&b.force, 2 * n),
+            Source::Whole(&b.image, 16 * n),
+            Source::Whole(&b.dissipation, 8 * DISSIPATION_PARTS as u64 * groups),
+            Source::Whole(&b.work_step, 16 * groups),
         ]
     }
 
     pub(super) fn export_exact_state(&mut self) -> Result<ExactState> {
         let n = self.buffers.n_particles as usize;
-        let data = read_buffers(&self.ctx, &self.raw_buffers())?;
+        let data = read_sources(&self.ctx, &self.raw_buffers())?;
         let pairs: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&data[5]);
         let parts = DISSIPATION_PARTS as usize;
         let mut work = vec![[0.0f64; DISSIPATION_PARTS as usize]; n];
@@ -68,7 +68,7 @@ impl GpuBackend {
         let q = &self.ctx.queue;
         let buffers = self.raw_buffers();
         if exact.kind == KIND {
-            for (name, (buffer, size)) in RAW.iter().zip(buffers) {
+            for (name, buffer) in RAW.iter().zip(buffers) {
                 let mut bytes = exact.raw(name)?;
                 let widened;
                 if *name == "motion" && bytes.len() as u64 == 32 * n as u64 {
@@ -76,10 +76,17 @@ impl GpuBackend {
                     widened = with_previous_spin(bytes);
                     bytes = &widened;
                 }
+                let size = match buffer {
+                    Source::Whole(_, size) => size,
+                    Source::Split(sb, elements) => elements * sb.element_bytes(),
+                };
                 if bytes.len() as u64 != size {
                     return Err(TalusError::Other(format!("the GPU state's `{name}` holds {} bytes, not {size} for {n} particles", bytes.len())));
                 }
-                q.write_buffer(buffer, 0, bytes);
+                match buffer {
+                    Source::Whole(b, _) => q.write_buffer(b, 0, bytes),
+                    Source::Split(sb, _) => sb.write(q, 0, bytes),
+                }
             }
             return Ok(());
         }

@@ -2,11 +2,17 @@
 
 use crate::error::{Result, TalusError};
 
-/// Storage buffers the largest pass (`forces`) binds: 15 for particles, history, grid and
-/// walls, and one packed buffer for all mesh-wall data (`gpu::meshes`). 16 is what desktop
-/// GPUs and lavapipe grant (llvmpipe's GL driver grants exactly 16): pack more data into
-/// existing buffers rather than raising this.
+/// Storage buffers the largest pass (`forces`) binds while no array is split: 15 for
+/// particles, history, grid and walls, and one packed buffer for all mesh-wall data
+/// (`gpu::meshes`). 16 is what desktop GPUs and lavapipe grant (llvmpipe's GL driver grants
+/// exactly 16): pack more data into existing buffers rather than raising this
+/// (`tests/gpu_shaders.rs` counts every pass's bindings).
 pub const STORAGE_BUFFERS_NEEDED: u32 = 16;
+
+/// Storage buffers per stage requested beyond `STORAGE_BUFFERS_NEEDED` where the adapter grants
+/// them: the parts of arrays split across bindings (`gpu::split`; a 100M-particle bed at a
+/// 2 GiB binding cap binds 33 in its force pass).
+pub const STORAGE_BUFFERS_WANTED: u32 = 128;
 
 /// An opened adapter + device + queue (clones share the device).
 #[derive(Clone)]
@@ -18,6 +24,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The limits the device was created with.
     pub limits: wgpu::Limits,
+    /// Device-local memory, bytes, where the backend reports it (`device_memory`).
+    pub memory: Option<u64>,
 }
 
 /// One adapter as `talus info` prints it.
@@ -37,6 +45,21 @@ pub struct AdapterSummary {
     pub max_buffer_size: u64,
     pub max_compute_workgroups_per_dimension: u32,
     pub max_compute_invocations_per_workgroup: u32,
+    /// Device-local memory, bytes (`device_memory`).
+    pub device_memory: Option<u64>,
+}
+
+/// The adapter's device-local memory in bytes: its largest DEVICE_LOCAL memory heap on Vulkan
+/// (wgpu has no call for it; read through wgpu-hal). `None` on the other backends.
+pub fn device_memory(adapter: &wgpu::Adapter) -> Option<u64> {
+    // SAFETY: the hal adapter is only read (its instance and physical device handles), while
+    // `adapter` is borrowed and so alive
+    unsafe {
+        let hal = adapter.as_hal::<wgpu::hal::api::Vulkan>()?;
+        let props = hal.shared_instance().raw_instance().get_physical_device_memory_properties(hal.raw_physical_device());
+        let heaps = &props.memory_heaps[..(props.memory_heap_count as usize).min(props.memory_heaps.len())];
+        heaps.iter().filter(|h| h.flags.contains(ash::vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size).max()
+    }
 }
 
 /// True for an adapter that emulates a GPU in software on the CPU (device type `Cpu`: Mesa's
@@ -109,6 +132,7 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
                 max_buffer_size: l.max_buffer_size,
                 max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
                 max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+                device_memory: device_memory(&a),
             });
         }
     }
@@ -151,7 +175,9 @@ fn required_limits(adapter: &wgpu::Adapter) -> Result<wgpu::Limits> {
         )));
     }
     let mut l = wgpu::Limits::downlevel_defaults();
-    l.max_storage_buffers_per_shader_stage = STORAGE_BUFFERS_NEEDED;
+    l.max_storage_buffers_per_shader_stage = have.max_storage_buffers_per_shader_stage.min(STORAGE_BUFFERS_WANTED);
+    // every binding of a pass counts here too (its uniform and storage buffers together)
+    l.max_buffers_and_acceleration_structures_per_shader_stage = have.max_buffers_and_acceleration_structures_per_shader_stage.min(STORAGE_BUFFERS_WANTED + 4).max(l.max_buffers_and_acceleration_structures_per_shader_stage);
     l.max_storage_buffer_binding_size = have.max_storage_buffer_binding_size;
     l.max_buffer_size = have.max_buffer_size;
     l.max_compute_invocations_per_workgroup = 256;
@@ -176,7 +202,8 @@ pub fn open_context() -> Result<GpuContext> {
         ..Default::default()
     }))
     .map_err(|e| TalusError::Device(format!("request_device on {}: {e}", info.name)))?;
-    Ok(GpuContext { instance, adapter, device, queue, info, limits })
+    let memory = device_memory(&adapter);
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory })
 }
 
 impl GpuContext {

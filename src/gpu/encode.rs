@@ -5,7 +5,37 @@
 
 use super::buffers::{ScanLevel, SCAN_BLOCK};
 use super::pipelines::Pipelines;
+use super::split::SplitBuffer;
 use crate::layout::consts::WORKGROUP_SIZE;
+
+/// A pass's bind groups: group 0 (its buffers) and, for a pass with split arrays, group 1 (their
+/// parts, `gpu::split`).
+pub struct PassGroups {
+    pub g0: wgpu::BindGroup,
+    pub g1: Option<wgpu::BindGroup>,
+}
+
+impl PassGroups {
+    /// Set both groups on `pass`.
+    pub fn set(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_bind_group(0, &self.g0, &[]);
+        if let Some(g1) = &self.g1 {
+            pass.set_bind_group(1, g1, &[]);
+        }
+    }
+}
+
+/// Group 0 of `pipeline` from `buffers` (bindings 0, 1, … in order) and group 1 from every part
+/// of `split` (in the order of the pass's `shader::pass_splits`), when it has split arrays.
+pub fn pass_groups(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, label: &str, buffers: &[&wgpu::Buffer], split: &[&SplitBuffer]) -> PassGroups {
+    let g0 = bind_group(device, pipeline, label, buffers);
+    let g1 = (!split.is_empty()).then(|| {
+        let parts: Vec<&wgpu::Buffer> = split.iter().flat_map(|s| s.parts.iter()).collect();
+        let entries: Vec<wgpu::BindGroupEntry> = parts.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout: &pipeline.get_bind_group_layout(1), entries: &entries })
+    });
+    PassGroups { g0, g1 }
+}
 
 pub fn bind_group(device: &wgpu::Device, pipeline: &wgpu::ComputePipeline, label: &str, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
     let entries: Vec<wgpu::BindGroupEntry> = buffers

@@ -26,7 +26,7 @@ impl GpuBackend {
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("reduce_energy"), timestamp_writes: None });
             pass.set_pipeline(&self.pipelines.reduce_energy);
-            pass.set_bind_group(0, &self.groups.reduce_energy, &[]);
+            self.groups.reduce_energy.set(&mut pass);
             pass.dispatch_workgroups(x, y, 1);
         }
         self.ctx.queue.submit([enc.finish()]);

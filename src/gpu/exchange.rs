@@ -16,9 +16,8 @@ use super::buffers::Buffers;
 use super::capacity::{initial_hash_capacity, initial_list_capacity, max_load, round_capacity};
 use super::energy::reduce_dispatch;
 use super::grid;
-use super::buffers::RECORD;
 use super::layout::{HashSlotRead, HistoryRecord, PairRecord, StepStateRead, STEP_STATE_BYTES};
-use super::readback::read_buffers;
+use super::readback::{read_sources, Source::{Split, Whole}};
 use super::encode::{bind_group, dispatch_threads};
 use super::step::BindGroups;
 use super::GpuBackend;
@@ -69,7 +68,7 @@ impl GpuBackend {
         let (q, b) = (&self.ctx.queue, &self.buffers);
         q.write_buffer(&b.pos_block, 0, bytemuck::cast_slice(&rows.pos_block));
         q.write_buffer(&b.pos_offset, 0, bytemuck::cast_slice(&rows.pos_offset));
-        q.write_buffer(&b.motion, 0, bytemuck::cast_slice(&rows.motion));
+        b.motion.write(q, 0, bytemuck::cast_slice(&rows.motion));
         q.write_buffer(&b.image, 0, bytemuck::cast_slice(&rows.image));
     }
 
@@ -82,9 +81,9 @@ impl GpuBackend {
         let p = (s % 2) as usize;
         let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
         let slots = b.list_capacity.max(1) as u64;
-        let data = read_buffers(&self.ctx, &[
-            (&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, MOTION_ROWS as u64 * v4), (&b.image, v4), (&b.step_state, STEP_STATE_BYTES), (&b.wall_hash, 2 * table_bytes),
-            (&b.force, 2 * v4), (&b.list_start, 4 * (n as u64 + 1)), (&b.list_partner, 4 * slots), (&b.slot_history[p], RECORD * slots),
+        let data = read_sources(&self.ctx, &[
+            Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Whole(&b.image, v4), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
+            Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, slots), Split(&b.slot_history[p], slots),
         ])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
@@ -146,7 +145,14 @@ impl GpuBackend {
         let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
         let n_pairs = self.pairs.len() as u32;
         let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n));
-        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone())?;
+        let cap_bytes = self.buffers.split.cap_bytes;
+        if n as u64 > cap_bytes / 16 {
+            return Err(TalusError::Device(format!("{n} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
+        }
+        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone(), cap_bytes)?;
+        if self.pipelines.split != self.buffers.split {
+            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), &self.buffers.split)?;
+        }
         self.write_rebuild_table();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
         let q = &self.ctx.queue;
@@ -203,16 +209,15 @@ impl GpuBackend {
         if state.refresh.iter().all(|&r| r) {
             return Ok(());
         }
-        let v4 = 16 * state.len() as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.force, 2 * v4)])?;
+        let data = read_sources(&self.ctx, &[Split(&b.force, 2 * state.len() as u64)])?;
         let mut force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         for i in (0..state.len()).filter(|&i| !state.refresh[i]) {
             let (f, t) = (state.force[i], state.torque[i]);
             force[2 * i] = [f[0] as f32, f[1] as f32, f[2] as f32, force[2 * i][3]];
             force[2 * i + 1] = [t[0] as f32, t[1] as f32, t[2] as f32, force[2 * i + 1][3]];
         }
-        self.ctx.queue.write_buffer(&b.force, 0, bytemuck::cast_slice(&force));
+        b.force.write(&self.ctx.queue, 0, bytemuck::cast_slice(&force));
         Ok(())
     }
 }

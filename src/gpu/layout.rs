@@ -268,7 +268,7 @@ gpu_struct! {
         rebuild: u32 => "atomic<u32>",
         /// With OVERFLOW_LIST: the list slots the overflowing build needed.
         list_needed: u32 => "atomic<u32>",
-        /// Neighbour-list builds since the start (steps whose `rebuild` was set).
+        /// Neighbour-list builds since the start (counted by `list_plan` where it plans one).
         rebuilds: u32 => "u32",
         /// With BLOWUP: !(lowest flagged particle index) (atomicMax; 0 = none).
         blowup_particle: u32 => "atomic<u32>",

@@ -26,6 +26,7 @@ pub mod profile;
 pub mod readback;
 pub mod shader;
 pub mod shared;
+pub mod split;
 pub mod step;
 pub mod walls;
 
@@ -42,8 +43,41 @@ use buffers::Buffers;
 use layout::SimParams;
 use meshes::GpuMeshes;
 use pipelines::Pipelines;
-use readback::read_buffers;
+use readback::{read_sources, Source::{Split, Whole}};
 use step::BindGroups;
+
+/// The most particles that fit on a device of `memory` bytes at `bytes_per_particle`: the
+/// memory, the largest per-particle array that stays in one binding of `cap_bytes`
+/// (`split::SplitLayout::max_particles`) and the particle ids a list slot holds
+/// (`SLOT_PARTNER_MASK`), whichever is least.
+pub fn particles_that_fit(memory: u64, bytes_per_particle: f64, cap_bytes: u64) -> u64 {
+    let by_memory = (memory as f64 / bytes_per_particle.max(1.0)) as u64;
+    by_memory.min(cap_bytes / 16).min(crate::layout::consts::SLOT_PARTNER_MASK as u64)
+}
+
+/// Refuse a set-up of `n` particles whose buffers take `planned` bytes (`buffers::planned_bytes`,
+/// the list at `list_capacity` slots) on an adapter (`adapter`) of `memory` bytes, naming the
+/// count that would fit. `None`: the backend reports no memory size, and nothing is refused.
+pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>, cap_bytes: u64, adapter: &str) -> Result<()> {
+    let Some(memory) = memory.filter(|&m| planned > m) else { return Ok(()) };
+    let per = planned as f64 / n.max(1) as f64;
+    Err(TalusError::Device(format!(
+        "{n} particles need {:.2} GB of device memory ({per:.0} B/particle at the initial list of {:.1} slots/particle); {adapter} has {:.2} GB: about {} particles fit",
+        planned as f64 / 1e9,
+        list_capacity as f64 / n.max(1) as f64,
+        memory as f64 / 1e9,
+        particles_that_fit(memory, per, cap_bytes)
+    )))
+}
+
+/// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
+/// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles): what
+/// `talus info` sizes an adapter by.
+pub fn default_bytes_per_particle(count: u32) -> f64 {
+    let cells = count / 2 + 1;
+    let bytes = buffers::planned_bytes(count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1);
+    bytes as f64 / count.max(1) as f64
+}
 
 /// Options of the GPU backend.
 #[derive(Clone, Debug)]
@@ -56,11 +90,14 @@ pub struct GpuOptions {
     pub steps_per_submit: u64,
     /// Initial neighbour-list capacity (slots); `None` = 4 per particle. It grows on overflow.
     pub list_capacity: Option<u32>,
+    /// The most bytes of one storage binding, below the adapter's limits (`gpu::split`);
+    /// `None` = the environment variable `TALUS_GPU_MAX_BINDING_BYTES`, else the adapter's.
+    pub max_binding_bytes: Option<u64>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None }
     }
 }
 
@@ -118,24 +155,38 @@ pub struct GpuBackend {
     /// Batches halted by REBUILD_LATE (a list gone stale in a step without rebuild passes,
     /// `list_plan.wgsl`) and resumed.
     late_rebuilds: u64,
+    /// Whether the pipelines are the process's shared ones (`GpuBackend::new`) or this
+    /// backend's own (`with_context`): where the list outgrows a part, new ones come from the
+    /// same source.
+    shared_pipelines: bool,
+    /// What `buffers::planned_bytes` said the buffers would take, before they were made.
+    planned_bytes: u64,
 }
 
 impl GpuBackend {
     /// Upload `setup` to the process's shared device (the preferred adapter, opened and its
     /// pipelines compiled on first use; `gpu::shared`).
     pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        let (ctx, pipelines) = shared::shared_device(!setup.meshes.is_empty())?;
-        Self::build(ctx, pipelines, setup, opts)
+        Self::build(shared::shared_context()?, true, setup, opts)
     }
 
     /// Upload `setup` to an already opened context (compiling its own pipelines) and compute
     /// the initial forces.
     pub fn with_context(ctx: GpuContext, setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        let pipelines = std::sync::Arc::new(Pipelines::new(&ctx, !setup.meshes.is_empty())?);
-        Self::build(ctx, pipelines, setup, opts)
+        Self::build(ctx, false, setup, opts)
     }
 
-    fn build(ctx: GpuContext, pipelines: std::sync::Arc<Pipelines>, setup: &Setup, opts: GpuOptions) -> Result<Self> {
+    /// The pipelines for arrays cut as `split` says: the process's shared ones, or compiled
+    /// for this backend alone.
+    fn pipelines_for(ctx: &GpuContext, shared: bool, mesh_walls: bool, split: &split::SplitLayout) -> Result<std::sync::Arc<Pipelines>> {
+        if shared {
+            shared::shared_pipelines(mesh_walls, split)
+        } else {
+            Ok(std::sync::Arc::new(Pipelines::new(ctx, mesh_walls, split)?))
+        }
+    }
+
+    fn build(ctx: GpuContext, shared_pipelines: bool, setup: &Setup, opts: GpuOptions) -> Result<Self> {
         let n = setup.particles.len();
         let max = crate::layout::consts::SLOT_PARTNER_MASK;
         if n > max as usize {
@@ -153,10 +204,21 @@ impl GpuBackend {
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let (rx, ry) = energy::reduce_dispatch(n, max_dim);
         let wall_rows_capacity = walls::wall_rows_capacity(&setup.walls, &setup.meshes, opts.steps_per_submit);
+        let list_capacity = opts.list_capacity.map(|c| c.max(1)).unwrap_or_else(|| capacity::initial_list_capacity(n));
+        let cap_bytes = split::binding_cap(&ctx, opts.max_binding_bytes)?;
+        if n as u64 > cap_bytes / 16 {
+            return Err(TalusError::Device(format!(
+                "{n} particles: the per-particle arrays of 16 bytes (positions, image) hold at most {} particles in one storage binding of {cap_bytes} bytes (max_storage_buffer_binding_size{})",
+                cap_bytes / 16,
+                if opts.max_binding_bytes.is_some() || std::env::var(split::MAX_BINDING_ENV).is_ok() { format!(", lowered by {}", split::MAX_BINDING_ENV) } else { String::new() }
+            )));
+        }
+        let planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry);
+        check_fits(n, planned, list_capacity, ctx.memory, cap_bytes, &ctx.describe())?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let list_capacity = opts.list_capacity.map(|c| c.max(1)).unwrap_or_else(|| capacity::initial_list_capacity(n));
-        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone())?;
+        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -205,7 +267,7 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, shared_pipelines, planned_bytes: planned };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -257,6 +319,18 @@ impl GpuBackend {
     }
 
     /// Current neighbour-list capacity (slots).
+    /// Bytes of the buffers as planned before they were made (`buffers::planned_bytes`) and as
+    /// made (`Buffers::device_bytes`, the mesh data not counted), for the test that keeps the
+    /// two equal.
+    pub fn buffer_bytes(&self) -> (u64, u64) {
+        (self.planned_bytes, self.buffers.device_bytes())
+    }
+
+    /// How the split arrays are cut now (`gpu::split`).
+    pub fn split_layout(&self) -> &split::SplitLayout {
+        &self.buffers.split
+    }
+
     pub fn list_capacity(&self) -> u32 {
         self.buffers.list_capacity
     }
@@ -366,6 +440,10 @@ impl Backend for GpuBackend {
         self.ctx.describe()
     }
 
+    fn layout_note(&self) -> Option<String> {
+        self.buffers.split.describe()
+    }
+
     fn step(&mut self, n: u64) -> Result<()> {
         self.run_steps(n)
     }
@@ -430,7 +508,7 @@ impl GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_buffers(&self.ctx, &[(&b.pos_block, v4), (&b.pos_offset, v4), (&b.motion, MOTION_ROWS as u64 * v4), (&b.force, 2 * v4), (&b.image, v4)])?;
+        let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Split(&b.force, 2 * n as u64), Whole(&b.image, v4)])?;
         // copies: the readback bytes carry no alignment guarantee (and may be empty)
         let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
         let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);

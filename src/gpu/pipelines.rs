@@ -1,10 +1,13 @@
 //! Every compiled compute pipeline (auto bind-group layouts, group 0).
 
 use super::context::GpuContext;
-use super::shader::pass_module;
+use super::shader::{pass_module, pass_splits};
+use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
 
 pub struct Pipelines {
+    /// How the split arrays are cut in these pipelines' shaders.
+    pub split: SplitLayout,
     pub drift: wgpu::ComputePipeline,
     /// `drift` with the previous step's second half kick first (KICK_FIRST = true).
     pub kick_drift: wgpu::ComputePipeline,
@@ -42,8 +45,19 @@ pub struct Pipelines {
     pub mesh_sort: wgpu::ComputePipeline,
 }
 
-fn module(ctx: &GpuContext, name: &str) -> Result<wgpu::ShaderModule> {
-    let src = pass_module(name);
+fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Result<wgpu::ShaderModule> {
+    // the pass's storage bindings: at most 16 in one part (`context::STORAGE_BUFFERS_NEEDED`), one more per extra part
+    let extra = split.extra_bindings(pass_splits(name));
+    // storage buffers, and all buffers of a stage with the pass's one uniform
+    let granted = ctx.limits.max_storage_buffers_per_shader_stage.min(ctx.limits.max_buffers_and_acceleration_structures_per_shader_stage.saturating_sub(1));
+    if extra > 0 && crate::gpu::context::STORAGE_BUFFERS_NEEDED + extra > granted {
+        return Err(TalusError::Device(format!(
+            "pass `{name}` needs {} storage buffers with its arrays split into bindings of at most {} bytes; the adapter grants {granted} (max_storage_buffers_per_shader_stage)",
+            crate::gpu::context::STORAGE_BUFFERS_NEEDED + extra,
+            split.cap_bytes
+        )));
+    }
+    let src = pass_module(name, split);
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let m = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(name),
@@ -73,17 +87,18 @@ fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, entry: &str, 
 
 impl Pipelines {
     /// Compile every pass; `mesh_walls` = false specialises the mesh-wall code of `forces` and
-    /// `wall_loads` away (override `MESH_WALLS`).
-    pub fn new(ctx: &GpuContext, mesh_walls: bool) -> Result<Self> {
+    /// `wall_loads` away (override `MESH_WALLS`); the split arrays are cut as `split` says.
+    pub fn new(ctx: &GpuContext, mesh_walls: bool, split: &SplitLayout) -> Result<Self> {
         let meshes = if mesh_walls { 1.0 } else { 0.0 };
-        let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name)?, name, "main", &[]) };
-        let scan = module(ctx, "scan")?;
-        let forces = module(ctx, "forces")?;
-        let drift = module(ctx, "drift")?;
-        let mesh_bin = module(ctx, "mesh_bin")?;
-        let list_build = module(ctx, "list_build")?;
-        let incoming = module(ctx, "incoming")?;
+        let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split)?, name, "main", &[]) };
+        let scan = module(ctx, "scan", split)?;
+        let forces = module(ctx, "forces", split)?;
+        let drift = module(ctx, "drift", split)?;
+        let mesh_bin = module(ctx, "mesh_bin", split)?;
+        let list_build = module(ctx, "list_build", split)?;
+        let incoming = module(ctx, "incoming", split)?;
         Ok(Pipelines {
+            split: split.clone(),
             drift: pipeline(ctx, &drift, "drift", "main", &[])?,
             kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
             kick: simple("kick")?,
@@ -106,7 +121,7 @@ impl Pipelines {
             rehash: simple("rehash")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
-            wall_loads: pipeline(ctx, &module(ctx, "wall_loads")?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
+            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split)?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
             mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
             mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,

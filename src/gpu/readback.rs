@@ -1,6 +1,7 @@
 //! Device → host copies (one staging buffer, one map per call).
 
 use super::context::GpuContext;
+use super::split::SplitBuffer;
 use crate::error::{Result, TalusError};
 
 /// Map `size` bytes of a MAP_READ buffer and copy them out (after all submitted work).
@@ -27,24 +28,58 @@ pub fn map_read_after(ctx: &GpuContext, buf: &wgpu::Buffer, size: u64, after: Op
 
 /// Read several (buffer, byte count) ranges from offset 0 with one submit and one map.
 pub fn read_buffers(ctx: &GpuContext, srcs: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u8>>> {
-    let total: u64 = srcs.iter().map(|(_, s)| s.div_ceil(4) * 4).sum::<u64>().max(4);
-    let staging = ctx.create_buffer("readback", total, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
-    let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
-    let mut off = 0;
-    for (b, s) in srcs {
-        let s4 = s.div_ceil(4) * 4;
-        if s4 > 0 {
-            enc.copy_buffer_to_buffer(b, 0, &staging, off, s4);
+    let srcs: Vec<Source> = srcs.iter().map(|&(b, s)| Source::Whole(b, s)).collect();
+    read_sources(ctx, &srcs)
+}
+
+/// What `read_sources` reads: the first bytes of a buffer, or the first elements of an array
+/// split across bindings (`gpu::split`), read part by part and joined.
+pub enum Source<'a> {
+    Whole(&'a wgpu::Buffer, u64),
+    Split(&'a SplitBuffer, u64),
+}
+
+/// Read every source, one staging buffer and one map per `max_buffer_size` of bytes (one in
+/// every run short of a few GB), each source's bytes joined in order.
+pub fn read_sources(ctx: &GpuContext, srcs: &[Source]) -> Result<Vec<Vec<u8>>> {
+    // (source index, buffer, offset, bytes) of every copy
+    let mut copies: Vec<(usize, &wgpu::Buffer, u64, u64)> = Vec::new();
+    for (i, src) in srcs.iter().enumerate() {
+        match *src {
+            Source::Whole(b, size) => copies.push((i, b, 0, size)),
+            Source::Split(sb, elements) => copies.extend(sb.ranges(0, elements).into_iter().map(|(b, off, len)| (i, b, off, len))),
         }
-        off += s4;
     }
-    ctx.queue.submit([enc.finish()]);
-    let data = map_read(ctx, &staging, total)?;
-    let mut out = Vec::new();
-    let mut off = 0usize;
-    for (_, s) in srcs {
-        out.push(data[off..off + *s as usize].to_vec());
-        off += (s.div_ceil(4) * 4) as usize;
+    let mut out = vec![Vec::new(); srcs.len()];
+    let limit = ctx.limits.max_buffer_size;
+    let mut rest = &copies[..];
+    while !rest.is_empty() {
+        // as many copies as one staging buffer holds (at least one)
+        let mut take = 0;
+        let mut total = 0u64;
+        while take < rest.len() && (take == 0 || total + rest[take].3.div_ceil(4) * 4 <= limit) {
+            total += rest[take].3.div_ceil(4) * 4;
+            take += 1;
+        }
+        let (batch, later) = rest.split_at(take);
+        rest = later;
+        let staging = ctx.create_buffer("readback", total.max(4), wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
+        let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+        let mut off = 0;
+        for &(_, b, src_off, size) in batch {
+            let s4 = size.div_ceil(4) * 4;
+            if s4 > 0 {
+                enc.copy_buffer_to_buffer(b, src_off, &staging, off, s4);
+            }
+            off += s4;
+        }
+        ctx.queue.submit([enc.finish()]);
+        let data = map_read(ctx, &staging, total.max(4))?;
+        let mut off = 0usize;
+        for &(i, _, _, size) in batch {
+            out[i].extend_from_slice(&data[off..off + size as usize]);
+            off += (size.div_ceil(4) * 4) as usize;
+        }
     }
     Ok(out)
 }

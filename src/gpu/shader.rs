@@ -2,6 +2,7 @@
 //! the pass shader. One composed module per pass.
 
 use super::layout::{packed_word_constants, struct_layouts, MESH_TOLERANCE_PER_REACH, ROTATE_MAX_BLOCKS};
+use super::split::{split_wgsl, Split, SplitLayout};
 
 /// The contact model files (written as twins of `src/contact`), in composition order.
 pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
@@ -84,10 +85,39 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Composed source of the named pass. Panics on an unknown name (programming error).
-pub fn pass_module(name: &str) -> String {
+/// The split arrays each pass uses (`gpu::split`): (WGSL name, array, read_write), in the
+/// order of their bindings in group 1 (and of the buffers its bind group lists,
+/// `step::BindGroups`).
+pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
+    use Split::*;
+    match name {
+        "drift" => &[("motion", Motion, true), ("force", Force, false), ("incoming", Incoming, false), ("shares", Shares, false)],
+        "kick" => &[("motion", Motion, true), ("force", Force, true), ("incoming", Incoming, false), ("shares", Shares, false)],
+        "gather" => &[("force", Force, true), ("incoming", Incoming, false), ("shares", Shares, false)],
+        "forces" => &[
+            ("motion", Motion, false),
+            ("force", Force, true),
+            ("list_partner", ListPartner, true),
+            ("slot_read", History, false),
+            ("slot_write", History, true),
+            ("shares", Shares, true),
+            ("incoming", Incoming, true),
+        ],
+        "list_build" => &[("list_partner", ListPartner, true), ("incoming", Incoming, false), ("history_stash", History, false), ("history", History, true)],
+        "list_stash" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true), ("history", History, false), ("history_stash", History, true)],
+        "incoming" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true)],
+        "slot_import" => &[("list_partner", ListPartner, true), ("history", History, true)],
+        "reduce_energy" => &[("motion", Motion, false), ("force", Force, false)],
+        "wall_loads" => &[("motion", Motion, false)],
+        _ => &[],
+    }
+}
+
+/// Composed source of the named pass, its split arrays cut as `split` says. Panics on an
+/// unknown name (programming error).
+pub fn pass_module(name: &str, split: &SplitLayout) -> String {
     let (_, src) = pass_sources().into_iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown pass {name}"));
-    compose(&src)
+    compose(&format!("{src}\n// ---- split arrays (gpu::split) ----\n{}", split_wgsl(split, pass_splits(name))))
 }
 
 /// constants + structs + contact files + common helpers + `pass_source`.

@@ -12,27 +12,39 @@ use std::sync::{Arc, Mutex};
 
 use super::context::{open_context, GpuContext};
 use super::pipelines::Pipelines;
+use super::split::SplitLayout;
 use crate::error::Result;
 
-/// The device, and its pipelines without and with the mesh-wall loops (`MESH_WALLS`).
+/// The device, and its pipelines by (mesh walls, split layout).
 struct Shared {
     ctx: GpuContext,
-    pipelines: [Option<Arc<Pipelines>>; 2],
+    pipelines: Vec<(bool, SplitLayout, Arc<Pipelines>)>,
 }
 
 static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
 
-/// The process's device and the pipelines for scenes with or without mesh walls, opened and
-/// compiled on first use.
-pub fn shared_device(mesh_walls: bool) -> Result<(GpuContext, Arc<Pipelines>)> {
+fn with_shared<T>(f: impl FnOnce(&mut Shared) -> Result<T>) -> Result<T> {
     let mut guard = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if guard.is_none() {
-        *guard = Some(Shared { ctx: open_context()?, pipelines: [None, None] });
+        *guard = Some(Shared { ctx: open_context()?, pipelines: Vec::new() });
     }
-    let shared = guard.as_mut().expect("opened above");
-    let slot = &mut shared.pipelines[mesh_walls as usize];
-    if slot.is_none() {
-        *slot = Some(Arc::new(Pipelines::new(&shared.ctx, mesh_walls)?));
-    }
-    Ok((shared.ctx.clone(), Arc::clone(slot.as_ref().expect("compiled above"))))
+    f(guard.as_mut().expect("opened above"))
+}
+
+/// The process's device, opened on first use.
+pub fn shared_context() -> Result<GpuContext> {
+    with_shared(|s| Ok(s.ctx.clone()))
+}
+
+/// The process's pipelines for scenes with or without mesh walls and arrays cut as `split`
+/// says, compiled on first use.
+pub fn shared_pipelines(mesh_walls: bool, split: &SplitLayout) -> Result<Arc<Pipelines>> {
+    with_shared(|s| {
+        if let Some((_, _, p)) = s.pipelines.iter().find(|(m, l, _)| *m == mesh_walls && l == split) {
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(Pipelines::new(&s.ctx, mesh_walls, split)?);
+        s.pipelines.push((mesh_walls, split.clone(), Arc::clone(&p)));
+        Ok(p)
+    })
 }

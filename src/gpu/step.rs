@@ -9,14 +9,14 @@
 //! passes alternate between two bind groups (slot-history table parity).
 
 use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES};
-use super::encode::{bind_group, dispatch_threads, scan_bind_groups, split_dispatch};
+use super::encode::{bind_group, dispatch_threads, pass_groups, scan_bind_groups, split_dispatch, PassGroups};
 use crate::layout::consts::WORKGROUP_SIZE;
 use super::pipelines::Pipelines;
 
 pub struct BindGroups {
-    pub drift: wgpu::BindGroup,
-    pub kick_drift: wgpu::BindGroup,
-    pub kick: wgpu::BindGroup,
+    pub drift: PassGroups,
+    pub kick_drift: PassGroups,
+    pub kick: PassGroups,
     pub advance: wgpu::BindGroup,
     pub grid_count: wgpu::BindGroup,
     pub scan: Vec<wgpu::BindGroup>,
@@ -27,57 +27,58 @@ pub struct BindGroups {
     pub list_clear: wgpu::BindGroup,
     /// `list_count`, `list_stash` and `list_fill` by step parity (the slot-history table the
     /// step reads: [s % 2]).
-    pub list_count: [wgpu::BindGroup; 2],
-    pub list_stash: [wgpu::BindGroup; 2],
-    pub list_fill: [wgpu::BindGroup; 2],
+    pub list_count: [PassGroups; 2],
+    pub list_stash: [PassGroups; 2],
+    pub list_fill: [PassGroups; 2],
     pub list_scan: Vec<wgpu::BindGroup>,
     pub list_scan_add: Vec<wgpu::BindGroup>,
-    pub incoming_fill: wgpu::BindGroup,
-    pub incoming_sort: wgpu::BindGroup,
+    pub incoming_fill: PassGroups,
+    pub incoming_sort: PassGroups,
     pub incoming_scan: Vec<wgpu::BindGroup>,
     pub incoming_scan_add: Vec<wgpu::BindGroup>,
-    pub gather: wgpu::BindGroup,
+    pub gather: PassGroups,
     /// Indexed by step parity: [s % 2] reads slot-history table s % 2 and writes the other.
-    pub forces: [wgpu::BindGroup; 2],
+    pub forces: [PassGroups; 2],
     /// As `forces`, for the force evaluations that keep no history (start, state import).
-    pub forces_init: [wgpu::BindGroup; 2],
-    pub reduce_energy: wgpu::BindGroup,
-    pub wall_loads: wgpu::BindGroup,
+    pub forces_init: [PassGroups; 2],
+    pub reduce_energy: PassGroups,
+    pub wall_loads: PassGroups,
 }
 
 impl BindGroups {
+    /// Every pass's groups; the split arrays of each in the order of its `shader::pass_splits`.
     pub fn new(device: &wgpu::Device, p: &Pipelines, b: &Buffers) -> Self {
         let forces = |pipe: &wgpu::ComputePipeline, parity: usize| {
-            bind_group(device, pipe, "forces", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.work_step, &b.pairs, &b.walls, &b.list_start, &b.list_partner,
-                &b.slot_history[parity], &b.slot_history[1 - parity], &b.wall_hash, &b.step_state, &b.shares, &b.incoming, &b.mesh_data,
-            ])
+            pass_groups(
+                device,
+                pipe,
+                "forces",
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.work_step, &b.pairs, &b.walls, &b.list_start, &b.wall_hash, &b.step_state, &b.mesh_data],
+                &[&b.motion, &b.force, &b.list_partner, &b.slot_history[parity], &b.slot_history[1 - parity], &b.shares, &b.incoming],
+            )
         };
-        let drift_buffers = [
-            &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.step_state, &b.image, &b.incoming_count, &b.incoming, &b.shares,
-            &b.dissipation, &b.work_step,
-        ];
+        let drift_buffers = [&b.sim, &b.pos_block, &b.pos_offset, &b.step_state, &b.image, &b.incoming_count, &b.dissipation, &b.work_step];
+        let drift_split = [&b.motion, &b.force, &b.incoming, &b.shares];
         let (scan, scan_add) = scan_bind_groups(device, p, &b.scan_levels, &b.cell_count);
         let list = |pipe: &wgpu::ComputePipeline, parity: usize| {
-            bind_group(device, pipe, "list_build", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.list_partner, &b.incoming_count,
-                &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity], &b.step_state,
-            ])
+            pass_groups(
+                device,
+                pipe,
+                "list_build",
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state],
+                &[&b.list_partner, &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity]],
+            )
         };
         let stash = |parity: usize| {
-            bind_group(device, &p.list_stash, "list_stash", &[
-                &b.sim, &b.list_next, &b.list_start, &b.list_partner, &b.incoming, &b.slot_history[parity], &b.slot_history[1 - parity], &b.step_state,
-            ])
+            pass_groups(device, &p.list_stash, "list_stash", &[&b.sim, &b.list_next, &b.list_start, &b.step_state], &[&b.list_partner, &b.incoming, &b.slot_history[parity], &b.slot_history[1 - parity]])
         };
-        let incoming_buffers = [&b.sim, &b.list_next, &b.list_partner, &b.incoming_count, &b.incoming_cursor, &b.incoming, &b.list_start, &b.step_state];
+        let incoming_buffers = [&b.sim, &b.list_next, &b.incoming_count, &b.incoming_cursor, &b.list_start, &b.step_state];
         let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_next);
         let (incoming_scan, incoming_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.incoming_count);
         BindGroups {
-            drift: bind_group(device, &p.drift, "drift", &drift_buffers),
-            kick_drift: bind_group(device, &p.kick_drift, "kick_drift", &drift_buffers),
-            kick: bind_group(device, &p.kick, "kick", &[
-                &b.sim, &b.motion, &b.force, &b.step_state, &b.incoming_count, &b.incoming, &b.shares, &b.dissipation, &b.work_step,
-            ]),
+            drift: pass_groups(device, &p.drift, "drift", &drift_buffers, &drift_split),
+            kick_drift: pass_groups(device, &p.kick_drift, "kick_drift", &drift_buffers, &drift_split),
+            kick: pass_groups(device, &p.kick, "kick", &[&b.sim, &b.step_state, &b.incoming_count, &b.dissipation, &b.work_step], &[&b.motion, &b.force, &b.incoming, &b.shares]),
             advance: bind_group(device, &p.advance, "advance", &[&b.step_state]),
             grid_count: bind_group(device, &p.grid_count, "grid_count", &[&b.sim, &b.pos_block, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.step_state]),
             scan,
@@ -91,19 +92,21 @@ impl BindGroups {
             list_fill: [list(&p.list_fill, 0), list(&p.list_fill, 1)],
             list_scan,
             list_scan_add,
-            incoming_fill: bind_group(device, &p.incoming_fill, "incoming_fill", &incoming_buffers),
-            incoming_sort: bind_group(device, &p.incoming_sort, "incoming_sort", &incoming_buffers),
+            incoming_fill: pass_groups(device, &p.incoming_fill, "incoming_fill", &incoming_buffers, &[&b.list_partner, &b.incoming]),
+            incoming_sort: pass_groups(device, &p.incoming_sort, "incoming_sort", &incoming_buffers, &[&b.list_partner, &b.incoming]),
             incoming_scan,
             incoming_scan_add,
-            gather: bind_group(device, &p.gather, "gather", &[&b.sim, &b.force, &b.incoming_count, &b.incoming, &b.shares, &b.step_state]),
+            gather: pass_groups(device, &p.gather, "gather", &[&b.sim, &b.incoming_count, &b.step_state], &[&b.force, &b.incoming, &b.shares]),
             forces: [forces(&p.forces, 0), forces(&p.forces, 1)],
             forces_init: [forces(&p.forces_init, 0), forces(&p.forces_init, 1)],
-            reduce_energy: bind_group(device, &p.reduce_energy, "reduce_energy", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.force, &b.dissipation, &b.partials, &b.image,
-            ]),
-            wall_loads: bind_group(device, &p.wall_loads, "wall_loads", &[
-                &b.sim, &b.pos_block, &b.pos_offset, &b.motion, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data,
-            ]),
+            reduce_energy: pass_groups(device, &p.reduce_energy, "reduce_energy", &[&b.sim, &b.pos_block, &b.pos_offset, &b.dissipation, &b.partials, &b.image], &[&b.motion, &b.force]),
+            wall_loads: pass_groups(
+                device,
+                &p.wall_loads,
+                "wall_loads",
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data],
+                &[&b.motion],
+            ),
         }
     }
 }
@@ -149,10 +152,10 @@ impl StepEncoder<'_> {
         enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None })
     }
 
-    fn simple(&self, enc: &mut wgpu::CommandEncoder, label: &str, pipe: &wgpu::ComputePipeline, bg: &wgpu::BindGroup, n: u32) {
+    fn simple(&self, enc: &mut wgpu::CommandEncoder, label: &str, pipe: &wgpu::ComputePipeline, groups: &PassGroups, n: u32) {
         let mut pass = Self::pass(enc, label);
         pass.set_pipeline(pipe);
-        pass.set_bind_group(0, bg, &[]);
+        groups.set(&mut pass);
         dispatch_threads(&mut pass, n, self.max_dim);
     }
 
@@ -161,6 +164,14 @@ impl StepEncoder<'_> {
         let mut pass = Self::pass(enc, label);
         pass.set_pipeline(pipe);
         pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(&self.b.dispatch, 16 * entry);
+    }
+
+    /// A rebuild pass with split arrays (group 1), as `indirect`.
+    fn indirect_split(&self, enc: &mut wgpu::CommandEncoder, label: &str, pipe: &wgpu::ComputePipeline, groups: &PassGroups, entry: u64) {
+        let mut pass = Self::pass(enc, label);
+        pass.set_pipeline(pipe);
+        groups.set(&mut pass);
         pass.dispatch_workgroups_indirect(&self.b.dispatch, 16 * entry);
     }
 
@@ -203,13 +214,13 @@ impl StepEncoder<'_> {
     pub fn list(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         let parity = (s % 2) as usize;
         let list_scans = DISPATCH_SCANS + self.b.scan_levels.len() as u64;
-        self.indirect(enc, "list_count", &self.p.list_count, &self.g.list_count[parity], DISPATCH_PARTICLES);
+        self.indirect_split(enc, "list_count", &self.p.list_count, &self.g.list_count[parity], DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.list_scan, &self.g.list_scan_add, list_scans);
-        self.indirect(enc, "list_stash", &self.p.list_stash, &self.g.list_stash[parity], DISPATCH_PARTICLES);
-        self.indirect(enc, "list_fill", &self.p.list_fill, &self.g.list_fill[parity], DISPATCH_PARTICLES);
+        self.indirect_split(enc, "list_stash", &self.p.list_stash, &self.g.list_stash[parity], DISPATCH_PARTICLES);
+        self.indirect_split(enc, "list_fill", &self.p.list_fill, &self.g.list_fill[parity], DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.incoming_scan, &self.g.incoming_scan_add, list_scans);
-        self.indirect(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
-        self.indirect(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
+        self.indirect_split(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
+        self.indirect_split(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
     }
 
     /// Whether step `s` carries the rebuild passes (`list_plan.wgsl` plans a rebuild only in
@@ -234,7 +245,7 @@ impl StepEncoder<'_> {
     /// state import), so the next half kick uses real forces; reads the table step s reads.
     /// The host has set `StepState::rebuild`, so the list is built first; `import` (a
     /// `slot_import` bind group and its record count) puts imported pair history into its slots.
-    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64, import: Option<(&wgpu::BindGroup, u32)>) {
+    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64, import: Option<(&PassGroups, u32)>) {
         self.rebuild(enc, s);
         if let Some((bg, records)) = import {
             self.simple(enc, "slot_import", &self.p.slot_import, bg, records);
@@ -313,7 +324,7 @@ impl StepEncoder<'_> {
         }
         let mut pass = Self::pass(enc, "wall_loads");
         pass.set_pipeline(&self.p.wall_loads);
-        pass.set_bind_group(0, &self.g.wall_loads, &[]);
+        self.g.wall_loads.set(&mut pass);
         pass.dispatch_workgroups(self.n_walls + self.n_meshes, 1, 1);
     }
 

@@ -1,0 +1,278 @@
+//! Arrays split across several bindings (issue 34: any size that fits in device memory).
+//!
+//! One storage binding holds at most `max_storage_buffer_binding_size` bytes (2 GiB on NVIDIA,
+//! 128 MiB on lavapipe) and one buffer at most `max_buffer_size`. The arrays that grow with the
+//! list slots (partner words, incoming entries, shares, both slot-history tables) and the
+//! per-particle arrays wider than 16 bytes (`motion`, 48 B, and `force`, 32 B) are therefore
+//! kept as *parts*: buffers of at most `SplitLayout::cap_bytes` each, bound in group 1 of the
+//! passes that use them, and read and written in WGSL through generated accessors
+//! (`NAME_at(k)`, `NAME_put(k, v)`; `split_wgsl`) that pick the part. With one part (every
+//! scene up to the cap) an accessor is a plain index and the passes bind as many buffers as
+//! before. The narrow per-particle arrays (positions, image, grid and list bookkeeping: at most
+//! 16 B a particle) stay whole: a 2 GiB binding holds 134M particles of them
+//! (`SplitLayout::max_particles`).
+//!
+//! `TALUS_GPU_MAX_BINDING_BYTES` lowers the cap (tests split the 10k settle box's arrays with
+//! it; the results are bit-identical, `tests/gpu_backend.rs`).
+
+use super::context::GpuContext;
+use super::layout::{HistoryRecord, PairShare};
+use crate::error::{Result, TalusError};
+use crate::layout::consts::MOTION_ROWS;
+
+/// The environment variable that lowers the per-binding cap (bytes).
+pub const MAX_BINDING_ENV: &str = "TALUS_GPU_MAX_BINDING_BYTES";
+
+/// Byte alignment of every part (a multiple of wgpu's storage offset alignment, 256, and of
+/// every element size below).
+const PART_ALIGN: u64 = 2304;
+
+/// The arrays that may be split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// `MOTION_ROWS` vec4 rows per particle: velocity, angular velocity, previous spin.
+    Motion,
+    /// Two vec4 rows per particle: force (w = strain energy), torque (w = contacts owned).
+    Force,
+    /// A u32 per list slot: partner id and flags.
+    ListPartner,
+    /// Two u32 per list slot: the incoming entries, then each slot's position among them.
+    Incoming,
+    /// A `PairShare` per list slot.
+    Shares,
+    /// A `HistoryRecord` per list slot (each of the two tables).
+    History,
+}
+
+impl Split {
+    pub const ALL: [Split; 6] = [Split::Motion, Split::Force, Split::ListPartner, Split::Incoming, Split::Shares, Split::History];
+
+    /// WGSL element type and its size in bytes.
+    pub fn element(self) -> (&'static str, u64) {
+        match self {
+            Split::Motion | Split::Force => ("vec4<f32>", 16),
+            Split::ListPartner | Split::Incoming => ("u32", 4),
+            Split::Shares => ("PairShare", std::mem::size_of::<PairShare>() as u64),
+            Split::History => ("HistoryRecord", std::mem::size_of::<HistoryRecord>() as u64),
+        }
+    }
+
+    /// Elements for `n` particles and `slots` list slots.
+    pub fn elements(self, n: u64, slots: u64) -> u64 {
+        match self {
+            Split::Motion => MOTION_ROWS as u64 * n,
+            Split::Force => 2 * n,
+            Split::ListPartner | Split::Shares | Split::History => slots,
+            Split::Incoming => 2 * slots,
+        }
+    }
+
+    /// The array's name in messages (the slot-history tables: each of them).
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Motion => "motion",
+            Split::Force => "force",
+            Split::ListPartner => "list partners",
+            Split::Incoming => "incoming",
+            Split::Shares => "shares",
+            Split::History => "slot history (each table)",
+        }
+    }
+
+    fn index(self) -> usize {
+        Split::ALL.iter().position(|&s| s == self).expect("listed")
+    }
+}
+
+/// How every split array is cut: the cap on one binding, and the parts each array has now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitLayout {
+    /// Bytes of one part at most: the adapter's binding and buffer limits, or the lower
+    /// `TALUS_GPU_MAX_BINDING_BYTES`.
+    pub cap_bytes: u64,
+    parts: [u32; 6],
+}
+
+/// The per-binding cap for `ctx`'s limits, lowered to `lowered` (`GpuOptions::max_binding_bytes`)
+/// or else to `TALUS_GPU_MAX_BINDING_BYTES`, rounded down to `PART_ALIGN`. A value that is not a number of bytes of at least `PART_ALIGN` is an error
+/// naming the variable.
+pub fn binding_cap(ctx: &GpuContext, lowered: Option<u64>) -> Result<u64> {
+    let adapter = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
+    let cap = match (lowered, std::env::var(MAX_BINDING_ENV)) {
+        (Some(bytes), _) => {
+            if bytes < PART_ALIGN {
+                return Err(TalusError::Other(format!("a binding cap of {bytes} bytes: at least {PART_ALIGN}")));
+            }
+            bytes.min(adapter)
+        }
+        (None, Ok(v)) => {
+            let bytes: u64 = v.trim().parse().map_err(|_| TalusError::Other(format!("environment variable {MAX_BINDING_ENV} = `{v}`: expected a number of bytes")))?;
+            if bytes < PART_ALIGN {
+                return Err(TalusError::Other(format!("environment variable {MAX_BINDING_ENV} = {bytes}: at least {PART_ALIGN} bytes")));
+            }
+            bytes.min(adapter)
+        }
+        (None, Err(_)) => adapter,
+    };
+    Ok(cap / PART_ALIGN * PART_ALIGN)
+}
+
+impl SplitLayout {
+    /// The parts every array needs for `n` particles and `slots` list slots under `cap_bytes`.
+    pub fn new(cap_bytes: u64, n: u64, slots: u64) -> Self {
+        let parts = Split::ALL.map(|s| {
+            let (_, bytes) = s.element();
+            (s.elements(n.max(1), slots.max(1)) * bytes).div_ceil(cap_bytes).max(1) as u32
+        });
+        SplitLayout { cap_bytes, parts }
+    }
+
+    /// Parts of `s`.
+    pub fn parts(&self, s: Split) -> u32 {
+        self.parts[s.index()]
+    }
+
+    /// Elements of `s` per part (every part but the last is full).
+    pub fn part_elements(&self, s: Split) -> u64 {
+        self.cap_bytes / s.element().1
+    }
+
+    /// Storage bindings the split arrays of a pass take beyond one each.
+    pub fn extra_bindings(&self, uses: &[(&str, Split, bool)]) -> u32 {
+        uses.iter().map(|&(_, s, _)| self.parts(s) - 1).sum()
+    }
+
+    /// "arrays split across storage bindings of at most N bytes: motion 3 parts, …", or `None`
+    /// when every array is whole.
+    pub fn describe(&self) -> Option<String> {
+        let split: Vec<String> = Split::ALL.iter().filter(|&&s| self.parts(s) > 1).map(|&s| format!("{} {} parts", s.name(), self.parts(s))).collect();
+        (!split.is_empty()).then(|| format!("arrays split across storage bindings of at most {} bytes: {}", self.cap_bytes, split.join(", ")))
+    }
+
+    /// The most particles whose unsplit per-particle arrays (16 B per element at most: block,
+    /// offset, image) fit one binding.
+    pub fn max_particles(&self) -> u64 {
+        self.cap_bytes / 16
+    }
+}
+
+/// WGSL of the split arrays a pass uses, `(name, array, read_write)` in binding order: the
+/// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them.
+pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String {
+    let mut s = String::new();
+    let mut binding = 0;
+    for &(name, array, rw) in uses {
+        let (ty, _) = array.element();
+        let parts = layout.parts(array);
+        let access = if rw { "read_write" } else { "read" };
+        for p in 0..parts {
+            s.push_str(&format!("@group(1) @binding({binding}) var<storage, {access}> {name}_{p}: array<{ty}>;\n"));
+            binding += 1;
+        }
+        let per = layout.part_elements(array);
+        if parts == 1 {
+            s.push_str(&format!("fn {name}_at(k: u32) -> {ty} {{ return {name}_0[k]; }}\n"));
+            if rw {
+                s.push_str(&format!("fn {name}_put(k: u32, v: {ty}) {{ {name}_0[k] = v; }}\n"));
+            }
+            continue;
+        }
+        let cases = |body: &dyn Fn(u32) -> String| -> String {
+            let mut c = String::new();
+            for p in 0..parts {
+                let label = if p + 1 == parts { "default".to_string() } else { format!("case {p}u") };
+                c.push_str(&format!("        {label}: {{ {} }}\n", body(p)));
+            }
+            c
+        };
+        s.push_str(&format!(
+            "fn {name}_at(k: u32) -> {ty} {{\n    let e = k % {per}u;\n    var v: {ty};\n    switch (k / {per}u) {{\n{}    }}\n    return v;\n}}\n",
+            cases(&|p| format!("v = {name}_{p}[e];"))
+        ));
+        if rw {
+            s.push_str(&format!(
+                "fn {name}_put(k: u32, v: {ty}) {{\n    let e = k % {per}u;\n    switch (k / {per}u) {{\n{}    }}\n}}\n",
+                cases(&|p| format!("{name}_{p}[e] = v;"))
+            ));
+        }
+    }
+    s
+}
+
+/// An array kept as parts of at most `SplitLayout::cap_bytes` each.
+pub struct SplitBuffer {
+    pub array: Split,
+    /// The parts, in order; every part but the last holds `part_elements` elements.
+    pub parts: Vec<wgpu::Buffer>,
+    pub part_elements: u64,
+    /// Elements held (the array's length).
+    pub elements: u64,
+}
+
+impl SplitBuffer {
+    /// `elements` elements of `array` cut as `layout` says, each part created with `usage`.
+    pub fn new(ctx: &GpuContext, label: &str, array: Split, elements: u64, layout: &SplitLayout, usage: wgpu::BufferUsages) -> Result<Self> {
+        let (_, bytes) = array.element();
+        let per = layout.part_elements(array);
+        let elements = elements.max(1);
+        let n_parts = elements.div_ceil(per);
+        debug_assert_eq!(n_parts as u32, layout.parts(array).min(n_parts as u32));
+        let mut parts = Vec::new();
+        for p in 0..n_parts {
+            let len = per.min(elements - p * per);
+            let name = if n_parts == 1 { label.to_string() } else { format!("{label} part {p}") };
+            parts.push(ctx.create_buffer(&name, len * bytes, usage)?);
+        }
+        Ok(SplitBuffer { array, parts, part_elements: per, elements })
+    }
+
+    /// Bytes of all parts.
+    pub fn size(&self) -> u64 {
+        self.parts.iter().map(|p| p.size()).sum()
+    }
+
+    /// Bytes of one element.
+    pub fn element_bytes(&self) -> u64 {
+        self.array.element().1
+    }
+
+    /// (part, byte offset in it, bytes) of the elements `[first, first + count)`, part by part.
+    pub fn ranges(&self, first: u64, count: u64) -> Vec<(&wgpu::Buffer, u64, u64)> {
+        let eb = self.element_bytes();
+        let mut out = Vec::new();
+        let (mut k, end) = (first, (first + count).min(self.elements));
+        while k < end {
+            let p = (k / self.part_elements) as usize;
+            let e = k % self.part_elements;
+            let take = (self.part_elements - e).min(end - k);
+            out.push((&self.parts[p], e * eb, take * eb));
+            k += take;
+        }
+        out
+    }
+
+    /// Write `data` (whole elements) from element `first` on.
+    pub fn write(&self, queue: &wgpu::Queue, first: u64, data: &[u8]) {
+        let eb = self.element_bytes();
+        let mut at = 0usize;
+        for (buf, off, len) in self.ranges(first, data.len() as u64 / eb) {
+            queue.write_buffer(buf, off, &data[at..at + len as usize]);
+            at += len as usize;
+        }
+    }
+
+    /// Copy the first `count` elements of `src` (same array) into this one's, part by part.
+    pub fn copy_from(&self, enc: &mut wgpu::CommandEncoder, src: &SplitBuffer, count: u64) {
+        let eb = self.element_bytes();
+        let mut k = 0;
+        for (buf, off, len) in src.ranges(0, count) {
+            let n = len / eb;
+            let mut done = 0;
+            for (dst, doff, dlen) in self.ranges(k, n) {
+                enc.copy_buffer_to_buffer(buf, off + done, dst, doff, dlen);
+                done += dlen;
+            }
+            k += n;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Arrays split across storage bindings (`gpu::split`, issue 34): a run whose arrays are cut into
+//! parts by a low binding cap is bit-identical to one that keeps them whole, through list
+//! growth across a part boundary (the pipelines are compiled again with more parts), a state
+//! export and import, and on the command line with `TALUS_GPU_MAX_BINDING_BYTES` (energy.csv,
+//! walls.csv and every snapshot byte for byte). Needs a Vulkan driver (lavapipe is enough).
+
+use std::path::Path;
+use std::process::Command;
+use talus::backend::Backend;
+use talus::contact::params::ContactModel;
+use talus::gpu::split::Split;
+use talus::gpu::{GpuBackend, GpuOptions};
+use talus::Setup;
+
+fn gpu(setup: &Setup, opts: GpuOptions) -> GpuBackend {
+    GpuBackend::new(setup, opts).unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"))
+}
+
+/// Everything a run reports, as bits.
+fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
+    let s = b.snapshot().unwrap();
+    let mut out = Vec::new();
+    for v in [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque] {
+        out.extend(v.iter().flatten().map(|x| x.to_bits()));
+    }
+    let e = b.energies().unwrap();
+    out.extend([e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work].map(f64::to_bits));
+    for l in b.wall_loads().unwrap() {
+        out.extend(l.force.iter().chain(&l.torque).map(|x| x.to_bits()));
+    }
+    out.push(b.contact_count().unwrap());
+    out
+}
+
+/// 1000 grains lowered onto the floor of their box: contacts form and end from the first steps.
+fn settling() -> Setup {
+    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
+    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
+    for p in &mut setup.particles.position {
+        p[2] -= zmin - 1e-5;
+    }
+    setup
+}
+
+/// At a 31.5 KiB cap the 1000-grain box's motion rows take 2 bindings and, once its list has
+/// grown from 16 slots (one part) and the pipelines are compiled again, its shares and history
+/// tables several each; the run matches the whole arrays bit for bit, and again after a state
+/// export and import into both.
+#[test]
+fn capped_bindings_change_nothing() {
+    let setup = settling();
+    let cap = 2304 * 14;
+    let mut whole = gpu(&setup, GpuOptions::default());
+    let mut cut = gpu(&setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(16), ..GpuOptions::default() });
+    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × 48 B of motion rows at a {cap}-byte cap");
+    for batch in 1..=3u64 {
+        whole.step(40).unwrap();
+        cut.step(40).unwrap();
+        assert!(fingerprint(&mut whole) == fingerprint(&mut cut), "split arrays differ from whole ones after {} steps", 40 * batch);
+    }
+    let grown = cut.split_layout().clone();
+    assert!(cut.list_capacity() > 16, "the 16-slot list never grew");
+    assert!(grown.parts(Split::History) >= 3, "the grown list's history tables should take several bindings: {grown:?}");
+    assert!(grown.parts(Split::Shares) >= 2, "the grown list's shares should take several bindings: {grown:?}");
+    assert!(grown.describe().is_some_and(|d| d.contains("slot history")), "{:?}", grown.describe());
+    assert!(whole.split_layout().describe().is_none(), "nothing is split without a cap");
+
+    // a state export and import (a checkpoint's path) with the arrays cut
+    let state = cut.export_state().unwrap();
+    assert!(state.history.iter().any(|c| c.partner & talus::layout::consts::WALL_KEY_BIT == 0), "no pair history to carry: the import test proves nothing");
+    let mut cut_again = gpu(&setup, GpuOptions { max_binding_bytes: Some(cap), ..GpuOptions::default() });
+    let mut whole_again = gpu(&setup, GpuOptions::default());
+    cut_again.import_state(&state).unwrap();
+    whole_again.import_state(&state).unwrap();
+    for b in [&mut cut_again, &mut whole_again] {
+        b.step(40).unwrap();
+    }
+    assert!(fingerprint(&mut cut_again) == fingerprint(&mut whole_again), "split and whole arrays differ after an import");
+}
+
+/// A binding cap too low for the positions of every particle is refused with the limit named.
+#[test]
+fn too_low_a_cap_is_refused() {
+    match GpuBackend::new(&settling(), GpuOptions { max_binding_bytes: Some(2304 * 4), ..GpuOptions::default() }) {
+        Err(e) => assert!(e.to_string().contains("576 particles") && e.to_string().contains("9216 bytes"), "{e}"),
+        Ok(_) => panic!("1000 particles cannot have 16-byte arrays in a 9216-byte binding"),
+    }
+}
+
+/// `talus run` with `TALUS_GPU_MAX_BINDING_BYTES` = 1 MiB: the 10k settle box's history tables
+/// (35,000 slots × 36 B) take two bindings each, and every output is byte-identical to the run
+/// without the cap.
+#[test]
+fn capped_run_writes_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/settle_box.json");
+    let mut scene: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
+    scene["snapshot_every"] = 2.into();
+    let path = dir.path().join("settle_box_snapshots.json");
+    std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
+    let run = |out: &str, cap: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_talus"));
+        cmd.args(["run", path.to_str().unwrap(), "--backend", "gpu", "--steps", "500", "--no-progress", "--out"]).arg(dir.path().join(out)).env("NO_COLOR", "1");
+        if let Some(cap) = cap {
+            cmd.env(talus::gpu::split::MAX_BINDING_ENV, cap);
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "talus run failed: {err}");
+        err
+    };
+    let plain = run("plain", None);
+    let capped = run("capped", Some("1048576"));
+    assert!(!plain.contains("split across storage bindings"), "{plain}");
+    assert!(capped.contains("arrays split across storage bindings of at most 1048320 bytes") && capped.contains("slot history (each table) 2 parts"), "{capped}");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(dir.path().join("plain")).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            for inner in std::fs::read_dir(entry.path()).unwrap() {
+                let inner = inner.unwrap().path();
+                let rel = inner.strip_prefix(dir.path().join("plain")).unwrap().to_path_buf();
+                let b = std::fs::read(dir.path().join("capped").join(&rel)).unwrap();
+                assert!(std::fs::read(&inner).unwrap() == b, "{} differs between the capped and the plain run", rel.display());
+                compared += 1;
+            }
+            continue;
+        }
+        let name = entry.file_name().into_string().unwrap();
+        if name.ends_with(".csv") || name.ends_with(".vtu") || name.ends_with(".pvd") {
+            let a = std::fs::read(dir.path().join("plain").join(&name)).unwrap();
+            let b = std::fs::read(dir.path().join("capped").join(&name)).unwrap();
+            assert!(a == b, "{name} differs between the capped and the plain run");
+            compared += 1;
+        }
+    }
+    // energy.csv, walls.csv, particles.pvd and the snapshots (outputs 0, 2, 4 and the last)
+    assert!(compared >= 6, "only {compared} output files compared");
+}
+
+/// The bytes planned before a set-up is uploaded (what the check against the adapter's memory
+/// uses) are the bytes its buffers then take.
+#[test]
+fn planned_bytes_are_the_bytes_made() {
+    for setup in [settling(), talus::bench::bed_setup(3000, ContactModel::Hertz)] {
+        let g = gpu(&setup, GpuOptions::default());
+        let (planned, made) = g.buffer_bytes();
+        assert_eq!(planned, made, "planned {planned} bytes, made {made}");
+    }
+}
+
+/// A set-up larger than the device's memory is refused before anything is made, with the count
+/// that would fit.
+#[test]
+fn a_set_up_larger_than_the_device_is_refused() {
+    let gb = 1_000_000_000u64;
+    let e = talus::gpu::check_fits(20_000_000, 11 * gb, 70_000_000, Some(8 * gb), 2 * gb, "a card").unwrap_err().to_string();
+    assert!(e.contains("20000000 particles need 11.00 GB") && e.contains("a card has 8.00 GB") && e.contains("about 14545454 particles fit"), "{e}");
+    // a binding of 1 GB holds 62.5M 16-byte rows: the count that fits is the lesser
+    let e = talus::gpu::check_fits(200_000_000, 110 * gb, 700_000_000, Some(80 * gb), gb, "a card").unwrap_err().to_string();
+    assert!(e.contains("about 62500000 particles fit"), "{e}");
+    assert!(talus::gpu::check_fits(20_000_000, 11 * gb, 70_000_000, None, 2 * gb, "a card").is_ok(), "no memory size, no refusal");
+    assert!(talus::gpu::check_fits(1000, gb, 3500, Some(8 * gb), 2 * gb, "a card").is_ok());
+}
