@@ -14,7 +14,10 @@
 #
 # Environment:
 #   TALUS      the talus binary (default: cargo build --release, target/release/talus)
-#   TALUS_OLD  a second binary, run right after TALUS on every Talus case (a before/after column)
+#   TALUS_OLD  a second binary, run right after TALUS on each case of OLD_CASES (default: every
+#              case but bed100M): a before/after column
+#   TRACKED    the settle cases also run as shipped, energy tracking on (default: all of them;
+#              the ratio to DEME uses the untracked run)
 #   DEME_DIR   the DEME kit with deme_site.tar.xz (default .deme_peer, see ../shared/peers/deme/
 #              README.md); DEME=0 or a missing kit skips DEME (its columns stay "-")
 #   DEME_JIT   a deme_jit_cache.tar.xz from an earlier call on the same GPU architecture,
@@ -25,7 +28,8 @@
 #   DEME10=0   DEME at 1M only (its 10M case JIT-compiles again: minutes on a first call; it
 #              runs last, in the time left before DEADLINE + 60 s)
 #   T1, T10    DEME's time limits at 1M and 10M (default 200, 330 s)
-#   PROFILE=1  Talus bed cases also run --profile (per-pass GPU times and bytes/s)
+#   PROFILE=1  Talus bed cases also run --profile (per-pass GPU times and bytes/s; the share of
+#              the card's peak bandwidth where nvidia-smi names an H100 or H200, or PEAK_GBS)
 #   DEADLINE   seconds from the start after which no new case is begun (default 540)
 # Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
 # the scenes, every run's JSON and log, and table.md, the table printed at the end.
@@ -83,17 +87,23 @@ talus_json() {
     grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
   fi
 }
+OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//')}
+TRACKED=${TRACKED:-"settle1M settle10M"}
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+case "$gpu_name" in *H200*) PEAK_GBS=${PEAK_GBS:-4800} ;; *H100*HBM3*|*H100*SXM*) PEAK_GBS=${PEAK_GBS:-3350} ;; esac
 for c in $CASES; do
   if late; then echo "gpu_peers.sh $(ts): past DEADLINE=$DEADLINE s, $c not run"; continue; fi
-  prof=(); [ "${PROFILE:-0}" = 1 ] && prof=(--profile)
   for b in "${!BINS[@]}"; do
     bin=${BINS[$b]}; sfx=""; [ "$b" = 1 ] && sfx=".old"
+    # (binaries before issue 34 have no --peak-bandwidth)
+    prof=(); [ "${PROFILE:-0}" = 1 ] && prof=(--profile) && [ -n "${PEAK_GBS:-}" ] && "$bin" bench --help | grep -q peak-bandwidth && prof+=(--peak-bandwidth "$PEAK_GBS")
+    if [ "$b" = 1 ] && ! case " $OLD_CASES " in *" $c "*) true ;; *) false ;; esac; then continue; fi
     case $c in
       settle1M|settle10M)
         if [ $c = settle1M ]; then n=100; w=$W; s=$S; else n=216; w=$W10; s=$S10; fi
-        python3 benches/settle_scene.py "$WORK/$c.json" $n $n $n $(( w + s ))
-        talus_json "$bin" "$c$sfx" --scene "$WORK/$c.json" --from 0 --steps $s --warmup $w
-        talus_json "$bin" "${c}_untracked$sfx" --scene "$WORK/${c}_untracked.json" --from 0 --steps $s --warmup $w ;;
+        python3 benches/settle_scene.py "$WORK/scene_$c.json" $n $n $n $(( w + s ))
+        case " $TRACKED " in *" $c "*) talus_json "$bin" "$c$sfx" --scene "$WORK/scene_$c.json" --from 0 --steps $s --warmup $w ;; esac
+        talus_json "$bin" "${c}_untracked$sfx" --scene "$WORK/scene_${c}_untracked.json" --from 0 --steps $s --warmup $w ;;
       bed1M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
       bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
@@ -144,9 +154,16 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for k in ("pass_ms_per_step",):
-        if first.get(k):
-            print("|  | passes (ms/step): " + ", ".join(f"{name} {ms:.3f}" for name, ms in first[k]) + " |")
+    for r, label in ((first, ""), (talus(c + ".old"), "before: ")):
+        if r and r.get("pass_ms_per_step"):
+            gbs = dict((name, v) for name, v in r.get("pass_gb_per_s") or [])
+            peak = r.get("peak_bandwidth_gb_s")
+            def one(name, ms):
+                g = gbs.get(name)
+                if g is None or g < 1:
+                    return f"{name} {ms:.3f}"
+                return f"{name} {ms:.3f} ({g:.0f} GB/s" + (f", {100 * g / peak:.0f} %)" if peak else ")")
+            print(f"|  | {label}passes, ms/step (modelled bytes / time): " + "; ".join(one(n, ms) for n, ms in r["pass_ms_per_step"]) + " |")
 print()
 print("Talus: particle-steps/s of `talus bench --backend gpu`; DEME: settle_deme.py's RESULT (particle_steps_per_s).")
 print("The ratio divides Talus untracked (forces only, as DEME) by DEME at the same N.")
