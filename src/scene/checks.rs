@@ -49,15 +49,23 @@ fn err(cx: &Cx, key: &str, message: String) -> TalusError {
     cx.err(key, message)
 }
 
+fn point_ok(x: [f64; 3]) -> bool {
+    x.iter().all(|c| c.is_finite() && c.abs() <= MAX_COORDINATE)
+}
+
+fn speed_ok(speed: f64) -> bool {
+    speed.is_finite() && speed <= MAX_SPEED
+}
+
 fn check_point(cx: &Cx, key: &str, x: [f64; 3]) -> Result<()> {
-    if x.iter().any(|c| !c.is_finite() || c.abs() > MAX_COORDINATE) {
+    if !point_ok(x) {
         return Err(err(cx, key, format!("{} m is outside the representable range: every coordinate must be finite and within ±{} m (docs/scenes.md, \"Checks\")", fmt_vec(x), fmt_num(MAX_COORDINATE))));
     }
     Ok(())
 }
 
 fn check_speed(cx: &Cx, key: &str, what: &str, speed: f64) -> Result<()> {
-    if !speed.is_finite() || speed > MAX_SPEED {
+    if !speed_ok(speed) {
         return Err(err(cx, key, format!("{what} {} m/s is above the largest speed {} m/s (docs/scenes.md, \"Checks\")", fmt_num(speed), fmt_num(MAX_SPEED))));
     }
     Ok(())
@@ -78,13 +86,18 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
     }
     let p = &s.particles;
     for i in 0..p.len() {
+        // the keys and texts are formatted only for a particle that fails (100M particles load
+        // in a fraction of the time)
+        let r = p.radius[i];
+        let speed = DVec3::from(p.velocity[i]).length() + DVec3::from(p.angular_velocity[i]).length() * r;
+        if point_ok(p.position[i]) && r >= MIN_RADIUS && r <= MAX_COORDINATE && speed_ok(speed) {
+            continue;
+        }
         let key = index("particles", i);
         check_point(cx, &format!("{key}.position"), p.position[i])?;
-        let r = p.radius[i];
         if !(r >= MIN_RADIUS) || r > MAX_COORDINATE {
             return Err(err(cx, &format!("{key}.radius"), format!("{} m is outside [{}, {}] m", fmt_num(r), fmt_num(MIN_RADIUS), fmt_num(MAX_COORDINATE))));
         }
-        let speed = DVec3::from(p.velocity[i]).length() + DVec3::from(p.angular_velocity[i]).length() * r;
         let what = format!("velocity {} m/s, angular velocity {} rad/s: speed |v| + |ω| r", fmt_vec(p.velocity[i]), fmt_vec(p.angular_velocity[i]));
         check_speed(cx, &format!("{key}.velocity"), &what, speed)?;
     }

@@ -6,6 +6,10 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::parse::{fmt_num, fmt_vec, join, Cx};
+
+/// The most particles one generator makes: the most the GPU backend addresses
+/// (`SLOT_PARTNER_MASK`).
+const LATTICE_MAX: u64 = crate::layout::consts::SLOT_PARTNER_MASK as u64;
 use crate::error::Result;
 use crate::model::distribution::RadiusDist;
 use crate::model::overlap::{BoxGrid, Grid};
@@ -64,8 +68,8 @@ pub(crate) fn lattice(
     sources: &Sources,
 ) -> Result<()> {
     let n = count[0] as u128 * count[1] as u128 * count[2] as u128;
-    if n > 50_000_000 {
-        return Err(cx.err(&join(path, "count"), format!("{n} particles is too many (limit 50,000,000)")));
+    if n > LATTICE_MAX as u128 {
+        return Err(cx.err(&join(path, "count"), format!("{n} particles is too many (limit {LATTICE_MAX}, the most the GPU backend addresses)")));
     }
     if 2.0 * c.radius.max() > spacing {
         return Err(cx.err(
@@ -80,6 +84,11 @@ pub(crate) fn lattice(
     let mut rng = Pcg64::seed_from_u64(c.seed);
     let radii = c.radius.sample_n(n as usize, &mut rng, cx, &join(path, "radius"))?;
     grid.prepare(particles, c.radius.max());
+    // jitter moves a centre by at most jitter·√3, so lattice neighbours stay at least
+    // spacing − 2√3·jitter apart: with no particles before it and twice the largest radius
+    // within that, the lattice cannot overlap itself and the search is skipped (a 100M-particle
+    // lattice loads in seconds, not minutes)
+    let alone = particles.is_empty() && 2.0 * c.radius.max() <= spacing - 2.0 * 3f64.sqrt() * jitter;
     let mut idx = 0;
     for k in 0..count[2] {
         for j in 0..count[1] {
@@ -96,7 +105,7 @@ pub(crate) fn lattice(
                 }
                 let r = radii[idx];
                 idx += 1;
-                if let Some(o) = grid.overlap(particles, x, r) {
+                if let Some(o) = (!alone).then(|| grid.overlap(particles, x, r)).flatten() {
                     return Err(cx.err(
                         path,
                         format!(
@@ -110,10 +119,13 @@ pub(crate) fn lattice(
                     ));
                 }
                 particles.push(x, c.velocity, c.angular_velocity, r, c.material);
-                grid.sync(particles);
+                if !alone {
+                    grid.sync(particles);
+                }
             }
         }
     }
+    // (a search after it starts with `Grid::prepare`, which takes these particles in)
     Ok(())
 }
 
@@ -130,8 +142,8 @@ pub(crate) fn random_fill(
     particles: &mut Particles,
     grid: &mut Grid,
 ) -> Result<()> {
-    if count > 50_000_000 {
-        return Err(cx.err(&join(path, "count"), format!("{count} particles is too many (limit 50,000,000)")));
+    if count as u64 > LATTICE_MAX {
+        return Err(cx.err(&join(path, "count"), format!("{count} particles is too many (limit {LATTICE_MAX}, the most the GPU backend addresses)")));
     }
     let mut rng = Pcg64::seed_from_u64(c.seed);
     let mut radii = c.radius.sample_n(count as usize, &mut rng, cx, &join(path, "radius"))?;
