@@ -177,7 +177,7 @@ fn required_limits(adapter: &wgpu::Adapter) -> Result<wgpu::Limits> {
     let mut l = wgpu::Limits::downlevel_defaults();
     l.max_storage_buffers_per_shader_stage = have.max_storage_buffers_per_shader_stage.min(STORAGE_BUFFERS_WANTED);
     // every binding of a pass counts here too (its uniform and storage buffers together)
-    l.max_buffers_and_acceleration_structures_per_shader_stage = have.max_buffers_and_acceleration_structures_per_shader_stage.min(STORAGE_BUFFERS_WANTED + 4).max(l.max_buffers_and_acceleration_structures_per_shader_stage);
+    l.max_buffers_and_acceleration_structures_per_shader_stage = have.max_buffers_and_acceleration_structures_per_shader_stage.min(STORAGE_BUFFERS_WANTED + 4);
     l.max_storage_buffer_binding_size = have.max_storage_buffer_binding_size;
     l.max_buffer_size = have.max_buffer_size;
     l.max_compute_invocations_per_workgroup = 256;
