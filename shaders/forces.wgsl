@@ -98,146 +98,72 @@ fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, wr
     }
 }
 
-// What one list slot adds to its owner's sums (kept in workgroup memory between the slot phase
-// and the owner phase of `main`): SLOT_OWNED (a contact: `add_owned`, force_j, torque_i,
-// strain, slip, dashpot and stiffness work), SLOT_ENDED (a contact that ended: `add_ended`,
-// its work), or SLOT_NONE.
-const SLOT_NONE: u32 = 0u;
-const SLOT_OWNED: u32 = 1u;
-const SLOT_ENDED: u32 = 2u;
-
-// The owners of this workgroup (particles i0 + t, t < WORKGROUP_SIZE): their run starts
-// (`starts[t]` .. `starts[t + 1]`), and their state, which every slot of theirs reads.
-var<workgroup> starts: array<u32, WORKGROUP_SIZE + 1u>;
-var<workgroup> owner_block: array<vec4<i32>, WORKGROUP_SIZE>;
-var<workgroup> owner_offset: array<vec4<f32>, WORKGROUP_SIZE>;
-var<workgroup> owner_v: array<vec4<f32>, WORKGROUP_SIZE>;
-var<workgroup> owner_w: array<vec4<f32>, WORKGROUP_SIZE>;
-var<workgroup> owner_spin: array<vec4<f32>, WORKGROUP_SIZE>;
-// One chunk of WORKGROUP_SIZE slots of the workgroup's runs: what each adds to its owner
-// (force_j, strain), (torque_i, kind as bits), (slip, dashpot, stiffness work, unused).
-var<workgroup> slot_fs: array<vec4<f32>, WORKGROUP_SIZE>;
-var<workgroup> slot_tk: array<vec4<f32>, WORKGROUP_SIZE>;
-var<workgroup> slot_work: array<vec4<f32>, WORKGROUP_SIZE>;
-// 1 when the pass runs (not halted, no list overflow), as a workgroup-uniform value.
-var<workgroup> running: u32;
-
-// The owner t (of this workgroup) of slot k: the last t with starts[t] <= k.
-fn slot_owner(k: u32) -> u32 {
-    var lo = 0u;
-    var hi = WORKGROUP_SIZE;
-    while (hi - lo > 1u) {
-        let mid = (lo + hi) / 2u;
-        if (starts[mid] <= k) { lo = mid; } else { hi = mid; }
-    }
-    return lo;
-}
-
-// List slot k of owner i (t-th of the workgroup): the pair (i, j) once, in canonical order
-// (d = x_j − x_i, i < j). Writes the history, the partner's share and the partner word's
-// flags of the slot, and leaves what the slot adds to i's sums in chunk entry `lid`.
-fn slot_contact(k: u32, i: u32, t: u32, lid: u32) {
-    let bi = owner_block[t];
-    let oi = owner_offset[t];
-    let vi = owner_v[t];
-    let wi = owner_w[t];
-    let mat_i = u32(bi.w);
-    let m_i = 1.0 / vi.w;
-    var kind = SLOT_NONE;
-    var fs = vec4<f32>(0.0);
-    var tk = vec3<f32>(0.0);
-    var work = vec4<f32>(0.0);
-
-    let read_bit = history_bit(state.step);
-    let write_bit = history_bit(state.step + 1u);
-    let word = list_partner_at(k);
-    let j = word & SLOT_PARTNER_MASK;
-    let bj = pos_block[j];
-    let oj = pos_offset[j];
-    let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
-    let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
-    var touching = dot(d, d) <= reach * reach;
-    // the slot's contact was active in the previous step (it has a record to read)
-    let was_active = (word & read_bit) != 0u;
-    if (touching || was_active) {
-        let vj = motion_at(MOTION_ROWS * j);
-        let wj = motion_at(MOTION_ROWS * j + 1u);
-        let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
-        var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
-        if (sim.rolling_booked != 0u) {
-            g.previous_spin_i = owner_spin[t].xyz;
-            g.previous_spin_j = motion_at(MOTION_ROWS * j + 2u).xyz;
-        }
-        touching = touching && contact_active(p, g);
-        var h = HistoryGpu();
-        if (was_active) {
-            h = record_history(slot_read_at(k));
-        }
-        if (!touching && was_active) {
-            kind = SLOT_ENDED;
-            let ended = ended_contact_work(p, g, h, sim.dt);
-            work = vec4<f32>(ended.y, ended.x, ended.z, 0.0);
-        }
-        if (touching) {
-            let c = contact_force(p, g, h, sim.dt);
-            kind = SLOT_OWNED;
-            fs = vec4<f32>(c.force_j, c.strain);
-            tk = c.torque_i;
-            work = vec4<f32>(c.slip_work, c.dashpot_work, c.stiffness_work, 0.0);
-            if (WRITE_HISTORY) {
-                slot_write_put(k, history_record(c.history));
-            }
-            check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
-            // the partner's share, added by `total_force` while the slot is marked active
-            shares_put(k, PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z));
-        }
-    }
-    var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);
-    if (WRITE_HISTORY) {
-        next = (next & ~write_bit) | select(0u, write_bit, touching);
-    }
-    // flags change only when a contact starts or ends: written then only
-    if (next != word) {
-        list_partner_put(k, next);
-        if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
-            incoming_put(incoming_at(sim.list_capacity + k), k | (next & SLOT_ACTIVE_BIT));
-        }
-    }
-    slot_fs[lid] = fs;
-    slot_tk[lid] = vec4<f32>(tk, bitcast<f32>(kind));
-    slot_work[lid] = work;
-}
-
-// Chunk entry e (a slot of owner i) added to i's sums: `add_owned` or `add_ended`.
-fn add_slot(out: ptr<function, Gathered>, e: u32) {
-    let tk = slot_tk[e];
-    let kind = bitcast<u32>(tk.w);
-    let w = slot_work[e];
-    if (kind == SLOT_OWNED) {
-        let fs = slot_fs[e];
-        var c = ContactOutput();
-        c.force_j = fs.xyz;
-        c.strain = fs.w;
-        c.torque_i = tk.xyz;
-        c.slip_work = w.x;
-        c.dashpot_work = w.y;
-        c.stiffness_work = w.z;
-        add_owned(out, c);
-    } else if (kind == SLOT_ENDED) {
-        add_ended(out, vec3<f32>(w.y, w.x, w.z));
-    }
-}
-
-// The walls and mesh walls of particle i (its pairs are summed in `out` already): writes its
-// force and torque sums; returns the work of the step (slip, dashpot, stiffness, wall).
-fn owned_walls(i: u32, t: u32, out_in: Gathered) -> vec4<f32> {
-    var out = out_in;
+// The contacts particle i owns: writes its force and torque sums, the partners' shares and the
+// history; returns the work of the step (slip, dashpot, stiffness, wall).
+fn owned_contacts(i: u32) -> vec4<f32> {
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
-    let bi = owner_block[t];
-    let oi = owner_offset[t];
-    let vi = owner_v[t];
-    let wi = owner_w[t];
+    let bi = pos_block[i];
+    let oi = pos_offset[i];
+    let vi = motion_at(MOTION_ROWS * i);
+    let wi = motion_at(MOTION_ROWS * i + 1u);
+    let mat_i = u32(bi.w);
+    let m_i = 1.0 / vi.w;
+    var out = Gathered();
+
+    // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
+    let read_bit = history_bit(state.step);
+    let write_bit = history_bit(state.step + 1u);
+    for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
+        let word = list_partner_at(k);
+        let j = word & SLOT_PARTNER_MASK;
+        let bj = pos_block[j];
+        let oj = pos_offset[j];
+        let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
+        let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
+        var touching = dot(d, d) <= reach * reach;
+        // the slot's contact was active in the previous step (it has a record to read)
+        let was_active = (word & read_bit) != 0u;
+        if (touching || was_active) {
+            let vj = motion_at(MOTION_ROWS * j);
+            let wj = motion_at(MOTION_ROWS * j + 1u);
+            let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
+            var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+            if (sim.rolling_booked != 0u) {
+                g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
+                g.previous_spin_j = motion_at(MOTION_ROWS * j + 2u).xyz;
+            }
+            touching = touching && contact_active(p, g);
+            var h = HistoryGpu();
+            if (was_active) {
+                h = record_history(slot_read_at(k));
+            }
+            if (!touching && was_active) {
+                add_ended(&out, ended_contact_work(p, g, h, sim.dt));
+            }
+            if (touching) {
+                let c = contact_force(p, g, h, sim.dt);
+                add_owned(&out, c);
+                if (WRITE_HISTORY) {
+                    slot_write_put(k, history_record(c.history));
+                }
+                check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
+                // the partner's share, added by `total_force` while the slot is marked active
+                shares_put(k, PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z));
+            }
+        }
+        var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);
+        if (WRITE_HISTORY) {
+            next = (next & ~write_bit) | select(0u, write_bit, touching);
+        }
+        // flags change only when a contact starts or ends: written then only
+        if (next != word) {
+            list_partner_put(k, next);
+            if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
+                incoming_put(incoming_at(sim.list_capacity + k), k | (next & SLOT_ACTIVE_BIT));
+            }
+        }
+    }
 
     // the walls at the time of this force evaluation (time index 0 for the initial one)
     let time_index = state.step + select(0u, 1u, WRITE_HISTORY);
@@ -283,60 +209,12 @@ fn owned_walls(i: u32, t: u32, out_in: Gathered) -> vec4<f32> {
 
 var<workgroup> work_sum: array<vec4<f32>, WORKGROUP_SIZE>;
 
-// One workgroup per WORKGROUP_SIZE owners. The slots of their runs (contiguous in the list)
-// are evaluated a chunk of WORKGROUP_SIZE at a time, a thread per slot, so that the threads of
-// a warp read and write consecutive slots (partner words, history records, shares); each
-// owner then adds its slots of the chunk in slot order, i.e. partner-id order, so its sums are
-// those of a thread that looped over its run. Then each owner's walls and mesh walls.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let i = linear_index(gid, nwg);
-    let t = lid.x;
-    let i0 = i - t;
-    let n = sim.n_particles;
-    if (t == 0u) {
-        running = select(0u, 1u, i0 < n && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u);
-    }
-    let on = workgroupUniformLoad(&running) != 0u;
-    var out = Gathered();
     var work = vec4<f32>(0.0);
-    if (on) {
-        let last = min(n, i0 + WORKGROUP_SIZE);
-        starts[t] = list_start[min(i, last)];
-        if (t == 0u) {
-            starts[WORKGROUP_SIZE] = list_start[last];
-        }
-        if (i < n) {
-            owner_block[t] = pos_block[i];
-            owner_offset[t] = pos_offset[i];
-            owner_v[t] = motion_at(MOTION_ROWS * i);
-            owner_w[t] = motion_at(MOTION_ROWS * i + 1u);
-            if (sim.rolling_booked != 0u) {
-                owner_spin[t] = motion_at(MOTION_ROWS * i + 2u);
-            }
-        }
-        let first = workgroupUniformLoad(&starts[0]);
-        let end = workgroupUniformLoad(&starts[WORKGROUP_SIZE]);
-        let own_start = starts[t];
-        let own_end = starts[t + 1u];
-        for (var base = first; base < end; base = base + WORKGROUP_SIZE) {
-            let k = base + t;
-            if (k < end) {
-                let o = slot_owner(k);
-                slot_contact(k, i0 + o, o, t);
-            }
-            workgroupBarrier();
-            // this owner's slots of the chunk, in slot order
-            let lo = max(own_start, base);
-            let hi = min(own_end, base + WORKGROUP_SIZE);
-            for (var e = lo; e < hi; e = e + 1u) {
-                add_slot(&out, e - base);
-            }
-            workgroupBarrier();
-        }
-        if (i < n) {
-            work = owned_walls(i, t, out);
-        }
+    if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
+        work = owned_contacts(i);
     }
     if (WRITE_HISTORY) {
         // the workgroup's work, summed in a fixed tree order (particle ids only)

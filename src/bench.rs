@@ -378,7 +378,9 @@ pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> 
         .iter()
         .filter_map(|(name, ms)| {
             let &(_, p, c) = model.passes.iter().find(|(m, ..)| m == name)?;
-            (*ms > 0.0).then(|| (name.clone(), (p * n + c * contacts) / (ms * 1e-3) / 1e9))
+            // the rebuild passes' bytes are amortised over the run's builds, their time over the
+            // profiled steps (often none): no rate
+            (*ms > 0.0 && !name.contains("rebuild")).then(|| (name.clone(), (p * n + c * contacts) / (ms * 1e-3) / 1e9))
         })
         .collect();
     Ok(())
