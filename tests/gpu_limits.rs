@@ -1,5 +1,6 @@
 //! A set-up that needs more device memory than the adapter allows fails with an error that
-//! names the buffer, its size and the limit, never with a panic or a silent truncation.
+//! names the size and the limit (the adapter's memory, or the buffer and the binding limit where
+//! the backend reports no memory), never with a panic or a silent truncation.
 
 use talus::contact::params::{inherit, PairParams};
 use talus::gpu::{GpuBackend, GpuOptions};
@@ -46,6 +47,13 @@ fn history_table_over_the_binding_limit_is_a_clear_error() {
     let opts = GpuOptions { hash_capacity: Some(1 << 30), ..GpuOptions::default() };
     let bytes = 2 * (1u64 << 30) * std::mem::size_of::<talus::gpu::layout::HashSlot>() as u64;
     match GpuBackend::new(&tiny_setup(), opts) {
+        Err(TalusError::Device(msg)) if msg.contains("of device memory") => {
+            // an adapter that reports its memory refuses the set-up before making anything
+            // (`gpu::check_fits`): the size it needs, the memory it has
+            println!("{msg}");
+            let gb = format!("need {}.", bytes / 1_000_000_000);
+            assert!(msg.contains(&gb) && msg.contains("GB of device memory") && msg.contains("particles fit"), "the message gives the size ({gb}… GB) and the memory: {msg}");
+        }
         Err(TalusError::Device(msg)) => {
             println!("{msg}");
             assert!(msg.contains("hash"), "the message names the buffer: {msg}");

@@ -12,34 +12,16 @@ use talus::gpu::split::Split;
 use talus::gpu::{GpuBackend, GpuOptions};
 use talus::Setup;
 
+mod common;
+use common::{fingerprint, lowered_settling_box};
+
 fn gpu(setup: &Setup, opts: GpuOptions) -> GpuBackend {
     GpuBackend::new(setup, opts).unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"))
 }
 
-/// Everything a run reports, as bits.
-fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
-    let s = b.snapshot().unwrap();
-    let mut out = Vec::new();
-    for v in [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque] {
-        out.extend(v.iter().flatten().map(|x| x.to_bits()));
-    }
-    let e = b.energies().unwrap();
-    out.extend([e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work].map(f64::to_bits));
-    for l in b.wall_loads().unwrap() {
-        out.extend(l.force.iter().chain(&l.torque).map(|x| x.to_bits()));
-    }
-    out.push(b.contact_count().unwrap());
-    out
-}
-
 /// 1000 grains lowered onto the floor of their box: contacts form and end from the first steps.
 fn settling() -> Setup {
-    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
-    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
-    for p in &mut setup.particles.position {
-        p[2] -= zmin - 1e-5;
-    }
-    setup
+    lowered_settling_box(1000)
 }
 
 /// At a 31.5 KiB cap the 1000-grain box's motion rows take 2 bindings and, once its list has

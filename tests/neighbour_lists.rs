@@ -14,23 +14,7 @@ use talus::gpu::{GpuBackend, GpuOptions};
 use talus::Setup;
 
 mod common;
-use common::shipped_scene;
-
-/// Everything a run reports, as bits.
-fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
-    let s = b.snapshot().unwrap();
-    let mut out = Vec::new();
-    for v in [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque] {
-        out.extend(v.iter().flatten().map(|x| x.to_bits()));
-    }
-    let e = b.energies().unwrap();
-    out.extend([e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work].map(f64::to_bits));
-    for l in b.wall_loads().unwrap() {
-        out.extend(l.force.iter().chain(&l.torque).map(|x| x.to_bits()));
-    }
-    out.push(b.contact_count().unwrap());
-    out
-}
+use common::{fingerprint, lowered_settling_box, shipped_scene};
 
 /// Run `setup` with skin 0 and with its default skin, comparing every `every` steps.
 fn assert_skin_independent(name: &str, mut setup: Setup, batches: usize, every: u64) {
@@ -54,12 +38,8 @@ fn assert_skin_independent(name: &str, mut setup: Setup, batches: usize, every: 
 
 #[test]
 fn settling_box_is_bit_identical_with_and_without_skin() {
-    let mut setup = talus::bench::bench_setup(2000, 7, ContactModel::HertzMindlin);
-    // start in contact with the floor: lower the fill onto it
-    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
-    for p in &mut setup.particles.position {
-        p[2] -= zmin - 1e-5;
-    }
+    // start in contact with the floor
+    let setup = lowered_settling_box(2000);
     assert_skin_independent("settling box", setup, 6, 50);
 }
 
@@ -137,11 +117,8 @@ fn assert_gpu_skin_independent(name: &str, mut setup: Setup, batches: usize, eve
 
 #[test]
 fn gpu_settling_box_is_bit_identical_with_and_without_skin() {
-    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
-    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
-    for p in &mut setup.particles.position {
-        p[2] -= zmin - 1e-5;
-    }
+    // start in contact with the floor
+    let setup = lowered_settling_box(1000);
     assert_gpu_skin_independent("settling box", setup, 4, 50);
 }
 
@@ -151,11 +128,8 @@ fn gpu_settling_box_is_bit_identical_with_and_without_skin() {
 /// for bit, and the late rebuilds must have happened. The default skin needs none here.
 #[test]
 fn gpu_late_rebuilds_change_nothing() {
-    let mut setup = talus::bench::bench_setup(1000, 7, ContactModel::HertzMindlin);
-    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
-    for p in &mut setup.particles.position {
-        p[2] -= zmin - 1e-5;
-    }
+    // start in contact with the floor
+    let mut setup = lowered_settling_box(1000);
     // the fill starts at rest and falls: after 30 steps a step is ~1e-9 m, far more than this
     let thin = 1e-12;
     setup.skin = Some(0.0);

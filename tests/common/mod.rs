@@ -130,3 +130,31 @@ pub fn restitution(backend: &mut dyn Backend, axis: usize, batch: u64, max_steps
     let s = backend.snapshot().unwrap();
     (-rel(&s) / v_in, backend.energies().unwrap())
 }
+
+/// Everything a run reports, as bits: positions, velocities, spins, forces, torques, every
+/// energy partition, the wall loads and the contact count.
+pub fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
+    let s = b.snapshot().unwrap();
+    let mut out = Vec::new();
+    for v in [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque] {
+        out.extend(v.iter().flatten().map(|x| x.to_bits()));
+    }
+    let e = b.energies().unwrap();
+    out.extend([e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work].map(f64::to_bits));
+    for l in b.wall_loads().unwrap() {
+        out.extend(l.force.iter().chain(&l.torque).map(|x| x.to_bits()));
+    }
+    out.push(b.contact_count().unwrap());
+    out
+}
+
+/// `talus bench`'s settling box of `n` grains (seed 7, `hertz_mindlin`) lowered onto its floor,
+/// so that contacts form and end from the first steps.
+pub fn lowered_settling_box(n: usize) -> Setup {
+    let mut setup = talus::bench::bench_setup(n, 7, talus::contact::params::ContactModel::HertzMindlin);
+    let zmin = setup.particles.position.iter().zip(&setup.particles.radius).map(|(p, r)| p[2] - r).fold(f64::MAX, f64::min);
+    for p in &mut setup.particles.position {
+        p[2] -= zmin - 1e-5;
+    }
+    setup
+}
