@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::backend::Backend;
 use crate::checkpoint::inputs::InputFile;
-use crate::checkpoint::{Checkpoint, RestProgress, RunProgress, SceneRecord, CHECKPOINT_FILE};
+use crate::checkpoint::{Checkpoint, RestProgress, RunProgress, SceneRecord, SentinelProgress, CHECKPOINT_FILE};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::measure::Measurements;
@@ -231,6 +231,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
     let (mut csv, mut walls_csv, mut outflow_csv, mut pvd);
     let mut energies = backend.energies()?;
     check_energies(&energies, start_step)?;
+    let mut sentinel = EnergySentinel::new(setup, &energies, start_step, progress.as_ref().and_then(|p| p.sentinel));
     match progress {
         None => {
             csv = EnergyCsv::new(out_dir.join("energy.csv"), setup.energy_tracking());
@@ -283,7 +284,8 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
     let checkpoint_path = out_dir.join(CHECKPOINT_FILE);
     let mut last_checkpoint = None;
     // the whole state at this output boundary into `checkpoint.talus` (with `opts.checkpoint`)
-    let write_checkpoint = |backend: &mut dyn Backend, outputs: u64, last_snapshot: u64, rest: &Option<RestWatch>, logs: (&EnergyCsv, &Option<WallsCsv>, &Option<OutflowCsv>, &PvdIndex), flow: &Option<FlowDriver>, measurements: &Measurements| -> Result<()> {
+    #[allow(clippy::too_many_arguments)]
+    let write_checkpoint = |backend: &mut dyn Backend, outputs: u64, last_snapshot: u64, rest: &Option<RestWatch>, logs: (&EnergyCsv, &Option<WallsCsv>, &Option<OutflowCsv>, &PvdIndex), flow: &Option<FlowDriver>, measurements: &Measurements, sentinel: &Option<EnergySentinel>| -> Result<()> {
         let Some(c) = &opts.checkpoint else { return Ok(()) };
         let run = RunProgress {
             end_step,
@@ -296,6 +298,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
             pvd: logs.3.entries().to_vec(),
             flow: flow.as_ref().map(|f| f.state()),
             measurements: measurements.state(),
+            sentinel: sentinel.as_ref().map(|s| s.state),
         };
         Checkpoint::capture(setup, &c.scene, &c.inputs, backend, run)?.write(&checkpoint_path)
     };
@@ -309,7 +312,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
             }
             let step = backend.steps_done();
             if opts.checkpoint.is_some() && last_checkpoint != Some(step) {
-                write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
+                write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
             }
             return Err(TalusError::Interrupted { step, checkpoint: opts.checkpoint.as_ref().map(|_| checkpoint_path.clone()) });
         }
@@ -333,6 +336,9 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         }
         energies = backend.energies()?;
         check_energies(&energies, step)?;
+        if let Some(s) = &mut sentinel {
+            s.observe(setup, &energies, step, &pvd)?;
+        }
         csv.push(step, time, &energies)?;
         if let Some(w) = &mut walls_csv {
             w.push(step, time, &load_points, &loads)?;
@@ -344,7 +350,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
             last_snapshot = step;
         }
         if checkpoint_every > 0 && outputs.is_multiple_of(checkpoint_every) && step != end_step && !at_rest {
-            write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
+            write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
             last_checkpoint = Some(step);
         }
         if let Some(bar) = &bar {
@@ -360,7 +366,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         }
     }
     if last_checkpoint != Some(backend.steps_done()) {
-        write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements)?;
+        write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
     }
     let contacts = backend.contact_count()?;
     let wall = t0.elapsed().as_secs_f64();
@@ -473,6 +479,60 @@ fn keep_last_good(
         Err(w) => format!("; the last good state (step {good}) could not be written: {w}"),
     };
     TalusError::BlowUp { step, particle, message: message + &note }
+}
+
+/// The energy sentinel (docs/scenes.md, "Checks"): with every partition booked (energy tracking
+/// on for every pair), the total energy may not move from its value at the run's start by more
+/// than `energy_drift` × the peak of kinetic + strain energy so far, the measure every shipped
+/// scene keeps within 1e-3 (`tests/energy_closure.rs`). A run past its stability limit gains
+/// orders of magnitude more. Checked at the output cadence from the energies already read.
+pub struct EnergySentinel {
+    bound: f64,
+    state: SentinelProgress,
+}
+
+impl EnergySentinel {
+    /// The sentinel of `setup` from `energies` at `step` (or from a resumed run's `saved`
+    /// state); `None` where it is off or some pair books no energy.
+    pub fn new(setup: &Setup, energies: &crate::backend::Energies, step: u64, saved: Option<SentinelProgress>) -> Option<Self> {
+        let bound = setup.checks.energy_drift.filter(|&b| b > 0.0)?;
+        if !setup.energy_tracking() {
+            return None;
+        }
+        let state = saved.unwrap_or(SentinelProgress { start_total: energies.total(), start_step: step, peak: energies.kinetic() + energies.strain });
+        Some(EnergySentinel { bound, state })
+    }
+
+    /// The energies of the output at `step`: a blow-up (exit status 3) when the drift is beyond
+    /// the bound, naming the drift, the step and the likely cause; `pvd` tells the last snapshot.
+    pub fn observe(&mut self, setup: &Setup, e: &crate::backend::Energies, step: u64, pvd: &PvdIndex) -> Result<()> {
+        let s = &mut self.state;
+        s.peak = s.peak.max(e.kinetic() + e.strain);
+        let drift = e.total() - s.start_total;
+        if !(drift.abs() > self.bound * s.peak) {
+            return Ok(());
+        }
+        let last = match pvd.entries().last() {
+            Some((_, file)) => format!("the last snapshot written, {file}, is the last good state"),
+            None => "no snapshot was written".to_string(),
+        };
+        Err(TalusError::BlowUp {
+            step,
+            particle: None,
+            message: format!(
+                "the total energy {} by {:.3e} J since step {} ({:.3e} J to {:.3e} J), {:.3} × the peak kinetic + strain energy {:.3e} J (energy_drift = {}): with every energy booked, the run no longer conserves energy. Likely cause: the time step ({}) or a stiffness too high for it (docs/scenes.md, \"Checks\"). energy.csv ends at the last good output; {last}",
+                if drift > 0.0 { "rose" } else { "fell" },
+                drift.abs(),
+                s.start_step,
+                s.start_total,
+                e.total(),
+                drift.abs() / s.peak,
+                s.peak,
+                self.bound,
+                describe_time_step(setup),
+            ),
+        })
+    }
 }
 
 /// Energies must be finite before they go into `energy.csv`.

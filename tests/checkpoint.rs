@@ -125,6 +125,9 @@ fn split_run_is_byte_identical(choice: BackendChoice) {
     assert_eq!(a.meta.carried, b.meta.carried);
     assert_eq!(a.meta.run.flow, b.meta.run.flow);
     assert_eq!(a.meta.run.energy_csv, b.meta.run.energy_csv);
+    // the energy sentinel measures the resumed run from the first run's start, with its peak
+    assert!(a.meta.run.sentinel.is_some_and(|s| s.start_step == 0 && s.peak > 0.0), "{:?}", a.meta.run.sentinel);
+    assert_eq!(a.meta.run.sentinel, b.meta.run.sentinel);
     assert_eq!((s_whole.energies, s_whole.flow, s_whole.contacts), (s_rest.energies, s_rest.flow, s_rest.contacts));
     // the resumed directory lists its own snapshots: the checkpoint's step, then the cadence
     let pvd: Vec<String> = b.meta.run.pvd.iter().map(|(_, f)| f.clone()).collect();

@@ -221,3 +221,45 @@ fn deep_overlap_is_caught_on_the_cpu() {
 fn deep_overlap_is_caught_on_the_gpu() {
     deep_overlap_is_caught(BackendChoice::Gpu);
 }
+
+/// The energy sentinel (issue 38): `two_ball_elastic` at dt = 1e-3 s, 18× its Rayleigh step,
+/// run anyway with `"time_step_check": "warn"`, creates energy without any value turning
+/// non-finite or any overlap passing the blow-up bound. With every energy booked, the total's
+/// jump stops the run with exit status 3 and a message naming the drift, on both backends; the
+/// shipped scene at its own step runs to its end (its drift is below 1e-3 of the peak).
+#[test]
+fn energy_sentinel_stops_a_run_past_its_stability_limit() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/two_ball_elastic.json");
+    let mut scene: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
+    let (_tmp, dir) = out_dir("sentinel");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |path: &Path, backend: &str, out: &str| {
+        Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", path.to_str().unwrap(), "--backend", backend, "--no-progress", "--out", dir.join(out).to_str().unwrap()]).output().unwrap()
+    };
+    for backend in ["cpu", "gpu"] {
+        let o = run(&source, backend, &format!("shipped_{backend}"));
+        assert!(o.status.success(), "{backend}: the shipped scene tripped: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    scene["time_step"] = 1e-3.into();
+    scene["time_step_check"] = "warn".into();
+    scene["duration"] = 2e-2.into();
+    scene["output"]["every_steps"] = 1.into();
+    let path = dir.join("two_ball_dt_1e-3.json");
+    std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
+    for backend in ["cpu", "gpu"] {
+        let o = run(&path, backend, backend);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{backend}: {err}");
+        assert!(err.contains("the total energy rose by") && err.contains("energy_drift = 0.1") && err.contains("dt = 1e-3 s"), "{backend}: {err}");
+        // energy.csv ends at the last good output: its totals all within the bound
+        let csv = std::fs::read_to_string(dir.join(backend).join("energy.csv")).unwrap();
+        assert!(csv.lines().count() >= 2, "{backend}: energy.csv holds no row");
+    }
+    // the bound is the scene's: raised out of reach, the broken run's first two steps (the
+    // jump is in the first; a ball leaves the domain in the fourth) end with status 0, as
+    // they did before the sentinel
+    scene["energy_drift"] = 1e12.into();
+    std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", path.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--steps", "2", "--out", dir.join("unbounded").to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -60,6 +60,15 @@ pub struct RestProgress {
     pub below: u64,
 }
 
+/// The energy sentinel in progress (`run::EnergySentinel`): the total energy and step it
+/// measures the drift from, and the peak of kinetic + strain energy so far.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SentinelProgress {
+    pub start_total: f64,
+    pub start_step: u64,
+    pub peak: f64,
+}
+
 /// What the run loop carries from one output to the next (`run::run_scene`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunProgress {
@@ -79,6 +88,9 @@ pub struct RunProgress {
     pub pvd: Vec<(f64, String)>,
     pub flow: Option<FlowState>,
     pub measurements: MeasurementsState,
+    /// Absent in checkpoints written before the sentinel: it then starts from the resumed state.
+    #[serde(default)]
+    pub sentinel: Option<SentinelProgress>,
 }
 
 /// A mesh wall as history keys see it: its facet groups follow those of the meshes before it.

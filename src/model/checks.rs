@@ -55,7 +55,17 @@ pub struct RunChecks {
     /// domain the loader derived from the scene's contents. `None`: no particle is ever lost
     /// (set-ups built in code).
     pub lost_margin: Option<f64>,
+    /// The energy sentinel (`energy_drift` of the scene): with every partition booked, a run
+    /// whose total energy moves from its start by more than this fraction of the peak of
+    /// kinetic + strain energy stops (`run::EnergySentinel`). `None` or 0: off (set-ups built
+    /// in code, and scenes that set 0).
+    pub energy_drift: Option<f64>,
 }
+
+/// The default `energy_drift` of a scene: 10 % of the peak kinetic + strain energy, far above
+/// what any shipped scene drifts (they close their energy within 1e-3) and far below the jump of
+/// a run past its stability limit.
+pub const ENERGY_DRIFT_DEFAULT: f64 = 0.1;
 
 /// The quantity a problem was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -68,6 +68,7 @@ const TOP_KEYS: &[&str] = &[
     "until_rest",
     "checkpoint_every",
     "energy_tracking",
+    "energy_drift",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -629,6 +630,10 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
             other => return Err(cx.err("lost_particles", format!("unknown value \"{other}\"; allowed: error, remove"))),
         },
     };
+    let energy_drift = match top.f64_opt("energy_drift")? {
+        None => crate::model::checks::ENERGY_DRIFT_DEFAULT,
+        Some(x) => cx.non_negative(x, "energy_drift")?,
+    };
     // an explicit domain is the region particles must stay in; a derived one behaves like a
     // shrink-wrapped box: only a particle 10 extents away from it is lost
     let largest_extent = (0..3).map(|a| domain.max[a] - domain.min[a]).fold(0.0, f64::max);
@@ -659,7 +664,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         outlets,
         measures,
         skin,
-        checks: RunChecks { lost_particles, lost_margin: Some(lost_margin) },
+        checks: RunChecks { lost_particles, lost_margin: Some(lost_margin), energy_drift: Some(energy_drift) },
         until_rest,
         checkpoint_every,
         initial_contacts,
