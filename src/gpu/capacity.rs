@@ -52,7 +52,7 @@ const SLOT_INDEX_MAX: u32 = SLOT_ACTIVE_BIT - 1;
 
 /// Default size of each wall-contact table (ball-pair history lives in the list slots): one
 /// slot per 8 particles plus 16 per plane or mesh wall, at least 256 (at load 3/4 that is one
-/// wall contact per 11 particles, where a packed box of 1M grains has one per 50; it grows when
+/// wall contact per 11 particles, where a cube of 1M packed grains has one per 20; it grows when
 /// a scene has more, bit-identically); 4 without walls. Both tables share one binding: at
 /// 100M particles they take 1.2 GB of its 2 GiB.
 pub fn initial_hash_capacity(n_particles: u32, n_surfaces: u32) -> u32 {

@@ -88,7 +88,7 @@ pub struct GpuOptions {
     pub hash_capacity: Option<u32>,
     /// Steps encoded into one submit (one 64-byte step-state readback per submit).
     pub steps_per_submit: u64,
-    /// Initial neighbour-list capacity (slots); `None` = 4 per particle. It grows on overflow.
+    /// Initial neighbour-list capacity (slots); `None` = 3.5 per particle. It grows on overflow.
     pub list_capacity: Option<u32>,
     /// The most bytes of one storage binding, below the adapter's limits (`gpu::split`);
     /// `None` = the environment variable `TALUS_GPU_MAX_BINDING_BYTES`, else the adapter's.

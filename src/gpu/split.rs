@@ -13,7 +13,7 @@
 //! (`SplitLayout::max_particles`).
 //!
 //! `TALUS_GPU_MAX_BINDING_BYTES` lowers the cap (tests split the 10k settle box's arrays with
-//! it; the results are bit-identical, `tests/gpu_backend.rs`).
+//! it; the results are bit-identical, `tests/gpu_split.rs`).
 
 use super::context::GpuContext;
 use super::layout::{HistoryRecord, PairShare};
@@ -216,7 +216,7 @@ impl SplitBuffer {
         let per = layout.part_elements(array);
         let elements = elements.max(1);
         let n_parts = elements.div_ceil(per);
-        debug_assert_eq!(n_parts as u32, layout.parts(array).min(n_parts as u32));
+        debug_assert_eq!(n_parts as u32, layout.parts(array), "{label}: the parts made are the parts the shaders bind");
         let mut parts = Vec::new();
         for p in 0..n_parts {
             let len = per.min(elements - p * per);
