@@ -68,12 +68,12 @@ pub mod consts {
     /// the host resumes it from that step's rebuild passes (`gpu::capacity`), as after an
     /// overflow. Not an error.
     pub const REBUILD_LATE: u32 = 16;
-    /// With a skin, only steps whose step counter is a multiple of this carry the rebuild passes
-    /// (grid, list: about 20 indirect dispatches); the steps between encode none (an empty
-    /// indirect dispatch still costs a few µs on a real GPU: 0.1 ms a step at 1M particles on
-    /// an H200). At such a step `list_plan` rebuilds early when the list could go stale before
-    /// the next one. Without a skin every step rebuilds, and every step carries the passes
-    /// (`SimParams::rebuild_stride` = 1).
+    /// With a skin, at most every this many steps carries the rebuild passes (grid, list: about
+    /// 20 indirect dispatches; `SimParams::rebuild_stride`, which the host adapts to the list's
+    /// lifetime); the steps between encode none (an empty indirect dispatch still costs a few µs
+    /// on a real GPU: 0.1 ms a step at 1M particles on an H200). At such a step `list_plan`
+    /// rebuilds early when the list could go stale before the next one. Without a skin every
+    /// step rebuilds, and every step carries the passes (stride 1).
     pub const REBUILD_STRIDE: u32 = 8;
     /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
     pub const BLOWUP_POSITION: u32 = 1;

@@ -118,6 +118,7 @@ impl GpuBackend {
             let st = self.read_step_state_of(&batch)?;
             if st.flags == 0 {
                 self.steps_done = batch.s0 + batch.n;
+                self.adapt_rebuild_stride(&st, batch.n, false);
                 continue;
             }
             if let Some(last) = flight.back() {
@@ -219,6 +220,7 @@ impl GpuBackend {
             // planned the rebuild, and the resumed step carries the passes
             if st.flags & REBUILD_LATE != 0 {
                 self.late_rebuilds += 1;
+                self.adapt_rebuild_stride(&st, 0, true);
             }
             self.clear_overflow(&st);
             let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("batch") });
@@ -333,6 +335,36 @@ impl GpuBackend {
             if st.flags & OVERFLOW_HASH == 0 {
                 return Ok(());
             }
+        }
+    }
+
+    /// The rebuild stride for the list's lifetime (`SimParams::rebuild_stride`; results do not
+    /// depend on it). A list that lives a few steps would go stale between the steps that carry
+    /// the rebuild passes and halt batch after batch (`REBUILD_LATE`, a host round trip each):
+    /// the rotating drum builds every 6 steps. After a batch of `steps` steps with the step state
+    /// `st`, the stride becomes the largest power of two within a quarter of the steps per build
+    /// the batch saw (at most `REBUILD_STRIDE`, at least 1); after a late rebuild (`late`) it
+    /// halves. Takes effect from the next batch encoded (the write of `sim` precedes it in
+    /// queue order, and the host encodes with the same value).
+    fn adapt_rebuild_stride(&mut self, st: &StepStateRead, steps: u64, late: bool) {
+        let builds = st.rebuilds.wrapping_sub(self.rebuilds_seen);
+        self.rebuilds_seen = st.rebuilds;
+        let old = self.sim.rebuild_stride;
+        if old == 0 || self.grid.skin <= 0.0 {
+            return;
+        }
+        let new = if late {
+            (old / 2).max(1)
+        } else if steps == 0 {
+            old
+        } else {
+            let per_build = steps as f64 / builds.max(1) as f64;
+            let quarter = (per_build / 4.0).max(1.0) as u32;
+            (1u32 << quarter.ilog2()).min(crate::layout::consts::REBUILD_STRIDE)
+        };
+        if new != old {
+            self.sim.rebuild_stride = new;
+            self.write_sim();
         }
     }
 

@@ -191,6 +191,7 @@ impl GpuBackend {
             q.write_buffer(&pair_upload, 0, bytemuck::cast_slice(&pair_records));
         }
         let st = self.initial_forces(s, Some(enc), Some((&pair_upload, pair_records.len() as u32)))?;
+        self.rebuilds_seen = st.rebuilds;
         drop((upload, pair_upload));
         self.sim.dt = dt;
         self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));

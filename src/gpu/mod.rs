@@ -155,6 +155,8 @@ pub struct GpuBackend {
     /// Batches halted by REBUILD_LATE (a list gone stale in a step without rebuild passes,
     /// `list_plan.wgsl`) and resumed.
     late_rebuilds: u64,
+    /// `StepState::rebuilds` after the last batch read (`GpuBackend::adapt_rebuild_stride`).
+    rebuilds_seen: u32,
     /// Whether the pipelines are the process's shared ones (`GpuBackend::new`) or this
     /// backend's own (`with_context`): where the list outgrows a part, new ones come from the
     /// same source.
@@ -267,12 +269,13 @@ impl GpuBackend {
         let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, shared_pipelines, planned_bytes: planned };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);
         let st = backend.initial_forces(0, None, None)?;
+        backend.rebuilds_seen = st.rebuilds;
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(backend.meshes.overflow_error(&st, 0));
         }
@@ -331,6 +334,13 @@ impl GpuBackend {
         &self.buffers.split
     }
 
+    /// Steps whose counter is a multiple of this carry the rebuild passes now
+    /// (`SimParams::rebuild_stride`, adapted to the list's lifetime).
+    pub fn rebuild_stride(&self) -> u32 {
+        self.sim.rebuild_stride
+    }
+
+    /// Current neighbour-list capacity (slots).
     pub fn list_capacity(&self) -> u32 {
         self.buffers.list_capacity
     }
