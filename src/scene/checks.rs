@@ -90,7 +90,7 @@ pub fn check_ranges(cx: &Cx, s: &Setup) -> Result<()> {
         // in a fraction of the time)
         let r = p.radius[i];
         let speed = DVec3::from(p.velocity[i]).length() + DVec3::from(p.angular_velocity[i]).length() * r;
-        if point_ok(p.position[i]) && r >= MIN_RADIUS && r <= MAX_COORDINATE && speed_ok(speed) {
+        if point_ok(p.position[i]) && (MIN_RADIUS..=MAX_COORDINATE).contains(&r) && speed_ok(speed) {
             continue;
         }
         let key = index("particles", i);

@@ -142,7 +142,7 @@ pub(crate) fn random_fill(
     particles: &mut Particles,
     grid: &mut Grid,
 ) -> Result<()> {
-    if count as u64 > LATTICE_MAX {
+    if count > LATTICE_MAX {
         return Err(cx.err(&join(path, "count"), format!("{count} particles is too many (limit {LATTICE_MAX}, the most the GPU backend addresses)")));
     }
     let mut rng = Pcg64::seed_from_u64(c.seed);
