@@ -354,7 +354,7 @@ mod twins {
         let hn = hooke_normal(p, &g, v_imp);
         o[3..9].copy_from_slice(&[hn.fn_total, hn.fn_spring, hn.fn_d, hn.k_n, hn.gamma_n, hn.overlap]);
         o[9] = hooke_stiffness(p, &gw);
-        o[10] = restitution_damping(g.m_c, hn.k_n, p.restitution);
+        o[10] = restitution_damping(g.m_c, hn.k_n, p.damping_restitution());
         o[11] = hooke_restitution(p, &g, v_imp);
         let k_t = linear_shear_stiffness(p, hn.k_n);
         o[12] = k_t;
@@ -438,7 +438,7 @@ mod twins {
             check("hooke_normal.gamma_n", 7, 1, 1e-12, 2e-4 + gamma_rel);
             check("hooke_normal.overlap", 8, 1, distance * 4.0 * f32::EPSILON as f64, 2e-4);
             check("hooke_stiffness (wall)", 9, 1, 1e-12, 2e-4);
-            let e_fixed = case.p.restitution;
+            let e_fixed = case.p.damping_restitution();
             check("restitution_damping", 10, 1, 1e-12, 2e-4 + 1e-6 / e_fixed.ln().abs());
             check("hooke_restitution", 11, 1, 1e-12, 2e-4 + sens);
             check("linear_shear_stiffness", 12, 1, 1e-12, 2e-4);

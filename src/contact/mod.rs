@@ -26,6 +26,7 @@ pub mod hertz_mindlin;
 pub mod hertz_viscous;
 pub mod output;
 pub mod model;
+pub mod calibration;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
 pub use hertz::hertz_contact;

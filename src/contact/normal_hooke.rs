@@ -54,7 +54,7 @@ pub fn restitution_damping(m_c: f64, k: f64, e: f64) -> f64 {
 /// e_max as St falls; the physics has the minus sign.) Without `viscous`: `coefficientRestitution`.
 pub fn hooke_restitution(p: &PairParams, g: &ContactGeometry, v_impact: f64) -> f64 {
     if !p.viscous {
-        return p.restitution;
+        return p.damping_restitution();
     }
     let r_star = 0.5 * g.r_bar;
     let stokes = g.m_c * v_impact / (6.0 * std::f64::consts::PI * p.fluid_viscosity * r_star * r_star);

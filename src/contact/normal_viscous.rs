@@ -39,7 +39,7 @@ pub fn viscous_normal(p: &PairParams, g: &ContactGeometry) -> ViscousNormal {
     let overlap = (-g.gap).max(0.0);
     let k_n0 = hertz_k_n0(p, g.r_bar);
     let fn_e = if overlap > 0.0 { -k_n0 * overlap * overlap.sqrt() } else { 0.0 };
-    let visc = if overlap > 0.0 { antypov_alpha(p.restitution) * (g.m_c * k_n0).sqrt() * overlap.sqrt().sqrt() } else { 0.0 };
+    let visc = if overlap > 0.0 { antypov_alpha(p.damping_restitution()) * (g.m_c * k_n0).sqrt() * overlap.sqrt().sqrt() } else { 0.0 };
     let fn_raw = visc * g.vel_normal;
     let fn_d = if p.no_attraction || p.limit_damping { fn_raw.min(-fn_e) } else { fn_raw };
     let strain = 0.4 * overlap * -fn_e;

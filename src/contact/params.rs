@@ -126,6 +126,11 @@ pub struct PairParams {
     /// η_t/η_n = √(4G*/E*) of `hertz_mindlin` (`mindlin_damping_ratio()`), formed once per
     /// pair; `None` until prepared.
     pub mindlin_damping_ratio: Option<f64>,
+    /// The restitution the dashpot formulas of `hooke`, `hertz_mindlin` and `hertz_viscous` are
+    /// given (`damping_restitution()`): `restitution`, or with `limit_damping` the value whose
+    /// dashpot, cut at zero force, rebounds at `restitution` (`calibration`); `None` until
+    /// prepared.
+    pub prepared_damping_restitution: Option<f64>,
 }
 
 impl Default for PairParams {
@@ -164,6 +169,7 @@ impl Default for PairParams {
             tsuji_alpha: None,
             prepared_e_star: None,
             mindlin_damping_ratio: None,
+            prepared_damping_restitution: None,
         }
     }
 }
@@ -188,13 +194,40 @@ impl PairParams {
     /// same bits).
     pub fn prepared(self) -> PairParams {
         let e_star = self.e_star();
-        PairParams { tsuji_alpha: Some(tsuji_alpha(self.restitution)), prepared_e_star: Some(e_star), mindlin_damping_ratio: Some(mindlin_damping_ratio(self.g_star, e_star)), ..self }
+        let e_d = self.damping_restitution();
+        PairParams {
+            tsuji_alpha: Some(tsuji_alpha(e_d)),
+            prepared_e_star: Some(e_star),
+            mindlin_damping_ratio: Some(mindlin_damping_ratio(self.g_star, e_star)),
+            prepared_damping_restitution: Some(e_d),
+            ..self
+        }
     }
 
-    /// Tsuji's α of this pair (`hertz_mindlin`): the prepared value, else formed now.
+    /// Tsuji's α of this pair (`hertz_mindlin`, of the damping restitution): the prepared
+    /// value, else formed now.
     #[inline]
     pub fn tsuji_alpha(&self) -> f64 {
-        self.tsuji_alpha.unwrap_or_else(|| tsuji_alpha(self.restitution))
+        self.tsuji_alpha.unwrap_or_else(|| tsuji_alpha(self.damping_restitution()))
+    }
+
+    /// The restitution the dashpot formulas are given: `restitution`, or with `limit_damping`
+    /// on `hooke` (without `viscous`), `hertz_mindlin` or `hertz_viscous` the damping
+    /// restitution whose capped collision rebounds at `restitution` (`calibration`): the
+    /// prepared value, else formed now.
+    pub fn damping_restitution(&self) -> f64 {
+        use super::calibration::{damping_restitution, DampingLaw};
+        if let Some(e_d) = self.prepared_damping_restitution {
+            return e_d;
+        }
+        let law = match self.model {
+            _ if !self.limit_damping => return self.restitution,
+            ContactModel::Hooke if !self.viscous => DampingLaw::Linear,
+            ContactModel::HertzMindlin => DampingLaw::Tsuji,
+            ContactModel::HertzViscous => DampingLaw::Antypov,
+            _ => return self.restitution,
+        };
+        damping_restitution(law, self.restitution)
     }
 }
 
@@ -260,7 +293,8 @@ gpu_struct! {
         dp_alpha: f32 => "f32",
         dp_en: f32 => "f32",
         dp_enmin: f32 => "f32",
-        restitution: f32 => "f32",
+        /// `PairParams::damping_restitution()`: what the dashpots are given.
+        damping_restitution: f32 => "f32",
         elastic_stiffness: f32 => "f32",
         characteristic_velocity: f32 => "f32",
         fluid_viscosity: f32 => "f32",
@@ -306,7 +340,7 @@ impl From<&PairParams> for PairParamsGpu {
             dp_alpha: p.dp_alpha as f32,
             dp_en: p.dp_en as f32,
             dp_enmin: p.dp_enmin as f32,
-            restitution: p.restitution as f32,
+            damping_restitution: p.damping_restitution() as f32,
             elastic_stiffness: p.elastic_stiffness as f32,
             characteristic_velocity: p.characteristic_velocity as f32,
             fluid_viscosity: p.fluid_viscosity as f32,

@@ -192,5 +192,18 @@ pub(crate) fn check_resolved(cx: &Cx, p: &PairParams, path: &str) -> Result<()> 
     if p.model != ContactModel::Hertz && p.rgap != 0.0 {
         return Err(cx.err(path, format!("rgap is a parameter of the hertz model only, got {} for {}", p.rgap, p.model.name())));
     }
+    // limit_damping keeps the restitution asked for (`contact::calibration`), down to what a
+    // critically damped dashpot cut at zero force gives
+    let calibrated = p.limit_damping && matches!(p.model, ContactModel::HertzMindlin | ContactModel::HertzViscous) || (p.limit_damping && p.model == ContactModel::Hooke && !p.viscous);
+    let least = crate::contact::calibration::least_capped_restitution(crate::contact::calibration::DampingLaw::Linear);
+    if calibrated && p.restitution < least {
+        return Err(cx.err(
+            path,
+            format!(
+                "coefficientRestitution {} with limit_damping: a dashpot that never pulls rebounds at {least:.4} at the least (critically damped); give at least that, or turn limit_damping off",
+                super::parse::fmt_num(p.restitution)
+            ),
+        ));
+    }
     Ok(())
 }

@@ -47,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     put(o + 7u, hn.gamma_n);
     put(o + 8u, hn.overlap);
     put(o + 9u, hooke_stiffness(p, gw));
-    put(o + 10u, restitution_damping(g.m_c, hn.k_n, p.restitution));
+    put(o + 10u, restitution_damping(g.m_c, hn.k_n, p.damping_restitution));
     put(o + 11u, hooke_restitution(p, g, v_imp));
     let k_t = linear_shear_stiffness(p, hn.k_n);
     put(o + 12u, k_t);

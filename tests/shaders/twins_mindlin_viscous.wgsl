@@ -20,7 +20,7 @@ fn put_output(o: u32, c: ContactOutput) {
 }
 
 fn block(o: u32, p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) {
-    let mn = mindlin_normal(p, g, tsuji_alpha(p.restitution));
+    let mn = mindlin_normal(p, g, tsuji_alpha(p.damping_restitution));
     put(o, mn.fn_e);
     put(o + 1u, mn.fn_d);
     put(o + 2u, mn.k_n);
@@ -76,6 +76,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var gw = ball_wall_geometry(inputs[b + 11u], in3(b + 28u), inputs[b + 3u], inputs[b + 5u], in3(b + 8u), in3(b + 12u), in3(b + 16u));
     gw.previous_spin_i = in3(b + 35u);
     block(o + BLOCK, p, gw, history, dt);
-    put(o + 2u * BLOCK, tsuji_alpha(p.restitution));
-    put(o + 2u * BLOCK + 1u, antypov_alpha(p.restitution));
+    put(o + 2u * BLOCK, tsuji_alpha(p.damping_restitution));
+    put(o + 2u * BLOCK + 1u, antypov_alpha(p.damping_restitution));
 }
