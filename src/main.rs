@@ -336,7 +336,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 VerifyBackendArg::Gpu => &["gpu"],
                 VerifyBackendArg::Both => &["cpu", "gpu"],
             };
-            let report = talus::chung_ooi::run_benchmark(backends, &talus::chung_ooi::open_backend, &talus::contact::ContactModel::ALL)?;
+            let report = talus::chung_ooi::run_benchmark(backends, &talus::chung_ooi::open_backend, &talus::chung_ooi::Variant::all())?;
             print!("{}", report.table());
             let out = out.unwrap_or_else(|| PathBuf::from("out").join("chung-ooi"));
             let files = talus::chung_ooi::write_outputs(&report, &out)?;
