@@ -19,7 +19,7 @@ const GPU_MODELS: [Variant; 4] = [
 #[test]
 fn chung_ooi_benchmark_meets_theory_on_the_cpu() {
     let all = Variant::all();
-    assert_eq!(all.len(), 8, "five models, three of them also with limit_damping");
+    assert_eq!(all.len(), 10, "five models, each also with limit_damping");
     let report = run_benchmark(&["cpu"], &open_backend, &all).expect("benchmark runs");
     print!("{}", report.table());
     for test in 1..=8 {

@@ -71,6 +71,8 @@ fn random_case(rng: &mut Pcg64) -> Case {
     input[34] = f(0.1 * input[25]);
     input[23] = stored_compliance(rng);
     put(&mut input, 28, { let n = unit(rng); DVec3::new(f(n.x), f(n.y), f(n.z)) });
+    // `limit_damping` (mode 3 whatever dp_mode says), drawn last so the draws above stay as they were
+    let p = PairParams { limit_damping: rng.random_bool(0.3), ..p };
     Case { input, p }
 }
 

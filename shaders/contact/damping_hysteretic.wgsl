@@ -26,12 +26,15 @@ fn hysteretic_factor(p: PairParamsGpu) -> f32 {
 
 // Eq (5): F_n^d = χ δ^α δ̇ (tension positive); no shear dashpot; no damping when δ̇⁻ = 0.
 // The coefficient χ δ^α is limited to m_c/Δt (explicit stability; eq (6) is singular as δ̇⁻ → 0).
+// With `limit_damping` the dashpot is cut where the total normal force would pull.
 fn hysteretic_dashpot(p: PairParamsGpu, g: ContactGeometry, normal: NormalForce, v_impact: f32, dt: f32) -> DashpotForce {
     var chi = 0.0;
     if (v_impact > 0.0) {
         chi = hysteretic_factor(p) * normal.h_n / v_impact;
     }
     let coefficient = select(chi * pow(normal.overlap, p.hz_alpha), min(chi * pow(normal.overlap, p.hz_alpha), g.m_c / dt), dt > 0.0);
-    let fn_d = select(0.0, coefficient * g.vel_normal, normal.overlap > 0.0);
+    let fn_raw = select(0.0, coefficient * g.vel_normal, normal.overlap > 0.0);
+    // `limit_damping`: the total normal force F_n^h + F_n^d is never tension
+    let fn_d = select(fn_raw, min(fn_raw, -normal.fn_h), (p.flags & PAIR_FLAG_LIMIT_DAMPING) != 0u);
     return DashpotForce(fn_d, vec3<f32>(0.0));
 }

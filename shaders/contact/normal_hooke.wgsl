@@ -40,7 +40,7 @@ fn restitution_damping(m_c: f32, k: f32, e: f32) -> f32 {
 // Restitution with viscous (Legendre et al.): e = e_max exp(−c_S/St), St = m* v / (6π μ_f r*²).
 fn hooke_restitution(p: PairParamsGpu, g: ContactGeometry, v_impact: f32) -> f32 {
     if ((p.flags & PAIR_FLAG_VISCOUS) == 0u) {
-        return p.restitution;
+        return p.damping_restitution;
     }
     let r_star = 0.5 * g.r_bar;
     let stokes = g.m_c * v_impact / (6.0 * HOOKE_PI * p.fluid_viscosity * r_star * r_star);

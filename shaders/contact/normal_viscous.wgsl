@@ -26,7 +26,7 @@ fn viscous_normal(p: PairParamsGpu, g: ContactGeometry) -> ViscousNormal {
     let overlap = max(-g.gap, 0.0);
     let k_n0 = hertz_k_n0(p, g.r_bar);
     let fn_e = select(0.0, -k_n0 * overlap * sqrt(overlap), overlap > 0.0);
-    let visc = select(0.0, antypov_alpha(p.restitution) * sqrt(g.m_c * k_n0) * sqrt(sqrt(overlap)), overlap > 0.0);
+    let visc = select(0.0, antypov_alpha(p.damping_restitution) * sqrt(g.m_c * k_n0) * sqrt(sqrt(overlap)), overlap > 0.0);
     let fn_raw = visc * g.vel_normal;
     let fn_d = select(fn_raw, min(fn_raw, -fn_e), (p.flags & (PAIR_FLAG_NO_ATTRACTION | PAIR_FLAG_LIMIT_DAMPING)) != 0u);
     let strain = 0.4 * overlap * -fn_e;

@@ -37,10 +37,13 @@ pub fn hysteretic_factor(p: &PairParams) -> f64 {
 /// Eq (6) is singular as δ̇⁻ → 0 (a contact that forms at a crawl gets a huge χ), and an
 /// explicit step is unstable once the damping coefficient χ δ^α exceeds m_c/Δt, so the
 /// coefficient is limited to m_c/Δt. In a resolved impact it stays far below (≈ 0.1 m_c/Δt at
-/// e = 0.1 and Δt = t_c/200), so the restitution is unaffected.
+/// e = 0.1 and Δt = t_c/200), so the restitution is unaffected. With `limit_damping` the dashpot
+/// is cut where the total normal force would pull.
 pub fn hysteretic_dashpot(p: &PairParams, g: &ContactGeometry, normal: &NormalForce, v_impact: f64, dt: f64) -> DashpotForce {
     let chi = if v_impact > 0.0 { hysteretic_factor(p) * normal.h_n / v_impact } else { 0.0 };
     let coefficient = if dt > 0.0 { (chi * normal.overlap.powf(p.hz_alpha)).min(g.m_c / dt) } else { chi * normal.overlap.powf(p.hz_alpha) };
-    let fn_d = if normal.overlap > 0.0 { coefficient * g.vel_normal } else { 0.0 };
+    let fn_raw = if normal.overlap > 0.0 { coefficient * g.vel_normal } else { 0.0 };
+    // `limit_damping`: the total normal force F_n^h + F_n^d is never tension
+    let fn_d = if p.limit_damping { fn_raw.min(-normal.fn_h) } else { fn_raw };
     DashpotForce { fn_d, fs_d: DVec3::ZERO }
 }

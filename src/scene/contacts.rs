@@ -14,8 +14,8 @@ const COMMON: &[&str] = &["model", "fric", "rolling_fric", "hz_shear", "hz_poiss
 /// The keys of each model beyond `COMMON` (spec names).
 fn model_keys(m: ContactModel) -> &'static [&'static str] {
     match m {
-        ContactModel::Hertz => &["hz_alpha", "hz_mode", "rgap", "dp_nratio", "dp_sratio", "dp_alpha", "dp_mode"],
-        ContactModel::Hysteretic => &["hz_alpha", "hz_mode", "dp_mode", "dp_en", "dp_enmin"],
+        ContactModel::Hertz => &["hz_alpha", "hz_mode", "rgap", "dp_nratio", "dp_sratio", "dp_alpha", "dp_mode", "limit_damping"],
+        ContactModel::Hysteretic => &["hz_alpha", "hz_mode", "dp_mode", "dp_en", "dp_enmin", "limit_damping"],
         ContactModel::Hooke => &[
             "elasticStiffness",
             "characteristicVelocity",
