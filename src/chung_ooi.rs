@@ -491,7 +491,6 @@ fn test_3(ctx: &mut Ctx, model: Variant) -> Result<()> {
     let r = 0.01;
     let v = 3.9;
     let (tol, note) = match model.model {
-        ContactModel::Hysteretic if model.limit_damping => (5e-2, "Gonthier c(e) approximation (mode 0), with limit_damping's cut (not calibrated)"),
         _ if model.limit_damping => (1e-2, "limit_damping: the dashpot calibrated so that it never pulls and keeps e (docs/contact-models.md)"),
         ContactModel::Hysteretic => (5e-2, "Gonthier c(e) approximation (mode 0): |e - e_n| <= 0.04 by construction"),
         _ => (5e-3, ""),

@@ -77,6 +77,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("bad switch", "\"dp_nratio\": 0.1, \"dp_mode\": 0", "\"model\": \"hooke\", \"elasticStiffness\": 1e5, \"limitForce\": \"yes\"", &["contacts.default.limitForce", "yes"]),
     ("bad limit_damping", "\"dp_nratio\": 0.1, \"dp_mode\": 0", "\"model\": \"hertz_mindlin\", \"limit_damping\": 2", &["case.json", "contacts.default.limit_damping", "2"]),
     ("limit_damping below the least restitution", "\"dp_nratio\": 0.1, \"dp_mode\": 0", "\"model\": \"hertz_mindlin\", \"coefficientRestitution\": 0.1, \"limit_damping\": true", &["contacts.default", "coefficientRestitution 0.1 with limit_damping", "0.1358"]),
+    ("hysteretic limit_damping below its mode's least", "\"dp_nratio\": 0.1, \"dp_mode\": 0", "\"model\": \"hysteretic\", \"dp_mode\": 1, \"dp_en\": 0.3, \"limit_damping\": true", &["contacts.default", "dp_en 0.3 with limit_damping", "dashpot mode 1"]),
     ("hysteretic dashpot mode 3", "\"dp_nratio\": 0.1, \"dp_mode\": 0", "\"model\": \"hysteretic\", \"dp_mode\": 3", &["contacts.default.dp_mode", "3"]),
     ("box min >= max", "\"max\": [0.4, 0.2, 0.2]", "\"max\": [0.4, -0.2, 0.2]", &["walls[1].min", "-0.2", "on y"]),
     ("generator box min >= max", "\"max\": [0.3, 0.1, 0.1]", "\"max\": [0.1, 0.1, 0.1]", &["generators[0].box.min", "0.2", "0.1"]),

@@ -11,16 +11,22 @@ fn impact_speed(g: ContactGeometry, h: HistoryGpu) -> f32 {
     return h.impact_velocity;
 }
 
-// The dimensionless factor of eq (6), χ = factor · h_n / δ̇⁻, for dashpot mode M_d.
+// The dimensionless factor of eq (6), χ = factor · h_n / δ̇⁻, for dashpot mode M_d; e_n is
+// `damping_restitution` (dp_en, or with limit_damping the value that keeps the rebound at dp_en).
 fn hysteretic_factor(p: PairParamsGpu) -> f32 {
-    if (p.dp_mode == 1u) {
-        let e = max(p.dp_en, p.dp_enmin);
+    return factor_of(p.dp_mode, p.damping_restitution, p.dp_enmin);
+}
+
+// The factor of dashpot mode `mode` at e_n (mode 1's floor e_min).
+fn factor_of(mode: u32, e_n: f32, e_min: f32) -> f32 {
+    if (mode == 1u) {
+        let e = max(e_n, e_min);
         return 0.75 * (1.0 - e * e);
-    } else if (p.dp_mode == 2u) {
-        let e = p.dp_en;
+    } else if (mode == 2u) {
+        let e = e_n;
         return 0.75 * (1.0 - e * e) * exp(2.0 * (1.0 - e));
     }
-    let e = max(p.dp_en, 1e-3);
+    let e = max(e_n, 1e-3);
     return (1.0 - e * e) / e;
 }
 

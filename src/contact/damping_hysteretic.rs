@@ -19,15 +19,22 @@ pub fn impact_speed(g: &ContactGeometry, h: &History) -> f64 {
 /// The dimensionless factor of eq (6), χ = factor · h_n / δ̇⁻, for dashpot mode M_d:
 /// 0 (1−e²)/e (Gonthier 2004), 1 ¾(1−e²) with e = max(e_n, e*_n) (Lankarani–Nikravesh 1990),
 /// 2 ¾(1−e²) e^(2(1−e)) (Zhiying–Qishao). Mode 0 clamps e_n ≥ 1e-3 (χ is infinite at e_n = 0).
+/// e_n is `PairParams::damping_restitution()`: `dp_en`, or with `limit_damping` the value that
+/// keeps the rebound at `dp_en` (`calibration`).
 pub fn hysteretic_factor(p: &PairParams) -> f64 {
-    if p.dp_mode == 1 {
-        let e = p.dp_en.max(p.dp_enmin);
+    factor_of(p.dp_mode, p.damping_restitution(), p.dp_enmin)
+}
+
+/// The factor of dashpot mode `mode` at e_n = `e_n` (mode 1's floor `e_min`).
+pub fn factor_of(mode: u32, e_n: f64, e_min: f64) -> f64 {
+    if mode == 1 {
+        let e = e_n.max(e_min);
         0.75 * (1.0 - e * e)
-    } else if p.dp_mode == 2 {
-        let e = p.dp_en;
+    } else if mode == 2 {
+        let e = e_n;
         0.75 * (1.0 - e * e) * (2.0 * (1.0 - e)).exp()
     } else {
-        let e = p.dp_en.max(1e-3);
+        let e = e_n.max(1e-3);
         (1.0 - e * e) / e
     }
 }

@@ -192,16 +192,25 @@ pub(crate) fn check_resolved(cx: &Cx, p: &PairParams, path: &str) -> Result<()> 
     if p.model != ContactModel::Hertz && p.rgap != 0.0 {
         return Err(cx.err(path, format!("rgap is a parameter of the hertz model only, got {} for {}", p.rgap, p.model.name())));
     }
-    // limit_damping keeps the restitution asked for (`contact::calibration`), down to what a
-    // critically damped dashpot cut at zero force gives
-    let calibrated = p.limit_damping && matches!(p.model, ContactModel::HertzMindlin | ContactModel::HertzViscous) || (p.limit_damping && p.model == ContactModel::Hooke && !p.viscous);
-    let least = crate::contact::calibration::least_capped_restitution(crate::contact::calibration::DampingLaw::Linear);
-    if calibrated && p.restitution < least {
+    // limit_damping keeps the restitution asked for (`contact::calibration`), down to what the
+    // most damped dashpot of the law, cut at zero force, gives
+    use crate::contact::calibration::{least_capped_restitution, DampingLaw};
+    let (law, key, asked) = match p.model {
+        _ if !p.limit_damping => return Ok(()),
+        ContactModel::Hooke if !p.viscous => (DampingLaw::Linear, "coefficientRestitution", p.restitution),
+        ContactModel::HertzMindlin => (DampingLaw::Tsuji, "coefficientRestitution", p.restitution),
+        ContactModel::HertzViscous => (DampingLaw::Antypov, "coefficientRestitution", p.restitution),
+        ContactModel::Hysteretic => (DampingLaw::HuntCrossley { mode: p.dp_mode, alpha_bits: p.hz_alpha.to_bits() }, "dp_en", p.dp_en),
+        _ => return Ok(()),
+    };
+    let least = least_capped_restitution(law);
+    if asked < least {
+        let how = if p.model == ContactModel::Hysteretic { format!("dashpot mode {} at hz_alpha {}", p.dp_mode, super::parse::fmt_num(p.hz_alpha)) } else { "critically damped".to_string() };
         return Err(cx.err(
             path,
             format!(
-                "coefficientRestitution {} with limit_damping: a dashpot that never pulls rebounds at {least:.4} at the least (critically damped); give at least that, or turn limit_damping off",
-                super::parse::fmt_num(p.restitution)
+                "{key} {} with limit_damping: a dashpot that never pulls rebounds at {least:.4} at the least ({how}); give at least that, or turn limit_damping off",
+                super::parse::fmt_num(asked)
             ),
         ));
     }
