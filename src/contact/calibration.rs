@@ -21,6 +21,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use super::params::{ContactModel, PairParams};
+
 /// A dashpot law whose restitution depends on one number (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DampingLaw {
@@ -48,6 +50,29 @@ impl DampingLaw {
             DampingLaw::Tsuji => super::normal_mindlin::TSUJI_FACTOR * 1.5f64.sqrt() * super::params::tsuji_alpha(e_d).abs(),
             DampingLaw::Antypov => 5f64.sqrt() * shape,
         }
+    }
+}
+
+impl PairParams {
+    /// The restitution the dashpot formulas are given: `restitution` (`hysteretic`: `dp_en`),
+    /// or with `limit_damping` on `hooke` (without `viscous`), `hertz_mindlin`, `hertz_viscous`
+    /// or `hysteretic` the damping restitution whose capped collision rebounds at that value
+    /// (`calibration`): the prepared value, else formed now.
+    pub fn damping_restitution(&self) -> f64 {
+        if let Some(e_d) = self.prepared_damping_restitution {
+            return e_d;
+        }
+        // hysteretic's e is `dp_en`, the others' `restitution`
+        let asked = if self.model == ContactModel::Hysteretic { self.dp_en } else { self.restitution };
+        let law = match self.model {
+            _ if !self.limit_damping => return asked,
+            ContactModel::Hooke if !self.viscous => DampingLaw::Linear,
+            ContactModel::HertzMindlin => DampingLaw::Tsuji,
+            ContactModel::HertzViscous => DampingLaw::Antypov,
+            ContactModel::Hysteretic => DampingLaw::HuntCrossley { mode: self.dp_mode, alpha_bits: self.hz_alpha.to_bits() },
+            _ => return asked,
+        };
+        damping_restitution(law, asked)
     }
 }
 

@@ -211,27 +211,8 @@ impl PairParams {
         self.tsuji_alpha.unwrap_or_else(|| tsuji_alpha(self.damping_restitution()))
     }
 
-    /// The restitution the dashpot formulas are given: `restitution` (`hysteretic`: `dp_en`),
-    /// or with `limit_damping` on `hooke` (without `viscous`), `hertz_mindlin`, `hertz_viscous`
-    /// or `hysteretic` the damping restitution whose capped collision rebounds at that value
-    /// (`calibration`): the prepared value, else formed now.
-    pub fn damping_restitution(&self) -> f64 {
-        use super::calibration::{damping_restitution, DampingLaw};
-        if let Some(e_d) = self.prepared_damping_restitution {
-            return e_d;
-        }
-        // hysteretic's e is `dp_en`, the others' `restitution`
-        let asked = if self.model == ContactModel::Hysteretic { self.dp_en } else { self.restitution };
-        let law = match self.model {
-            _ if !self.limit_damping => return asked,
-            ContactModel::Hooke if !self.viscous => DampingLaw::Linear,
-            ContactModel::HertzMindlin => DampingLaw::Tsuji,
-            ContactModel::HertzViscous => DampingLaw::Antypov,
-            ContactModel::Hysteretic => DampingLaw::HuntCrossley { mode: self.dp_mode, alpha_bits: self.hz_alpha.to_bits() },
-            _ => return asked,
-        };
-        damping_restitution(law, asked)
-    }
+    // `damping_restitution()`, the restitution the dashpot formulas are given, is defined in
+    // `calibration.rs`, which selects the pair's dashpot law and calibrates it.
 }
 
 /// α = ln e/√(π² + ln² e) (≤ 0) of Tsuji's damping (`hertz-mindlin-musen.txt`, "Normal
