@@ -68,6 +68,9 @@ pub struct Snapshot {
     /// Sum of contact torques on each particle, N·m.
     pub torque: Vec<[f64; 3]>,
     pub radius: Vec<f64>,
+    /// The rigid bodies (empty without clumps): the VTU carries each component's `body_id`,
+    /// and the run writes the bodies' file beside it (`output::bodies_csv`).
+    pub bodies: crate::model::body::Bodies,
 }
 
 /// What the contacts put on one wall in the last step: force on the wall (N) and torque on the

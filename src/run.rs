@@ -160,6 +160,12 @@ pub fn snapshot_file(step: u64) -> String {
     format!("snapshots/particles_{step:010}.vtu")
 }
 
+/// The bodies file beside snapshot `step` (scenes with rigid clumps), relative to the run
+/// directory.
+pub fn bodies_file(step: u64) -> String {
+    format!("snapshots/bodies_{step:010}.csv")
+}
+
 fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
     let style = indicatif::ProgressStyle::with_template(
         "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps, ETA {eta} {msg}",
@@ -219,6 +225,9 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         let file = snapshot_file(s.step);
         create_dir_all(&out_dir.join("snapshots"))?;
         write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)?;
+        if !s.bodies.is_empty() {
+            crate::output::bodies_csv::write_bodies_csv(&out_dir.join(bodies_file(s.step)), &s.bodies, &setup.clump_template_names())?;
+        }
         pvd.push(s.step as f64 * setup.dt, &file)
     };
 

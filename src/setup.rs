@@ -12,6 +12,7 @@ use crate::error::{Result, TalusError};
 use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
 use crate::model::flow::{Insertion, Outlet, Rate};
+use crate::model::body::Bodies;
 use crate::model::checks::RunChecks;
 use crate::model::contact_record::ContactRecord;
 use crate::model::material::Material;
@@ -217,6 +218,9 @@ pub struct Setup {
     /// Files the scene read besides itself (mesh STL files, the `initial_state` file), as
     /// resolved; a checkpoint records them with a checksum.
     pub input_files: Vec<PathBuf>,
+    /// Rigid bodies (clumps, `crate::model::body`): empty in a scene without clumps; in one
+    /// with clumps every particle is a component of one.
+    pub bodies: Bodies,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS
@@ -259,6 +263,11 @@ impl Setup {
     }
 
     /// Period on each axis (the domain's extent; meaningful where `periodic` is set).
+    /// The names of the clump templates (the bodies file names each body's).
+    pub fn clump_template_names(&self) -> Vec<String> {
+        Vec::new() // MERGE: self.clump_templates names
+    }
+
     pub fn period(&self) -> DVec3 {
         DVec3::from(self.domain.max) - DVec3::from(self.domain.min)
     }

@@ -24,6 +24,7 @@ use crate::contact::History;
 use crate::error::{Result, TalusError};
 use crate::flow::FlowState;
 use crate::measure::MeasurementsState;
+use crate::model::body::Bodies;
 use crate::model::state::{ContactRecord, ExactState, ParticleState};
 use crate::output::atomic::write_atomic;
 use crate::setup::{Particles, Setup};
@@ -116,6 +117,9 @@ pub struct CheckpointMeta {
     /// Particles held and contacts with history (the lengths of the arrays).
     pub particles: u64,
     pub contacts: u64,
+    /// Rigid bodies held (`ParticleState::bodies`; absent, 0, without clumps).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bodies: u64,
     /// Names of the scene's materials (particles' `material` indexes them), plane walls and
     /// mesh walls (the keys of wall contacts index them).
     pub materials: Vec<String>,
@@ -124,6 +128,10 @@ pub struct CheckpointMeta {
     /// `Backend::carried`: the work partitions and flow energies of particles no longer held.
     pub carried: Energies,
     pub run: RunProgress,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A run's state at an output boundary.
@@ -165,6 +173,7 @@ impl Checkpoint {
             dt: setup.dt,
             particles: state.len() as u64,
             contacts: state.history.len() as u64,
+            bodies: state.bodies.len() as u64,
             materials: setup.materials.iter().map(|m| m.name.clone()).collect(),
             walls: setup.walls.iter().map(|w| w.name.clone()).collect(),
             meshes: setup.meshes.iter().map(|m| MeshRecord { name: m.name.clone(), groups: m.mesh.group_count }).collect(),
@@ -193,6 +202,23 @@ impl Checkpoint {
             ("contact_history".into(), bytes(&h.iter().map(|c| history_row(&c.history)).collect::<Vec<_>>())),
             ("work".into(), bytes(&self.exact.work)),
         ];
+        let b = &s.bodies;
+        if !b.is_empty() {
+            arrays.extend([
+                ("body_position".into(), bytes(&b.position)),
+                ("body_image".into(), bytes(&b.image)),
+                ("body_orientation".into(), bytes(&b.orientation)),
+                ("body_velocity".into(), bytes(&b.velocity)),
+                ("body_angular_momentum".into(), bytes(&b.angular_momentum)),
+                ("body_mass".into(), bytes(&b.mass)),
+                ("body_moments".into(), bytes(&b.moments)),
+                ("body_first".into(), bytes(&b.first)),
+                ("body_count".into(), bytes(&b.count)),
+                ("body_template".into(), bytes(&b.template)),
+                ("body_of".into(), bytes(&b.body_of)),
+                ("body_offset".into(), bytes(&b.offset)),
+            ]);
+        }
         arrays.extend(self.exact.raw.iter().map(|(name, b)| (format!("{}.{name}", self.exact.kind), b.clone())));
         container::encode(&meta, &arrays)
     }
@@ -239,7 +265,31 @@ impl Checkpoint {
         if let Some(c) = history.iter().find(|c| c.owner as usize >= n || (c.between_particles() && c.partner as usize >= n)) {
             return Err(bad(format!("corrupt: a contact between {} and {:#x} names a particle beyond the {n} held", c.owner, c.partner)));
         }
+        let nb = meta.bodies as usize;
+        let bodies = if nb == 0 {
+            Bodies::default()
+        } else {
+            let b = Bodies {
+                position: bytemuck::pod_collect_to_vec(array("body_position", nb, 24)?),
+                image: bytemuck::pod_collect_to_vec(array("body_image", nb, 12)?),
+                orientation: bytemuck::pod_collect_to_vec(array("body_orientation", nb, 32)?),
+                velocity: bytemuck::pod_collect_to_vec(array("body_velocity", nb, 24)?),
+                angular_momentum: bytemuck::pod_collect_to_vec(array("body_angular_momentum", nb, 24)?),
+                mass: bytemuck::pod_collect_to_vec(array("body_mass", nb, 8)?),
+                moments: bytemuck::pod_collect_to_vec(array("body_moments", nb, 24)?),
+                first: bytemuck::pod_collect_to_vec(array("body_first", nb, 4)?),
+                count: bytemuck::pod_collect_to_vec(array("body_count", nb, 4)?),
+                template: bytemuck::pod_collect_to_vec(array("body_template", nb, 4)?),
+                body_of: bytemuck::pod_collect_to_vec(array("body_of", n, 4)?),
+                offset: bytemuck::pod_collect_to_vec(array("body_offset", n, 24)?),
+            };
+            if let Err(e) = b.check(n) {
+                return Err(bad(format!("corrupt: {e}")));
+            }
+            b
+        };
         let state = ParticleState {
+            bodies,
             step: meta.step,
             particles,
             image: bytemuck::pod_collect_to_vec(array("image", n, 12)?),

@@ -41,7 +41,7 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    fn join(a: Sweep, b: Sweep) -> Sweep {
+    pub(super) fn join(a: Sweep, b: Sweep) -> Sweep {
         Sweep { displacement2: a.displacement2.max(b.displacement2), suspicious: a.suspicious || b.suspicious }
     }
 }
@@ -69,25 +69,25 @@ impl Drift {
 /// torque makes the velocities of the kick that used it non-finite). `suspicious` may also fire
 /// for a sum that overflows; the full scan then finds nothing.
 #[derive(Clone, Copy, Debug)]
-struct Watch {
+pub(super) struct Watch {
     lo: DVec3,
     hi: DVec3,
     sum: DVec3,
 }
 
 impl Watch {
-    fn new() -> Watch {
+    pub(super) fn new() -> Watch {
         Watch { lo: DVec3::INFINITY, hi: DVec3::NEG_INFINITY, sum: DVec3::ZERO }
     }
 
     #[inline]
-    fn see(&mut self, x: DVec3, v: DVec3, w: DVec3) {
+    pub(super) fn see(&mut self, x: DVec3, v: DVec3, w: DVec3) {
         self.lo = self.lo.min(x);
         self.hi = self.hi.max(x);
         self.sum += x + v + w;
     }
 
-    fn suspicious(&self, d: &Drift) -> bool {
+    pub(super) fn suspicious(&self, d: &Drift) -> bool {
         !self.sum.is_finite() || (self.lo.cmplt(d.keep_lo) | self.hi.cmpgt(d.keep_hi)).any()
     }
 }
@@ -97,7 +97,7 @@ impl Drift {
     /// The increments of a half kick, v += (F/m + g)·dt/2 and ω += T/I·dt/2 (formed once where
     /// two half kicks with the same force follow each other).
     #[inline]
-    fn half_kick(&self, f: DVec3, t: DVec3, inv_mass: f64, inv_inertia: f64) -> (DVec3, DVec3) {
+    pub(super) fn half_kick(&self, f: DVec3, t: DVec3, inv_mass: f64, inv_inertia: f64) -> (DVec3, DVec3) {
         let half = 0.5 * self.dt;
         ((f * inv_mass + self.gravity) * half, t * (inv_inertia * half))
     }
@@ -105,8 +105,14 @@ impl Drift {
     /// The position after x += v·dt; a particle that left [min, max) on a periodic axis
     /// re-enters on the other side (its image count keeps the unwrapped position).
     #[inline]
-    fn drift(&self, x: DVec3, image: &mut [i32; 3], v: DVec3) -> DVec3 {
-        let mut y = x + v * self.dt;
+    pub(super) fn drift(&self, x: DVec3, image: &mut [i32; 3], v: DVec3) -> DVec3 {
+        self.wrap(x + v * self.dt, image)
+    }
+
+    /// `y` moved back into [min, max) on the periodic axes (by one period at most), the
+    /// periods counted in `image`.
+    #[inline]
+    pub(super) fn wrap(&self, mut y: DVec3, image: &mut [i32; 3]) -> DVec3 {
         if !self.any_periodic {
             return y;
         }
@@ -143,13 +149,13 @@ impl Drift {
 
 /// The largest squared displacement since the list build of the particles a sweep has drifted
 /// so far (`x_build`, in the same order; ∞ when there is no build of this particle count yet).
-struct Moved<'a> {
+pub(super) struct Moved<'a> {
     x_build: &'a [DVec3],
-    displacement2: f64,
+    pub(super) displacement2: f64,
 }
 
 impl<'a> Moved<'a> {
-    fn new(x_build: &'a [DVec3], n: usize) -> Moved<'a> {
+    pub(super) fn new(x_build: &'a [DVec3], n: usize) -> Moved<'a> {
         if x_build.len() == n {
             Moved { x_build, displacement2: 0.0 }
         } else {
@@ -159,7 +165,7 @@ impl<'a> Moved<'a> {
 
     /// Particle `i` is now at `x`.
     #[inline]
-    fn see(&mut self, d: &Drift, x: DVec3, i: usize) {
+    pub(super) fn see(&mut self, d: &Drift, x: DVec3, i: usize) {
         if let Some(&x0) = self.x_build.get(i) {
             self.displacement2 = self.displacement2.max(d.displacement2(x, x0));
         }

@@ -10,6 +10,7 @@ pub mod integrate;
 pub mod isa;
 pub mod neighbour;
 pub mod prefetch;
+pub mod rigid;
 pub mod state;
 
 use glam::DVec3;
@@ -109,6 +110,8 @@ pub struct CpuBackend {
     steps_done: u64,
     /// Work partitions of particles no longer held (see `Backend::set_carried`).
     carried: Energies,
+    /// Rigid bodies (`rigid.rs`); empty without clumps.
+    bodies: rigid::BodyState,
 }
 
 /// Largest distance between surfaces at which any pair in the table can be active.
@@ -142,14 +145,17 @@ impl CpuBackend {
             displacement2: f64::INFINITY,
             steps_done: 0,
             carried: Energies::default(),
+            bodies: rigid::BodyState::of(&setup.bodies),
         };
-        backend.load(State::of(setup, &setup.particles), &setup.initial_contacts);
+        backend.load(State::of(setup, &setup.particles).with_bodies(&setup.bodies), &setup.initial_contacts);
+        backend.place_components();
         // Initial forces for the first half kick. Like the GPU, this evaluation keeps nothing
         // but forces, torques, strain and counts: history starts at step 1 as the set-up gives
         // it, empty unless the scene started from a checkpoint (dt = 0 also leaves the
         // dissipation at zero).
         backend.force_pass(0.0, 0.0);
         integrate::gather_only(&mut backend.state, &backend.list, &backend.incoming, &backend.owners);
+        rigid::gather_only(&backend.state, &mut backend.bodies);
         backend.restore_history(&setup.initial_contacts);
         // a start that already overlaps beyond the stated fraction does not run (as on the GPU)
         if let Some(p) = overlap_problem(backend.state.len(), |i| backend.owners.owned[i].overlap as f64) {
@@ -173,6 +179,15 @@ impl CpuBackend {
         let pairs: Vec<ContactRecord> = records.iter().filter(|c| c.between_particles()).copied().collect();
         let t = self.steps_done as f64 * self.setup.dt;
         self.rebuild(&self.wall_states(t), Some(&pairs));
+    }
+
+    /// Components where their bodies put them (a no-op without bodies).
+    fn place_components(&mut self) {
+        if self.bodies.is_empty() {
+            return;
+        }
+        let drift = Drift::new(&self.setup, self.setup.dt);
+        self.displacement2 = self.displacement2.max(rigid::place(&mut self.state, &self.bodies, &drift, self.list.x_build()).displacement2);
     }
 
     fn wall_states(&self, t: f64) -> Vec<WallState> {
@@ -286,6 +301,9 @@ impl CpuBackend {
     /// they go (`Sweep::suspicious`, the force pass's deepest overlap), so a full scan to name
     /// the particle runs only then.
     fn steps_on_worker(&mut self, n: u64) -> Option<Problem> {
+        if !self.bodies.is_empty() {
+            return self.body_steps(n);
+        }
         let drift = Drift::new(&self.setup, self.setup.dt);
         let mut suspicious = false;
         for k in 0..n {
@@ -314,6 +332,29 @@ impl CpuBackend {
                     self.steps_done += 1;
                 }
                 return Some(p);
+            }
+        }
+        None
+    }
+
+    /// `n` steps of a scene with rigid bodies (`rigid.rs`): the bodies are kicked and drifted,
+    /// their components placed, the force pass runs on the components, and the bodies gather
+    /// their components' totals and take the second half kick. Checks as `steps_on_worker`.
+    fn body_steps(&mut self, n: u64) -> Option<Problem> {
+        let drift = Drift::new(&self.setup, self.setup.dt);
+        for k in 0..n {
+            rigid::kick_drift(&mut self.bodies, &drift);
+            let sweep = rigid::place(&mut self.state, &self.bodies, &drift, self.list.x_build());
+            self.displacement2 = sweep.displacement2;
+            let overlap = self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
+            integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owners);
+            rigid::gather_kick(&self.state, &mut self.bodies, &drift);
+            rigid::place_velocities(&mut self.state, &self.bodies);
+            self.steps_done += 1;
+            if sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION || k + 1 == n {
+                if let Some(p) = self.first_problem() {
+                    return Some(p);
+                }
             }
         }
         None
@@ -387,11 +428,15 @@ impl Backend for CpuBackend {
     /// error names the step, the particle and the quantity.
     fn step(&mut self, n: u64) -> Result<()> {
         let (good, good_step) = (self.state.motion(), self.steps_done);
+        let good_bodies = (!self.bodies.is_empty()).then(|| self.bodies.clone());
         match self.steps(n) {
             None => Ok(()),
             Some(p) => {
                 let e = self.blow_up(&p, good_step);
                 self.state.restore_motion(good);
+                if let Some(b) = good_bodies {
+                    self.bodies = b;
+                }
                 self.steps_done = good_step;
                 Err(e)
             }
@@ -411,17 +456,30 @@ impl Backend for CpuBackend {
             force: to_arrays(&self.by_id(&s.force)),
             torque: to_arrays(&self.by_id(&s.torque)),
             radius: self.by_id(&s.radius),
+            bodies: self.bodies.export(),
         })
     }
     fn energies(&mut self) -> Result<Energies> {
         let s = &self.state;
         let g = DVec3::from(self.setup.gravity);
         let mut e = Energies::default();
+        let bodies = !self.bodies.is_empty();
+        if bodies {
+            let (b, period) = (&self.bodies, self.setup.period());
+            for k in 0..b.len() {
+                let v = b.velocity[k];
+                e.kinetic_translational += 0.5 * b.mass[k] * v.length_squared();
+                e.kinetic_rotational += 0.5 * b.angular_momentum[k].dot(b.omega[k]);
+                e.gravitational -= b.mass[k] * g.dot(b.unwrapped(k, period));
+            }
+        }
         for i in s.by_id() {
             let (o, w) = (&self.owners.owned[i], &self.owners.works[i]);
-            e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
-            e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
-            e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
+            if !bodies {
+                e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
+                e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
+                e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
+            }
             e.strain += o.strain;
             e.slip += w.slip_work;
             e.dashpot += w.dashpot_work;
@@ -458,15 +516,16 @@ impl Backend for CpuBackend {
             history.extend(self.wall_history[i].iter().map(|&(partner, history)| ContactRecord { owner: s.id[i], partner, history }));
         }
         let n = s.len();
-        let mut out = ParticleState { step: self.steps_done, particles, image: self.by_id(&s.image), force: to_arrays(&self.by_id(&s.force)), torque: to_arrays(&self.by_id(&s.torque)), refresh: vec![false; n], history };
+        let mut out = ParticleState { step: self.steps_done, particles, image: self.by_id(&s.image), force: to_arrays(&self.by_id(&s.force)), torque: to_arrays(&self.by_id(&s.torque)), refresh: vec![false; n], history, bodies: self.bodies.export() };
         out.sort_history();
         Ok(out)
     }
     fn import_state(&mut self, state: &ParticleState) -> Result<()> {
         let n = state.len();
         self.steps_done = state.step;
-        let mut fresh = State::of(&self.setup, &state.particles);
+        let mut fresh = State::of(&self.setup, &state.particles).with_bodies(&state.bodies);
         fresh.image = state.image.clone();
+        self.bodies = rigid::BodyState::of(&state.bodies);
         self.load(fresh, &state.history);
         // forces of the new state from the kept history, which the pass must not advance
         self.force_pass(0.0, self.steps_done as f64 * self.setup.dt);
@@ -479,6 +538,7 @@ impl Backend for CpuBackend {
             self.state.force[i] = DVec3::from(state.force[u]);
             self.state.torque[i] = DVec3::from(state.torque[u]);
         }
+        rigid::gather_only(&self.state, &mut self.bodies);
         Ok(())
     }
     fn set_carried(&mut self, carried: Energies) {

@@ -159,7 +159,8 @@ impl NeighbourList {
                     let first = partners.len();
                     grid.for_each_neighbour(x_i, |j| {
                         let ju = j as usize;
-                        if s.id[ju] <= id_i {
+                        // (pairs of one rigid body are not contacts)
+                        if s.id[ju] <= id_i || (!s.body.is_empty() && s.body[ju] == s.body[i]) {
                             return;
                         }
                         let cut = r_i + s.radius[ju] + margin;

@@ -33,6 +33,9 @@ pub struct State {
     pub previous_spin: Vec<DVec3>,
     /// Internal index of each user id (inverse of `id`).
     pub index_of: Vec<u32>,
+    /// The rigid body of the particle stored here (`crate::model::body`); empty in a scene
+    /// without clumps. Pairs of one body are not listed.
+    pub body: Vec<u32>,
 }
 
 /// What stepping changes in a `State` (`State::motion`): the last good state a blow-up hands
@@ -127,7 +130,23 @@ impl State {
             id: (0..n as u32).collect(),
             index_of: (0..n as u32).collect(),
             previous_spin: if setup.rolling_booked() { v(&p.angular_velocity) } else { Vec::new() },
+            body: Vec::new(),
         }
+    }
+
+    /// The state of the components of `bodies`: each one's mass is its body's (the contacts'
+    /// effective mass, spec eq (13), is that of the bodies; the components are not kicked one
+    /// by one).
+    pub fn with_bodies(mut self, bodies: &crate::model::body::Bodies) -> State {
+        if bodies.is_empty() {
+            return self;
+        }
+        self.body = bodies.body_of.clone();
+        for (i, &b) in bodies.body_of.iter().enumerate() {
+            self.mass[i] = bodies.mass[b as usize];
+            self.inv_mass[i] = 1.0 / self.mass[i];
+        }
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -155,6 +174,9 @@ impl State {
         permute(&mut self.id, order);
         if !self.previous_spin.is_empty() {
             permute(&mut self.previous_spin, order);
+        }
+        if !self.body.is_empty() {
+            permute(&mut self.body, order);
         }
         for (i, &u) in self.id.iter().enumerate() {
             self.index_of[u as usize] = i as u32;

@@ -121,13 +121,16 @@ impl GpuBackend {
         history.extend(own.iter().filter(|h| h.tag == epoch).map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) }));
         let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
         let (force, torque) = (force_torque.iter().step_by(2).copied().map(v3).collect(), force_torque.iter().skip(1).step_by(2).copied().map(v3).collect());
-        let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history };
+        let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history, bodies: Default::default() };
         out.sort_history();
         Ok(out)
     }
 
     /// Continue from `state`, at its step (see the module doc).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
+        if !state.bodies.is_empty() {
+            return Err(super::clumps_not_on_gpu(std::path::Path::new("the imported state")));
+        }
         let n = state.len();
         if n > SLOT_PARTNER_MASK as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));

@@ -5,7 +5,9 @@
 //! layer and holds these. `material.rs` is a layer of its own below `src/contact/` (pair
 //! parameters inherit from materials); see ARCHITECTURE.md, "Layers".
 
+pub mod body;
 pub mod checks;
+pub mod clump;
 pub mod contact_record;
 pub mod distribution;
 pub mod flow;

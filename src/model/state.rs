@@ -3,6 +3,8 @@
 
 use crate::setup::Particles;
 
+use super::body::Bodies;
+
 pub use super::contact_record::ContactRecord;
 
 /// Particle state at a step boundary. Positions are wrapped into the domain on periodic axes
@@ -21,6 +23,8 @@ pub struct ParticleState {
     pub refresh: Vec<bool>,
     /// Sorted by (owner, partner).
     pub history: Vec<ContactRecord>,
+    /// The rigid bodies the particles are components of (empty without clumps).
+    pub bodies: Bodies,
 }
 
 impl ParticleState {
@@ -38,9 +42,18 @@ impl ParticleState {
     }
 
     /// Keep the particles with `keep[i]`, in their order, and the contacts between kept
-    /// particles (and of kept particles with walls), with ids renumbered.
+    /// particles (and of kept particles with walls), with ids renumbered. With bodies a body
+    /// goes whole: it stays when its first component's flag is set.
     pub fn retain(&mut self, keep: &[bool]) {
         assert_eq!(keep.len(), self.len());
+        let whole;
+        let keep = if self.bodies.is_empty() {
+            keep
+        } else {
+            let by_body: Vec<bool> = self.bodies.first.iter().map(|&f| keep[f as usize]).collect();
+            whole = self.bodies.retain(&by_body);
+            &whole[..]
+        };
         let mut new_id = vec![u32::MAX; keep.len()];
         let mut next = 0u32;
         for (i, &k) in keep.iter().enumerate() {

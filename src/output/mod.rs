@@ -1,8 +1,9 @@
-//! Output files of a run: `energy.csv`, `walls.csv`, `outflow.csv`, `summary.json`, VTU snapshots with a `.pvd` index.
+//! Output files of a run: `energy.csv`, `walls.csv`, `outflow.csv`, `summary.json`, VTU snapshots with a `.pvd` index (and, with rigid clumps, a bodies file beside each).
 //! Every file is replaced atomically (temp file + rename), so an interrupted run leaves only
 //! complete files. Formats are described in docs/output.md.
 
 pub mod atomic;
+pub mod bodies_csv;
 pub mod csv_log;
 pub mod energy_csv;
 pub mod outflow_csv;

@@ -112,7 +112,8 @@ fn vec3s(v: &[[f64; 3]]) -> impl ExactSizeIterator<Item = f64> + '_ {
 }
 
 /// The text of a `.vtu` file for a snapshot. Point data: `id`, `radius`, `velocity`,
-/// `angular_velocity`, `force`, `torque`.
+/// `angular_velocity`, `force`, `torque`, and with rigid bodies `body_id` (the body each
+/// component sphere belongs to; colour or threshold by it to see the shapes).
 pub fn vtu_text(s: &Snapshot, enc: VtuEncoding) -> String {
     let n = s.position.len();
     let mut out = String::with_capacity(256 + n * 200);
@@ -128,6 +129,9 @@ pub fn vtu_text(s: &Snapshot, enc: VtuEncoding) -> String {
     data_array(&mut out, "angular_velocity", 3, vec3s(&s.angular_velocity), enc, i6);
     data_array(&mut out, "force", 3, vec3s(&s.force), enc, i6);
     data_array(&mut out, "torque", 3, vec3s(&s.torque), enc, i6);
+    if !s.bodies.is_empty() {
+        data_array(&mut out, "body_id", 1, s.bodies.body_of.iter().map(|&b| b as i64), enc, i6);
+    }
     out.push_str("      </PointData>\n");
     out.push_str("      <Points>\n");
     data_array(&mut out, "position", 3, vec3s(&s.position), enc, i6);

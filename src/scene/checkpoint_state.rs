@@ -29,6 +29,8 @@ pub struct SavedContacts {
     records: Vec<ContactRecord>,
     walls: Vec<String>,
     meshes: Vec<MeshRecord>,
+    /// The checkpoint's rigid bodies (empty without clumps).
+    pub bodies: crate::model::body::Bodies,
 }
 
 /// Read checkpoint `path` into `particles` (empty so far, so ids stay those of the
@@ -55,7 +57,7 @@ pub fn read(cx: &Cx, key: &str, path: &Path, material: Option<u32>, materials: &
         };
         particles.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], m);
     }
-    Ok(SavedContacts { records: c.state.history, walls: c.meta.walls, meshes: c.meta.meshes })
+    Ok(SavedContacts { records: c.state.history, walls: c.meta.walls, meshes: c.meta.meshes, bodies: c.state.bodies })
 }
 
 impl SavedContacts {

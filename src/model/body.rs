@@ -1,0 +1,219 @@
+//! Rigid bodies (clumps of component spheres, issue 32): the body table a scene resolves to and
+//! the backends export and import.
+//!
+//! Components are particles: every sphere a contact sees is one, at
+//! `body centre + R(q)·offset`, moving with `v + ω × R(q)·offset` and spinning at ω. A body
+//! owns a contiguous run of particle ids (`first`, `count`), in the order its template lists
+//! them; that order is the fixed order in which the body sums its components' forces. A scene
+//! without clumps has an empty table and steps as before; a scene with clumps makes every
+//! particle a body (a lone sphere is a one-component body with isotropic moments).
+//!
+//! The state is the centre (wrapped into the domain on periodic axes like a particle, with its
+//! image count), the orientation q (unit quaternion w, x, y, z, body → space), the velocity and
+//! the angular momentum L in the space frame; the body frame is the principal frame, so the
+//! inertia is three principal moments. ω = R diag(1/I) Rᵀ L (`crate::rigid`).
+
+/// A particle that belongs to no body (`Bodies::body_of` of a scene without clumps is empty).
+pub const NO_BODY: u32 = u32::MAX;
+
+/// Every body of a scene or a backend's exported state, in body-id order, with the body-frame
+/// offset of every component in particle-id order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bodies {
+    /// Centre of mass, m (wrapped into the domain on periodic axes).
+    pub position: Vec<[f64; 3]>,
+    /// Periods removed from the centre on each periodic axis.
+    pub image: Vec<[i32; 3]>,
+    /// Unit quaternion (w, x, y, z) that turns the body (principal) frame into the space frame.
+    pub orientation: Vec<[f64; 4]>,
+    /// m/s
+    pub velocity: Vec<[f64; 3]>,
+    /// Angular momentum about the centre, space frame, kg m²/s.
+    pub angular_momentum: Vec<[f64; 3]>,
+    /// kg
+    pub mass: Vec<f64>,
+    /// Principal moments about the centre, kg m² (the body frame's axes).
+    pub moments: Vec<[f64; 3]>,
+    /// First component's particle id and the number of components.
+    pub first: Vec<u32>,
+    pub count: Vec<u32>,
+    /// Index into `Setup::clump_templates` of the body's shape (`NO_BODY` for a lone sphere).
+    pub template: Vec<u32>,
+    /// Per particle id: the body it belongs to.
+    pub body_of: Vec<u32>,
+    /// Per particle id: its centre in the body frame, relative to the body's centre, m.
+    pub offset: Vec<[f64; 3]>,
+}
+
+impl Bodies {
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.mass.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.mass.is_empty()
+    }
+
+    /// Append a body at rest of `mass` and principal `moments` whose components are the
+    /// `offsets.len()` particles from id `first` on.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(&mut self, position: [f64; 3], orientation: [f64; 4], velocity: [f64; 3], angular_momentum: [f64; 3], mass: f64, moments: [f64; 3], template: u32, first: u32, offsets: &[[f64; 3]]) {
+        let b = self.len() as u32;
+        assert_eq!(first as usize, self.body_of.len(), "a body's components are the next particle ids");
+        self.position.push(position);
+        self.image.push([0; 3]);
+        self.orientation.push(orientation);
+        self.velocity.push(velocity);
+        self.angular_momentum.push(angular_momentum);
+        self.mass.push(mass);
+        self.moments.push(moments);
+        self.first.push(first);
+        self.count.push(offsets.len() as u32);
+        self.template.push(template);
+        self.body_of.extend(std::iter::repeat_n(b, offsets.len()));
+        self.offset.extend_from_slice(offsets);
+    }
+
+    /// Keep the bodies with `keep[b]` and their components (particle flags in `keep_particle`
+    /// must agree: a body is removed whole), renumbering bodies and component ids in order.
+    pub fn retain(&mut self, keep: &[bool]) -> Vec<bool> {
+        assert_eq!(keep.len(), self.len());
+        let mut keep_particle = Vec::with_capacity(self.body_of.len());
+        for &b in &self.body_of {
+            keep_particle.push(keep[b as usize]);
+        }
+        let mut k = keep.iter();
+        let mut next_first = 0u32;
+        let mut new_id = vec![NO_BODY; keep.len()];
+        let mut nb = 0u32;
+        for (b, &kb) in keep.iter().enumerate() {
+            if kb {
+                new_id[b] = nb;
+                nb += 1;
+            }
+        }
+        macro_rules! by_body {
+            ($($f:ident),*) => {$({
+                let mut k = keep.iter();
+                self.$f.retain(|_| *k.next().unwrap());
+            })*};
+        }
+        by_body!(position, image, orientation, velocity, angular_momentum, mass, moments, template);
+        let counts: Vec<u32> = self.count.iter().copied().filter(|_| *k.next().unwrap()).collect();
+        self.first.clear();
+        for &c in &counts {
+            self.first.push(next_first);
+            next_first += c;
+        }
+        self.count = counts;
+        let mut kp = keep_particle.iter();
+        self.offset.retain(|_| *kp.next().unwrap());
+        self.body_of = self.body_of.iter().filter(|&&b| keep[b as usize]).map(|&b| new_id[b as usize]).collect();
+        keep_particle
+    }
+
+    /// Whether the table is consistent with `n` particles: every particle in exactly the body
+    /// whose run holds it, runs contiguous from id 0, positive masses and non-negative moments.
+    pub fn check(&self, n: usize) -> Result<(), String> {
+        let nb = self.len();
+        if self.body_of.len() != n || self.offset.len() != n {
+            return Err(format!("{} body ids and {} offsets for {n} particles", self.body_of.len(), self.offset.len()));
+        }
+        let mut next = 0u32;
+        for b in 0..nb {
+            if self.first[b] != next || self.count[b] == 0 {
+                return Err(format!("body {b} holds particles {}..+{}, expected to start at {next} with at least one", self.first[b], self.count[b]));
+            }
+            if let Some(i) = (next..next + self.count[b]).find(|&i| self.body_of.get(i as usize) != Some(&(b as u32))) {
+                return Err(format!("particle {i} is listed in body {b} but says it belongs to body {}", self.body_of.get(i as usize).copied().unwrap_or(NO_BODY)));
+            }
+            if !(self.mass[b] > 0.0) || self.moments[b].iter().any(|&m| !(m >= 0.0)) {
+                return Err(format!("body {b} has mass {} and moments {:?}", self.mass[b], self.moments[b]));
+            }
+            next += self.count[b];
+        }
+        if next as usize != n {
+            return Err(format!("the bodies hold {next} particles, not {n}"));
+        }
+        Ok(())
+    }
+
+    /// Translational and rotational kinetic energy of body `b` (½ M v², ½ L·ω).
+    pub fn kinetic(&self, b: usize) -> (f64, f64) {
+        let v = self.velocity[b];
+        let t = 0.5 * self.mass[b] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        let w = omega(self.orientation[b], self.moments[b], self.angular_momentum[b]);
+        let l = self.angular_momentum[b];
+        (t, 0.5 * (l[0] * w[0] + l[1] * w[1] + l[2] * w[2]))
+    }
+}
+
+/// Rotate `v` by the unit quaternion `q` (w, x, y, z).
+pub fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let (w, u) = (q[0], [q[1], q[2], q[3]]);
+    // v + 2w (u × v) + 2 u × (u × v)
+    let c = cross(u, v);
+    let cc = cross(u, c);
+    std::array::from_fn(|a| v[a] + 2.0 * (w * c[a] + cc[a]))
+}
+
+/// Rotate `v` by the inverse of the unit quaternion `q`.
+pub fn rotate_back(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    rotate([q[0], -q[1], -q[2], -q[3]], v)
+}
+
+/// ω = R diag(1/I) Rᵀ L (a zero moment gives no rate about its axis).
+pub fn omega(q: [f64; 4], moments: [f64; 3], l: [f64; 3]) -> [f64; 3] {
+    let lb = rotate_back(q, l);
+    let wb: [f64; 3] = std::array::from_fn(|a| if moments[a] > 0.0 { lb[a] / moments[a] } else { 0.0 });
+    rotate(q, wb)
+}
+
+/// L = R diag(I) Rᵀ ω.
+pub fn angular_momentum(q: [f64; 4], moments: [f64; 3], w: [f64; 3]) -> [f64; 3] {
+    let wb = rotate_back(q, w);
+    rotate(q, std::array::from_fn(|a| moments[a] * wb[a]))
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_and_momentum_round_trip() {
+        let h = 0.5f64.sqrt();
+        // 90° about z
+        let q = [h, 0.0, 0.0, h];
+        let r = rotate(q, [1.0, 0.0, 0.0]);
+        assert!((r[0]).abs() < 1e-15 && (r[1] - 1.0).abs() < 1e-15);
+        let back = rotate_back(q, r);
+        assert!((back[0] - 1.0).abs() < 1e-15 && back[1].abs() < 1e-15);
+        let m = [1.0, 2.0, 3.0];
+        let w = [0.3, -0.2, 0.7];
+        let l = angular_momentum(q, m, w);
+        let w2 = omega(q, m, l);
+        for a in 0..3 {
+            assert!((w2[a] - w[a]).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn retain_removes_whole_bodies_and_renumbers() {
+        let mut b = Bodies::default();
+        b.push([0.0; 3], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 1.0, [1.0; 3], 0, 0, &[[0.0; 3], [1.0, 0.0, 0.0]]);
+        b.push([5.0; 3], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 2.0, [1.0; 3], 0, 2, &[[0.0; 3]]);
+        b.push([9.0; 3], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 3.0, [1.0; 3], 0, 3, &[[0.0; 3], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]);
+        let kp = b.retain(&[true, false, true]);
+        assert_eq!(kp, vec![true, true, false, true, true, true]);
+        assert_eq!(b.mass, vec![1.0, 3.0]);
+        assert_eq!(b.first, vec![0, 2]);
+        assert_eq!(b.count, vec![2, 3]);
+        assert_eq!(b.body_of, vec![0, 0, 1, 1, 1]);
+        assert_eq!(b.offset[3], [2.0, 0.0, 0.0]);
+    }
+}
