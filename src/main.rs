@@ -45,6 +45,9 @@ impl From<BackendArg> for BackendChoice {
 enum BenchmarkArg {
     /// Chung & Ooi (2011), Granular Matter 13:643–656: eight impact tests
     ChungOoi,
+    /// Rigid clumps against analytic results: template mass properties, a torque-free flip,
+    /// a tilted impact, rolling down an incline, free fall
+    Clumps,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -101,7 +104,8 @@ enum Command {
         no_progress: bool,
     },
     /// Run the CPU and GPU backends side by side and compare them (docs/verification.md)
-    /// With --benchmark chung-ooi: the eight impact tests of Chung & Ooi (2011) against theory
+    /// With --benchmark chung-ooi: the eight impact tests of Chung & Ooi (2011) against theory;
+    /// with --benchmark clumps: rigid clumps against analytic results
     Verify {
         /// Scene file (not with --benchmark)
         #[arg(required_unless_present = "benchmark")]
@@ -115,7 +119,7 @@ enum Command {
         /// Backends the benchmark runs on
         #[arg(long, value_enum, default_value_t = VerifyBackendArg::Both)]
         backend: VerifyBackendArg,
-        /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi]
+        /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi or out/clumps]
         #[arg(long)]
         out: Option<PathBuf>,
         /// Also write both backends' energies and their particles' distance at every checkpoint
@@ -331,12 +335,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { scene: None, benchmark: Some(BenchmarkArg::ChungOoi), backend, out, .. } => {
-            let backends: &[&'static str] = match backend {
-                VerifyBackendArg::Cpu => &["cpu"],
-                VerifyBackendArg::Gpu => &["gpu"],
-                VerifyBackendArg::Both => &["cpu", "gpu"],
-            };
-            let report = talus::chung_ooi::run_benchmark(backends, &talus::chung_ooi::open_backend, &talus::chung_ooi::Variant::all())?;
+            let report = talus::chung_ooi::run_benchmark(verify_backends(backend), &talus::chung_ooi::open_backend, &talus::chung_ooi::Variant::all())?;
             print!("{}", report.table());
             let out = out.unwrap_or_else(|| PathBuf::from("out").join("chung-ooi"));
             let files = talus::chung_ooi::write_outputs(&report, &out)?;
@@ -345,6 +344,19 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             } else {
                 eprintln!("talus: {}", TalusError::Verify(format!("chung-ooi: {} rows beyond tolerance", report.failures().len())));
+                Ok(ExitCode::from(1))
+            }
+        }
+        Command::Verify { scene: None, benchmark: Some(BenchmarkArg::Clumps), backend, out, .. } => {
+            let report = talus::clump_bench::run_benchmark(verify_backends(backend), &talus::chung_ooi::open_backend)?;
+            print!("{}", report.table());
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join("clumps"));
+            let files = talus::clump_bench::write_outputs(&report, &out)?;
+            println!("output: {} ({})", out.display(), files.join(", "));
+            if report.passed() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("talus: {}", TalusError::Verify(format!("clumps: {} rows beyond tolerance", report.failures().len())));
                 Ok(ExitCode::from(1))
             }
         }
@@ -522,4 +534,13 @@ fn parse_model(name: &str) -> std::result::Result<talus::contact::ContactModel, 
         let names: Vec<&str> = talus::contact::ContactModel::ALL.iter().map(|m| m.name()).collect();
         format!("unknown contact model `{name}`; the models are {}", names.join(", "))
     })
+}
+
+/// The backends `--backend` names, in the order the benchmarks run them.
+fn verify_backends(backend: VerifyBackendArg) -> &'static [&'static str] {
+    match backend {
+        VerifyBackendArg::Cpu => &["cpu"],
+        VerifyBackendArg::Gpu => &["gpu"],
+        VerifyBackendArg::Both => &["cpu", "gpu"],
+    }
 }

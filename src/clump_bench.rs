@@ -1,0 +1,380 @@
+//! `talus verify --benchmark clumps`: rigid clumps against analytic results (issue 32).
+//!
+//! 1. Mass, volume and inertia of overlapping two- and three-sphere templates against exact
+//!    values (host only: the template code is shared by both backends).
+//! 2. A torque-free asymmetric body spun near its intermediate axis: energy and |L| conserved,
+//!    and the period of its flips against the solution of Euler's equations.
+//! 3. A tilted dumbbell hitting a frictionless wall (elastic): the rebound velocity and spin
+//!    against the rigid-body impulse.
+//! 4. A dumbbell rolling down an incline without slip: a = g sin θ / (1 + I/(M r²)).
+//! 5. A body in free fall: no spin, the centre on the parabola.
+//!
+//! Each dynamic test builds its set-up from a small scene (`scene::parse_str`) whose particles
+//! are then replaced by the bodies' components, and runs on every backend asked for.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::model::body::{angular_momentum, omega, rotate, rotate_back, Bodies};
+use crate::setup::{Particles, Setup};
+
+/// One line of the table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub test: u32,
+    pub case: String,
+    pub backend: &'static str,
+    pub quantity: &'static str,
+    pub talus: f64,
+    pub theory: f64,
+    /// (Talus − theory) / max(|theory|, scale).
+    pub rel_error: f64,
+    pub tolerance: f64,
+}
+
+impl Row {
+    pub fn passed(&self) -> bool {
+        self.rel_error.abs() <= self.tolerance
+    }
+}
+
+/// A curve of a figure: (figure, series name, backend, x, y).
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub figure: &'static str,
+    pub series: &'static str,
+    pub backend: &'static str,
+    pub x: f64,
+    pub y: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    pub points: Vec<Point>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.rows.iter().all(Row::passed)
+    }
+
+    pub fn failures(&self) -> Vec<&Row> {
+        self.rows.iter().filter(|r| !r.passed()).collect()
+    }
+
+    fn push(&mut self, test: u32, case: impl Into<String>, backend: &'static str, quantity: &'static str, talus: f64, theory: f64, scale: f64, tolerance: f64) {
+        let rel_error = (talus - theory) / theory.abs().max(scale);
+        self.rows.push(Row { test, case: case.into(), backend, quantity, talus, theory, rel_error, tolerance });
+    }
+
+    /// The table as printed.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{:<4} {:<30} {:<7} {:<22} {:>15} {:>15} {:>11} {:>8}  status", "test", "case", "backend", "quantity", "talus", "theory", "rel.error", "tol");
+        for r in &self.rows {
+            let status = if r.passed() { "ok" } else { "FAIL" };
+            let _ = writeln!(s, "{:<4} {:<30} {:<7} {:<22} {:>15.8e} {:>15.8e} {:>+11.3e} {:>8.0e}  {status}", r.test, r.case, r.backend, r.quantity, r.talus, r.theory, r.rel_error, r.tolerance);
+        }
+        let _ = writeln!(s, "{} rows, {} beyond tolerance", self.rows.len(), self.failures().len());
+        s
+    }
+
+    pub fn csv(&self) -> String {
+        let mut s = String::from("test,case,backend,quantity,talus,theory,rel_error,tolerance,status\n");
+        for r in &self.rows {
+            let _ = writeln!(s, "{},\"{}\",{},{},{:e},{:e},{:e},{:e},{}", r.test, r.case, r.backend, r.quantity, r.talus, r.theory, r.rel_error, r.tolerance, if r.passed() { "ok" } else { "fail" });
+        }
+        s
+    }
+}
+
+/// Opens a backend of a kind for a set-up.
+pub type Opener<'a> = &'a dyn Fn(&Setup, &'static str) -> Result<Box<dyn Backend>>;
+
+const DENSITY: f64 = 2500.0;
+
+/// A set-up with one material (`fric`), no damping, the given walls (JSON) and gravity, time
+/// step `dt`, holding `bodies` with their components (`radius` each).
+fn setup(fric: f64, walls: serde_json::Value, gravity: [f64; 3], dt: f64, domain: f64, particles: Particles, bodies: Bodies) -> Result<Setup> {
+    let text = serde_json::json!({
+        "gravity": gravity,
+        "time_step": dt,
+        "steps": 1,
+        "domain": { "min": [-domain, -domain, -domain], "max": [domain, domain, domain] },
+        "materials": { "m": { "density": DENSITY, "hz_shear": 1e9, "hz_poiss": 0.25, "fric": fric } },
+        "contacts": { "default": { "model": "hertz_mindlin", "restitution": 1.0 } },
+        "particles": [ { "position": [0.0, 0.0, 0.0], "radius": 1e-3, "material": "m" } ],
+        "walls": walls,
+    });
+    let mut s = crate::scene::parse_str(&text.to_string(), Path::new("<clumps benchmark>"))?;
+    s.particles = particles;
+    s.bodies = bodies;
+    Ok(s)
+}
+
+/// Mass and principal moments of a dumbbell of two spheres of radius `r` whose centres are
+/// `2a` apart (a ≥ r: no overlap) along the body x axis.
+fn dumbbell_mass(r: f64, a: f64) -> (f64, [f64; 3]) {
+    let m1 = DENSITY * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let own = 0.4 * m1 * r * r;
+    (2.0 * m1, [2.0 * own, 2.0 * (own + m1 * a * a), 2.0 * (own + m1 * a * a)])
+}
+
+/// Bodies from (centre, orientation, velocity, spin, mass, moments, offsets, radius).
+type BodySpec = ([f64; 3], [f64; 4], [f64; 3], [f64; 3], f64, [f64; 3], Vec<[f64; 3]>, f64);
+
+fn build(specs: &[BodySpec]) -> (Particles, Bodies) {
+    let mut p = Particles::default();
+    let mut b = Bodies::default();
+    for (c, q, v, w, mass, moments, offsets, r) in specs {
+        b.push(*c, *q, *v, angular_momentum(*q, *moments, *w), *mass, *moments, 0, p.len() as u32, offsets);
+        for o in offsets {
+            let arm = rotate(*q, *o);
+            p.push(std::array::from_fn(|k| c[k] + arm[k]), *v, *w, *r, 0);
+        }
+    }
+    (p, b)
+}
+
+fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Test 2: a torque-free body with moments (1, 2, 3)·I0 started spinning about its
+/// intermediate axis with a small perturbation flips over and back periodically.
+fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
+    let r = 0.01;
+    let m = DENSITY * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let i0 = 0.4 * m * r * r;
+    let moments = [i0, 2.0 * i0, 3.0 * i0];
+    let w0 = [0.05, 10.0, 0.05];
+    let q = [1.0, 0.0, 0.0, 0.0];
+    let (p, b) = build(&[([0.0; 3], q, [0.0; 3], w0, m, moments, vec![[0.0; 3]], r)]);
+    let dt = 1e-4;
+    let s = setup(0.0, serde_json::json!([]), [0.0; 3], dt, 1.0, p, b)?;
+    let mut backend = open(&s, kind)?;
+    let e0 = backend.energies()?.kinetic_rotational;
+    let l0 = norm(backend.export_state()?.bodies.angular_momentum[0]);
+    let (mut e_err, mut l_err): (f64, f64) = (0.0, 0.0);
+    let mut crossings = Vec::new();
+    let mut last = w0[1];
+    let steps_per = 10u64;
+    let total = 60_000u64;
+    for k in 1..=total / steps_per {
+        backend.step(steps_per)?;
+        let st = backend.export_state()?;
+        let (q, l) = (st.bodies.orientation[0], st.bodies.angular_momentum[0]);
+        let wb = rotate_back(q, omega(q, moments, l));
+        let t = (k * steps_per) as f64 * dt;
+        if wb[1].signum() != last.signum() {
+            crossings.push(t);
+        }
+        last = wb[1];
+        if k % 20 == 0 {
+            report.points.push(Point { figure: "torque_free", series: "omega_2 (body)", backend: kind, x: t, y: wb[1] });
+            report.points.push(Point { figure: "torque_free", series: "omega_1 (body)", backend: kind, x: t, y: wb[0] });
+        }
+        l_err = l_err.max((norm(l) / l0 - 1.0).abs());
+        e_err = e_err.max((backend.energies()?.kinetic_rotational / e0 - 1.0).abs());
+    }
+    let l = angular_momentum(q, moments, w0);
+    let e = 0.5 * (0..3).map(|k| l[k] * w0[k]).sum::<f64>();
+    let theory = crate::rigid::analytic::flip_period(moments, norm(l), e);
+    // a full period holds two sign changes of ω₂
+    let measured = if crossings.len() >= 3 { 2.0 * (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64 } else { f64::NAN };
+    let case = "moments 1:2:3, w = (0.05, 10, 0.05)";
+    report.push(2, case, kind, "flip period (s)", measured, theory, 0.0, 1e-2);
+    report.push(2, case, kind, "max |E/E0 - 1|", e_err, 0.0, 1.0, if kind == "cpu" { 1e-6 } else { 1e-4 });
+    report.push(2, case, kind, "max ||L|/|L0| - 1|", l_err, 0.0, 1.0, if kind == "cpu" { 1e-14 } else { 1e-6 });
+    Ok(())
+}
+
+/// Test 3: a dumbbell tilted by 30° falls at 1 m/s onto a frictionless floor (elastic); its
+/// lower sphere strikes. Rigid-body impulse: J = 2 v / (1/M + (r×n)·I⁻¹(r×n)).
+fn tilted_impact(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
+    let (r, a, v0) = (0.005, 0.006, 1.0);
+    let (mass, moments) = dumbbell_mass(r, a);
+    let tilt = 30f64.to_radians();
+    // turn the body x axis down by `tilt` about y
+    let q = [(0.5 * tilt).cos(), 0.0, (0.5 * tilt).sin(), 0.0];
+    let low = rotate(q, [a, 0.0, 0.0]);
+    let z0 = -low[2] + r + 1e-4;
+    let (p, b) = build(&[([0.0, 0.0, z0], q, [0.0, 0.0, -v0], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
+    let walls = serde_json::json!([{ "type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "m" }]);
+    let s = setup(0.0, walls, [0.0; 3], 1e-7, 1.0, p, b)?;
+    let mut backend = open(&s, kind)?;
+    let (mut touched, mut steps) = (false, 0u64);
+    while steps < 200_000 {
+        backend.step(50)?;
+        steps += 50;
+        let c = backend.contact_count()?;
+        if c > 0 {
+            touched = true;
+        } else if touched {
+            break;
+        }
+    }
+    let st = backend.export_state()?;
+    let (q1, l1) = (st.bodies.orientation[0], st.bodies.angular_momentum[0]);
+    let w1 = omega(q1, moments, l1);
+    // theory at the orientation of impact (the body turns by ~1e-4 rad during the contact)
+    let arm = [low[0], low[1], low[2] - r];
+    let rxn = [arm[1], -arm[0], 0.0]; // arm × ẑ
+    let rb = rotate_back(q, rxn);
+    let inv_i_rxn = rotate(q, std::array::from_fn(|k| rb[k] / moments[k]));
+    let k_eff = 1.0 / mass + (0..3).map(|k| rxn[k] * inv_i_rxn[k]).sum::<f64>();
+    let j = 2.0 * v0 / k_eff;
+    let vz = -v0 + j / mass;
+    let wy = j * inv_i_rxn[1];
+    let case = "tilt 30 deg, 1 m/s, e = 1";
+    report.push(3, case, kind, "rebound v_z (m/s)", st.bodies.velocity[0][2], vz, 0.0, 2e-3);
+    report.push(3, case, kind, "spin w_y (rad/s)", w1[1], wy, 0.0, 2e-3);
+    let e_after = 0.5 * mass * norm(st.bodies.velocity[0]).powi(2) + 0.5 * (0..3).map(|k| l1[k] * w1[k]).sum::<f64>();
+    report.push(3, case, kind, "kinetic energy (J)", e_after, 0.5 * mass * v0 * v0, 0.0, 1e-4);
+    Ok(())
+}
+
+/// Test 4: a dumbbell whose axis is horizontal rolls down a 20° incline (gravity tilted) on
+/// both spheres, friction 0.5: a = g sin θ / (1 + I/(M r²)), I about the dumbbell's axis.
+fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
+    let (r, a, g) = (0.005, 0.007, 9.81);
+    let (mass, moments) = dumbbell_mass(r, a);
+    let th = 20f64.to_radians();
+    // body x axis along space y (the rolling axis)
+    let h = 0.5f64.sqrt();
+    let q = [h, 0.0, 0.0, h];
+    let (p, b) = build(&[([0.0, 0.0, r], q, [0.0; 3], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
+    let walls = serde_json::json!([{ "type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "m" }]);
+    let dt = 2e-7;
+    let s = setup(0.5, walls, [g * th.sin(), 0.0, -g * th.cos()], dt, 1.0, p, b)?;
+    let mut backend = open(&s, kind)?;
+    let (batch, batches) = (500u64, 100u64);
+    let mut xs = Vec::new();
+    for k in 1..=batches {
+        backend.step(batch)?;
+        let t = (k * batch) as f64 * dt;
+        let x = backend.export_state()?.bodies.position[0][0];
+        xs.push((t, x));
+        report.points.push(Point { figure: "incline", series: "centre x", backend: kind, x: t, y: x });
+    }
+    let a_theory = g * th.sin() / (1.0 + moments[0] / (mass * r * r));
+    // least-squares x = c0 + c1 t + ½ a t² over the second half (after the contact settles)
+    let half = &xs[xs.len() / 2..];
+    let fit = quadratic_fit(half);
+    report.push(4, "20 deg, mu 0.5", kind, "acceleration (m/s2)", 2.0 * fit[2], a_theory, 0.0, 1e-2);
+    Ok(())
+}
+
+/// Least-squares coefficients (c0, c1, c2) of y = c0 + c1 x + c2 x².
+fn quadratic_fit(pts: &[(f64, f64)]) -> [f64; 3] {
+    let x0 = pts[0].0;
+    let mut m = [[0.0; 4]; 3];
+    for &(x, y) in pts {
+        let u = x - x0;
+        let basis = [1.0, u, u * u];
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += basis[i] * basis[j];
+            }
+            m[i][3] += basis[i] * y;
+        }
+    }
+    // Gauss–Jordan
+    for c in 0..3 {
+        let pivot = m[c][c];
+        for j in c..4 {
+            m[c][j] /= pivot;
+        }
+        for i in 0..3 {
+            if i != c {
+                let f = m[i][c];
+                for j in c..4 {
+                    m[i][j] -= f * m[c][j];
+                }
+            }
+        }
+    }
+    [m[0][3], m[1][3], m[2][3]]
+}
+
+/// Test 5: a tilted dumbbell in free fall, thrown sideways: no spin, the centre on the parabola.
+fn free_fall(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
+    let (r, a, g) = (0.005, 0.006, 9.81);
+    let (mass, moments) = dumbbell_mass(r, a);
+    let q = [0.9, 0.1, 0.3, 0.2];
+    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let q = q.map(|c| c / n);
+    let (p, b) = build(&[([0.0; 3], q, [0.3, 0.0, 0.0], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
+    let dt = 1e-5;
+    let s = setup(0.3, serde_json::json!([]), [0.0, 0.0, -g], dt, 10.0, p, b)?;
+    let mut backend = open(&s, kind)?;
+    let steps = 10_000u64;
+    backend.step(steps)?;
+    let st = backend.export_state()?;
+    let t = steps as f64 * dt;
+    let x = st.bodies.position[0];
+    report.push(5, "0.1 s, thrown at 0.3 m/s", kind, "z (m)", x[2], -0.5 * g * t * t, 0.0, if kind == "cpu" { 1e-10 } else { 1e-5 });
+    report.push(5, "0.1 s, thrown at 0.3 m/s", kind, "x (m)", x[0], 0.3 * t, 0.0, if kind == "cpu" { 1e-10 } else { 1e-5 });
+    let w = norm(omega(st.bodies.orientation[0], moments, st.bodies.angular_momentum[0]));
+    report.push(5, "0.1 s, thrown at 0.3 m/s", kind, "|w| (rad/s)", w, 0.0, 1.0, 0.0);
+    let dq = (0..4).map(|k| (st.bodies.orientation[0][k] - q[k]).abs()).fold(0.0, f64::max);
+    report.push(5, "0.1 s, thrown at 0.3 m/s", kind, "max |q - q0|", dq, 0.0, 1.0, if kind == "cpu" { 0.0 } else { 1e-6 });
+    Ok(())
+}
+
+/// Every test on every backend of `backends` ("cpu", "gpu").
+pub fn run_benchmark(backends: &[&'static str], open: Opener) -> Result<Report> {
+    let mut report = Report::default();
+    mass_properties(&mut report);
+    for &kind in backends {
+        torque_free(&mut report, open, kind)?;
+        tilted_impact(&mut report, open, kind)?;
+        incline(&mut report, open, kind)?;
+        free_fall(&mut report, open, kind)?;
+    }
+    report.rows.sort_by_key(|r| r.test);
+    Ok(report)
+}
+
+/// Test 1 (host): the union mass properties of overlapping templates.
+fn mass_properties(_report: &mut Report) {
+    // MERGE: with crate::model::clump
+}
+
+/// Writes `clumps.csv`, `clumps_points.csv` and the figures into `dir` (atomically).
+pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
+    crate::output::atomic::create_dir_all(dir)?;
+    crate::output::write_atomic(&dir.join("clumps.csv"), report.csv().as_bytes())?;
+    let mut pts = String::from("figure,series,backend,x,y\n");
+    for p in &report.points {
+        let _ = writeln!(pts, "{},{},{},{:e},{:e}", p.figure, p.series, p.backend, p.x, p.y);
+    }
+    crate::output::write_atomic(&dir.join("clumps_points.csv"), pts.as_bytes())?;
+    let mut written = vec!["clumps.csv".to_string(), "clumps_points.csv".to_string()];
+    let series = |fig: &str| -> Vec<crate::plot::Series> {
+        let mut out: Vec<crate::plot::Series> = Vec::new();
+        for p in report.points.iter().filter(|p| p.figure == fig) {
+            let name = format!("{} ({})", p.series, p.backend);
+            match out.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.points.push((p.x, p.y)),
+                None => out.push(crate::plot::Series { name, points: vec![(p.x, p.y)] }),
+            }
+        }
+        out
+    };
+    let figs: [(&str, &str, &str, &str); 2] = [
+        ("torque_free", "Test 2: torque-free body (moments 1:2:3) flips about its intermediate axis", "time (s)", "body-frame spin (rad/s)"),
+        ("incline", "Test 4: dumbbell rolling down a 20 deg incline", "time (s)", "centre x (m)"),
+    ];
+    for (name, title, xl, yl) in figs {
+        let file = format!("clumps_{name}.png");
+        if !crate::plot::chart(&dir.join(&file), title, xl, yl, &[], &series(name))? {
+            eprintln!("talus: no TrueType font found ({}): {file} has no text", crate::plot::FONT_PATHS[0]);
+        }
+        written.push(file);
+    }
+    Ok(written)
+}
