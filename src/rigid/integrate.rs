@@ -22,7 +22,7 @@ use glam::{DQuat, DVec2, DVec3, DVec4};
 
 /// Half angles below this use the series of `cos_sin` (the GPU's `sin`/`cos` builtins are only
 /// accurate in absolute terms, not relative to a small angle).
-pub const SERIES_LIMIT: f64 = 0.25;
+pub const ROTOR_SERIES_LIMIT: f64 = 0.25;
 
 /// A body's orientation and body-frame angular momentum inside the drift.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,10 +89,10 @@ pub fn rotational_energy(q: DQuat, moments: DVec3, l: DVec3) -> f64 {
     0.5 * lb.dot(inverse_moments(moments) * lb)
 }
 
-/// (cos φ, sin φ): Taylor series to φ¹⁴ and φ¹³ for |φ| < `SERIES_LIMIT` (truncation below
+/// (cos φ, sin φ): Taylor series to φ¹⁴ and φ¹³ for |φ| < `ROTOR_SERIES_LIMIT` (truncation below
 /// 1e-19 relative), the builtins beyond.
 pub fn cos_sin(phi: f64) -> DVec2 {
-    if phi.abs() < SERIES_LIMIT {
+    if phi.abs() < ROTOR_SERIES_LIMIT {
         let p2 = phi * phi;
         let s = phi * (1.0 - p2 / 6.0 * (1.0 - p2 / 20.0 * (1.0 - p2 / 42.0 * (1.0 - p2 / 72.0 * (1.0 - p2 / 110.0 * (1.0 - p2 / 156.0))))));
         let c = 1.0 - p2 / 2.0 * (1.0 - p2 / 12.0 * (1.0 - p2 / 30.0 * (1.0 - p2 / 56.0 * (1.0 - p2 / 90.0 * (1.0 - p2 / 132.0 * (1.0 - p2 / 182.0))))));
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn series_matches_builtins() {
         for k in 0..=1000 {
-            let phi = (k as f64 / 1000.0 - 0.5) * 2.0 * SERIES_LIMIT * 0.999_999;
+            let phi = (k as f64 / 1000.0 - 0.5) * 2.0 * ROTOR_SERIES_LIMIT * 0.999_999;
             let cs = cos_sin(phi);
             // a few ulp of rounding in the polynomial, no truncation error
             assert!((cs.x - phi.cos()).abs() <= 4.0 * f64::EPSILON, "cos {phi}");
