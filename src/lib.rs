@@ -23,6 +23,7 @@ pub mod output;
 pub mod plot;
 pub mod render;
 pub mod resume;
+pub mod rigid;
 pub mod run;
 pub mod scene;
 pub mod setup;

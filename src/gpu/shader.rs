@@ -54,6 +54,16 @@ pub const MESH_CONTACTS: &str = include_str!("../../shaders/mesh/contacts.wgsl")
 /// `mesh_data`).
 pub const MESH_DATA: &str = include_str!("../../shaders/mesh/data.wgsl");
 
+/// The rigid-body rotation integrator (twin of `src/rigid/integrate.rs`; pure). Not in a pass
+/// yet: `pure_sources` lists it so that `tests/gpu_shaders.rs` validates it.
+pub const RIGID_INTEGRATE: &str = include_str!("../../shaders/rigid/integrate.wgsl");
+
+/// WGSL files of pure functions that no pass composes yet, by name: each must validate
+/// composed on its own (`compose`), as `tests/gpu_shaders.rs` checks.
+pub fn pure_sources() -> &'static [(&'static str, &'static str)] {
+    &[("rigid/integrate.wgsl", RIGID_INTEGRATE)]
+}
+
 /// Everything the ball–wall contact needs: history records, hash lookup, the mesh files,
 /// `wall_contact.wgsl`.
 fn wall_contact_sources() -> String {
