@@ -96,16 +96,26 @@ pub type Opener<'a> = &'a dyn Fn(&Setup, &'static str) -> Result<Box<dyn Backend
 
 const DENSITY: f64 = 2500.0;
 
-/// A set-up with one material (`fric`), no damping, the given walls (JSON) and gravity, time
-/// step `dt`, holding `bodies` with their components (`radius` each).
-fn setup(fric: f64, walls: serde_json::Value, gravity: [f64; 3], dt: f64, domain: f64, particles: Particles, bodies: Bodies) -> Result<Setup> {
+/// What a test's material and contacts are: friction, restitution (`hertz_mindlin`) and shear
+/// modulus.
+struct Contact {
+    fric: f64,
+    restitution: f64,
+    shear: f64,
+}
+
+/// A set-up with one material and contact, the given walls (JSON) and gravity, time step `dt`,
+/// holding `bodies` with their components (`radius` each).
+fn setup(c: Contact, walls: serde_json::Value, gravity: [f64; 3], dt: f64, domain: f64, particles: Particles, bodies: Bodies) -> Result<Setup> {
     let text = serde_json::json!({
         "gravity": gravity,
         "time_step": dt,
+        // the check reads the placeholder particle; each test picks its own step
+        "time_step_check": "warn",
         "steps": 1,
         "domain": { "min": [-domain, -domain, -domain], "max": [domain, domain, domain] },
-        "materials": { "m": { "density": DENSITY, "hz_shear": 1e9, "hz_poiss": 0.25, "fric": fric } },
-        "contacts": { "default": { "model": "hertz_mindlin", "restitution": 1.0 } },
+        "materials": { "m": { "density": DENSITY, "hz_shear": c.shear, "hz_poiss": 0.25, "fric": c.fric } },
+        "contacts": { "default": { "model": "hertz_mindlin", "coefficientRestitution": c.restitution } },
         "particles": [ { "position": [0.0, 0.0, 0.0], "radius": 1e-3, "material": "m" } ],
         "walls": walls,
     });
@@ -146,7 +156,7 @@ fn norm(v: [f64; 3]) -> f64 {
 /// Test 2: a torque-free body with moments (1, 2, 3)·I0 started spinning about its
 /// intermediate axis with a small perturbation flips over and back periodically.
 fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
-    let r = 0.01;
+    let r: f64 = 0.01;
     let m = DENSITY * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
     let i0 = 0.4 * m * r * r;
     let moments = [i0, 2.0 * i0, 3.0 * i0];
@@ -154,7 +164,7 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
     let q = [1.0, 0.0, 0.0, 0.0];
     let (p, b) = build(&[([0.0; 3], q, [0.0; 3], w0, m, moments, vec![[0.0; 3]], r)]);
     let dt = 1e-4;
-    let s = setup(0.0, serde_json::json!([]), [0.0; 3], dt, 1.0, p, b)?;
+    let s = setup(Contact { fric: 0.0, restitution: 1.0, shear: 1e9 }, serde_json::json!([]), [0.0; 3], dt, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
     let e0 = backend.energies()?.kinetic_rotational;
     let l0 = norm(backend.export_state()?.bodies.angular_momentum[0]);
@@ -182,7 +192,7 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
     }
     let l = angular_momentum(q, moments, w0);
     let e = 0.5 * (0..3).map(|k| l[k] * w0[k]).sum::<f64>();
-    let theory = crate::rigid::analytic::flip_period(moments, norm(l), e);
+    let theory = crate::rigid::analytic::flip_period(glam::DVec3::from(moments), norm(l), e);
     // a full period holds two sign changes of ω₂
     let measured = if crossings.len() >= 3 { 2.0 * (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64 } else { f64::NAN };
     let case = "moments 1:2:3, w = (0.05, 10, 0.05)";
@@ -193,7 +203,9 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
 }
 
 /// Test 3: a dumbbell tilted by 30° falls at 1 m/s onto a frictionless floor (elastic); its
-/// lower sphere strikes. Rigid-body impulse: J = 2 v / (1/M + (r×n)·I⁻¹(r×n)).
+/// lower sphere strikes. Rigid-body impulse: J = 2 v / (1/M + (r×n)·I⁻¹(r×n)). The impulse
+/// assumes an instantaneous contact; the body turns by ω t_c during the real one, so the
+/// grains are stiff (G = 100 GPa: t_c ≈ 5 µs, about 0.7 mrad of turn).
 fn tilted_impact(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
     let (r, a, v0) = (0.005, 0.006, 1.0);
     let (mass, moments) = dumbbell_mass(r, a);
@@ -201,15 +213,15 @@ fn tilted_impact(report: &mut Report, open: Opener, kind: &'static str) -> Resul
     // turn the body x axis down by `tilt` about y
     let q = [(0.5 * tilt).cos(), 0.0, (0.5 * tilt).sin(), 0.0];
     let low = rotate(q, [a, 0.0, 0.0]);
-    let z0 = -low[2] + r + 1e-4;
+    let z0 = -low[2] + r + 1e-5;
     let (p, b) = build(&[([0.0, 0.0, z0], q, [0.0, 0.0, -v0], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
     let walls = serde_json::json!([{ "type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "m" }]);
-    let s = setup(0.0, walls, [0.0; 3], 1e-7, 1.0, p, b)?;
+    let s = setup(Contact { fric: 0.0, restitution: 1.0, shear: 1e11 }, walls, [0.0; 3], 1e-8, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
     let (mut touched, mut steps) = (false, 0u64);
-    while steps < 200_000 {
-        backend.step(50)?;
-        steps += 50;
+    while steps < 400_000 {
+        backend.step(100)?;
+        steps += 100;
         let c = backend.contact_count()?;
         if c > 0 {
             touched = true;
@@ -239,6 +251,7 @@ fn tilted_impact(report: &mut Report, open: Opener, kind: &'static str) -> Resul
 
 /// Test 4: a dumbbell whose axis is horizontal rolls down a 20° incline (gravity tilted) on
 /// both spheres, friction 0.5: a = g sin θ / (1 + I/(M r²)), I about the dumbbell's axis.
+/// Restitution 0.5 damps the bounce of its start (it is placed just touching).
 fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> {
     let (r, a, g) = (0.005, 0.007, 9.81);
     let (mass, moments) = dumbbell_mass(r, a);
@@ -248,10 +261,10 @@ fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> 
     let q = [h, 0.0, 0.0, h];
     let (p, b) = build(&[([0.0, 0.0, r], q, [0.0; 3], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
     let walls = serde_json::json!([{ "type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "m" }]);
-    let dt = 2e-7;
-    let s = setup(0.5, walls, [g * th.sin(), 0.0, -g * th.cos()], dt, 1.0, p, b)?;
+    let dt = 2.5e-7;
+    let s = setup(Contact { fric: 0.5, restitution: 0.5, shear: 1e9 }, walls, [g * th.sin(), 0.0, -g * th.cos()], dt, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
-    let (batch, batches) = (500u64, 100u64);
+    let (batch, batches) = (1000u64, 200u64);
     let mut xs = Vec::new();
     for k in 1..=batches {
         backend.step(batch)?;
@@ -309,7 +322,7 @@ fn free_fall(report: &mut Report, open: Opener, kind: &'static str) -> Result<()
     let q = q.map(|c| c / n);
     let (p, b) = build(&[([0.0; 3], q, [0.3, 0.0, 0.0], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
     let dt = 1e-5;
-    let s = setup(0.3, serde_json::json!([]), [0.0, 0.0, -g], dt, 10.0, p, b)?;
+    let s = setup(Contact { fric: 0.3, restitution: 0.5, shear: 1e9 }, serde_json::json!([]), [0.0, 0.0, -g], dt, 10.0, p, b)?;
     let mut backend = open(&s, kind)?;
     let steps = 10_000u64;
     backend.step(steps)?;

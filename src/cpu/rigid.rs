@@ -10,27 +10,28 @@
 //! `place_velocities`. The component arrays are in the state's internal order; a body finds
 //! its components through `State::index_of`, so the sums do not depend on that order.
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 use rayon::prelude::*;
 
 use super::integrate::{Drift, Moved, Sweep, Watch};
 use super::neighbour::CHUNK;
 use super::state::State;
-use crate::model::body::{omega, rotate, Bodies};
+use crate::model::body::{quat, wxyz, Bodies};
+use crate::rigid::integrate::{angular_velocity, body_to_space, rotation_drift};
 
 /// The body state the CPU steps, in body-id order, with the per-particle-id body and offset.
 #[derive(Clone, Debug, Default)]
 pub struct BodyState {
     pub position: Vec<DVec3>,
     pub image: Vec<[i32; 3]>,
-    pub orientation: Vec<[f64; 4]>,
+    pub orientation: Vec<DQuat>,
     pub velocity: Vec<DVec3>,
     pub angular_momentum: Vec<DVec3>,
     /// ω of the current orientation and momentum (`model::body::omega`).
     pub omega: Vec<DVec3>,
     pub mass: Vec<f64>,
     pub inv_mass: Vec<f64>,
-    pub moments: Vec<[f64; 3]>,
+    pub moments: Vec<DVec3>,
     /// Total force and torque (about the centre) of the last force pass, gravity excluded.
     pub force: Vec<DVec3>,
     pub torque: Vec<DVec3>,
@@ -49,13 +50,13 @@ impl BodyState {
         BodyState {
             position: v(&b.position),
             image: b.image.clone(),
-            orientation: b.orientation.clone(),
+            orientation: b.orientation.iter().map(|&q| quat(q)).collect(),
             velocity: v(&b.velocity),
             angular_momentum: v(&b.angular_momentum),
-            omega: (0..n).map(|k| DVec3::from(omega(b.orientation[k], b.moments[k], b.angular_momentum[k]))).collect(),
+            omega: (0..n).map(|k| angular_velocity(quat(b.orientation[k]), DVec3::from(b.moments[k]), DVec3::from(b.angular_momentum[k]))).collect(),
             mass: b.mass.clone(),
             inv_mass: b.mass.iter().map(|m| 1.0 / m).collect(),
-            moments: b.moments.clone(),
+            moments: v(&b.moments),
             force: vec![DVec3::ZERO; n],
             torque: vec![DVec3::ZERO; n],
             first: b.first.clone(),
@@ -80,11 +81,11 @@ impl BodyState {
         Bodies {
             position: a(&self.position),
             image: self.image.clone(),
-            orientation: self.orientation.clone(),
+            orientation: self.orientation.iter().map(|&q| wxyz(q)).collect(),
             velocity: a(&self.velocity),
             angular_momentum: a(&self.angular_momentum),
             mass: self.mass.clone(),
-            moments: self.moments.clone(),
+            moments: a(&self.moments),
             first: self.first.clone(),
             count: self.count.clone(),
             template: self.template.clone(),
@@ -97,7 +98,7 @@ impl BodyState {
     #[inline]
     pub fn arm(&self, u: usize) -> DVec3 {
         let b = self.body_of[u] as usize;
-        DVec3::from(rotate(self.orientation[b], self.offset[u].to_array()))
+        body_to_space(self.orientation[b], self.offset[u])
     }
 
     /// The centre of body `b` without the periodic wrapping.
@@ -119,8 +120,8 @@ pub fn kick_drift(bodies: &mut BodyState, d: &Drift) {
             *v += dv;
             *l += dl;
             *x = d.drift(*x, image, *v);
-            *q = rotation_drift(*q, l.to_array(), moments[b], d.dt);
-            *w = DVec3::from(omega(*q, moments[b], l.to_array()));
+            *q = rotation_drift(*q, *l, moments[b], d.dt);
+            *w = angular_velocity(*q, moments[b], *l);
         });
 }
 
@@ -167,7 +168,7 @@ pub fn gather_kick(s: &State, bodies: &mut BodyState, d: &Drift) {
             let (dv, dl) = d.half_kick(f, t, inv_m[b], 1.0);
             *v += dv;
             *l += dl;
-            *w = DVec3::from(omega(orientation[b], moments[b], l.to_array()));
+            *w = angular_velocity(orientation[b], moments[b], *l);
             (*f_out, *t_out) = (f, t);
         });
 }
@@ -175,11 +176,11 @@ pub fn gather_kick(s: &State, bodies: &mut BodyState, d: &Drift) {
 /// The total force and torque about the centre of the body at orientation `q` whose
 /// components are the `count` particle ids from `first`, summed in that order.
 #[inline]
-fn totals(s: &State, first: u32, count: u32, offset: &[DVec3], q: [f64; 4]) -> (DVec3, DVec3) {
+fn totals(s: &State, first: u32, count: u32, offset: &[DVec3], q: DQuat) -> (DVec3, DVec3) {
     let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);
     for u in first as usize..(first + count) as usize {
         let i = s.index_of[u] as usize;
-        let arm = DVec3::from(rotate(q, offset[u].to_array()));
+        let arm = body_to_space(q, offset[u]);
         f += s.force[i];
         t += arm.cross(s.force[i]) + s.torque[i];
     }
@@ -205,27 +206,4 @@ pub fn gather_only(s: &State, bodies: &mut BodyState) {
     for b in 0..bodies.len() {
         (bodies.force[b], bodies.torque[b]) = totals(s, bodies.first[b], bodies.count[b], &bodies.offset, bodies.orientation[b]);
     }
-}
-
-// TEMPORARY until crate::rigid lands (helper branch rigid-integrator)
-fn rotation_drift(q: [f64; 4], l: [f64; 3], m: [f64; 3], dt: f64) -> [f64; 4] {
-    use crate::model::body::rotate_back;
-    let mut lb = rotate_back(q, l);
-    let mut q = q;
-    for (k, h) in [(0usize, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)] {
-        let th = if m[k] > 0.0 { lb[k] / m[k] * h * dt } else { 0.0 };
-        let (sn, cs) = (0.5 * th).sin_cos();
-        let mut e = [0.0; 3];
-        e[k] = sn;
-        // q ⊗ (cs, e)
-        let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
-        q = [w * cs - x * e[0] - y * e[1] - z * e[2], w * e[0] + x * cs + y * e[2] - z * e[1], w * e[1] - x * e[2] + y * cs + z * e[0], w * e[2] + x * e[1] - y * e[0] + z * cs];
-        let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-        let (sf, cf) = th.sin_cos();
-        let (la, lbb) = (lb[a], lb[b]);
-        lb[a] = cf * la + sf * lbb;
-        lb[b] = -sf * la + cf * lbb;
-    }
-    let nq = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    q.map(|c| c / nq)
 }

@@ -13,6 +13,10 @@
 //! the angular momentum L in the space frame; the body frame is the principal frame, so the
 //! inertia is three principal moments. ω = R diag(1/I) Rᵀ L (`crate::rigid`).
 
+use glam::{DQuat, DVec3};
+
+use crate::rigid::integrate::{angular_velocity, body_to_space, space_to_body};
+
 /// A particle that belongs to no body (`Bodies::body_of` of a scene without clumps is empty).
 pub const NO_BODY: u32 = u32::MAX;
 
@@ -149,35 +153,37 @@ impl Bodies {
     }
 }
 
-/// Rotate `v` by the unit quaternion `q` (w, x, y, z).
-pub fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    let (w, u) = (q[0], [q[1], q[2], q[3]]);
-    // v + 2w (u × v) + 2 u × (u × v)
-    let c = cross(u, v);
-    let cc = cross(u, c);
-    std::array::from_fn(|a| v[a] + 2.0 * (w * c[a] + cc[a]))
+/// The quaternion (w, x, y, z) of the tables as glam's `DQuat`.
+#[inline]
+pub fn quat(q: [f64; 4]) -> DQuat {
+    DQuat::from_xyzw(q[1], q[2], q[3], q[0])
 }
 
-/// Rotate `v` by the inverse of the unit quaternion `q`.
+/// A `DQuat` as the tables store it, (w, x, y, z).
+#[inline]
+pub fn wxyz(q: DQuat) -> [f64; 4] {
+    [q.w, q.x, q.y, q.z]
+}
+
+/// Rotate `v` by the unit quaternion `q` (w, x, y, z): body frame → space.
+pub fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    body_to_space(quat(q), DVec3::from(v)).to_array()
+}
+
+/// Rotate `v` by the inverse of the unit quaternion `q`: space → body frame.
 pub fn rotate_back(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    rotate([q[0], -q[1], -q[2], -q[3]], v)
+    space_to_body(quat(q), DVec3::from(v)).to_array()
 }
 
 /// ω = R diag(1/I) Rᵀ L (a zero moment gives no rate about its axis).
 pub fn omega(q: [f64; 4], moments: [f64; 3], l: [f64; 3]) -> [f64; 3] {
-    let lb = rotate_back(q, l);
-    let wb: [f64; 3] = std::array::from_fn(|a| if moments[a] > 0.0 { lb[a] / moments[a] } else { 0.0 });
-    rotate(q, wb)
+    angular_velocity(quat(q), DVec3::from(moments), DVec3::from(l)).to_array()
 }
 
 /// L = R diag(I) Rᵀ ω.
 pub fn angular_momentum(q: [f64; 4], moments: [f64; 3], w: [f64; 3]) -> [f64; 3] {
-    let wb = rotate_back(q, w);
-    rotate(q, std::array::from_fn(|a| moments[a] * wb[a]))
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    let wb = space_to_body(quat(q), DVec3::from(w));
+    body_to_space(quat(q), DVec3::from(moments) * wb).to_array()
 }
 
 #[cfg(test)]
