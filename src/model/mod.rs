@@ -6,6 +6,7 @@
 //! parameters inherit from materials); see ARCHITECTURE.md, "Layers".
 
 pub mod checks;
+pub mod clump;
 pub mod contact_record;
 pub mod distribution;
 pub mod flow;
