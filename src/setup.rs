@@ -13,6 +13,7 @@ use crate::layout::consts::MESH_KEY_BIT;
 use crate::mesh::TriangleMesh;
 use crate::model::flow::{Insertion, Outlet, Rate};
 use crate::model::checks::RunChecks;
+use crate::model::clump::ClumpTemplate;
 use crate::model::contact_record::ContactRecord;
 use crate::model::material::Material;
 use crate::model::measure::Measure;
@@ -217,6 +218,9 @@ pub struct Setup {
     /// Files the scene read besides itself (mesh STL files, the `initial_state` file), as
     /// resolved; a checkpoint records them with a checksum.
     pub input_files: Vec<PathBuf>,
+    /// Rigid clump templates (`"clump_templates"`), in scene order; empty for sphere scenes.
+    /// Nothing uses them yet (issue 32).
+    pub clump_templates: Vec<ClumpTemplate>,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS

@@ -37,6 +37,7 @@ fn tiny_setup() -> Setup {
         checkpoint_every: 0,
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
+        clump_templates: Vec::new(),
     }
 }
 

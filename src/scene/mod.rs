@@ -5,6 +5,7 @@
 
 mod checkpoint_state;
 mod checks;
+mod clump;
 mod contacts;
 mod distribution;
 mod flow;
@@ -69,6 +70,7 @@ const TOP_KEYS: &[&str] = &[
     "checkpoint_every",
     "energy_tracking",
     "energy_drift",
+    "clump_templates",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -306,12 +308,18 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     }
     let pairs = PairTable { n_materials: nm, entries };
 
+    // ---- clump templates ----
+    let mut input_files = Vec::new();
+    let clump_templates = match top.array_opt("clump_templates")? {
+        Some(list) => clump::templates(&cx, list, "clump_templates", &materials, &mut input_files)?,
+        None => Vec::new(),
+    };
+
     // ---- explicit particles ----
     let mut particles = Particles::default();
     let mut grid = Grid::new();
     let mut sources = Sources::default();
     sources.begin(0, None);
-    let mut input_files = Vec::new();
     let mut saved_contacts = None;
     if let Some(o) = top.obj_opt("initial_state")? {
         o.allow(INITIAL_STATE_KEYS)?;
@@ -669,6 +677,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         checkpoint_every,
         initial_contacts,
         input_files,
+        clump_templates,
     };
     checks::check_ranges(&cx, &setup)?;
     if explicit_domain {

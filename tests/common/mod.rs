@@ -47,6 +47,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         checkpoint_every: 0,
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
+        clump_templates: Vec::new(),
     }
 }
 
