@@ -963,6 +963,11 @@ mod tests {
         let p = union_mass_properties(&[[0.0, 0.0, 0.0, 1.0], [0.2, 0.3, -0.1, 0.5]]);
         let e = union_mass_properties(&[[0.0, 0.0, 0.0, 1.0]]);
         check(&p, &e, 1e-11, "nested");
+        // the same sphere twice, and a sphere touching the inside of another
+        let twice = union_mass_properties(&[[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0]]);
+        check(&twice, &e, 1e-11, "twice");
+        let inner = union_mass_properties(&[[0.0, 0.0, 0.0, 1.0], [0.0, 0.5, 0.0, 0.5]]);
+        check(&inner, &e, 1e-11, "touching inside");
     }
 
     #[test]
