@@ -73,10 +73,10 @@ impl Report {
     /// The table as printed.
     pub fn table(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "{:<4} {:<30} {:<7} {:<22} {:>15} {:>15} {:>11} {:>8}  status", "test", "case", "backend", "quantity", "talus", "theory", "rel.error", "tol");
+        let _ = writeln!(s, "{:<4} {:<36} {:<7} {:<22} {:>15} {:>15} {:>11} {:>8}  status", "test", "case", "backend", "quantity", "talus", "theory", "rel.error", "tol");
         for r in &self.rows {
             let status = if r.passed() { "ok" } else { "FAIL" };
-            let _ = writeln!(s, "{:<4} {:<30} {:<7} {:<22} {:>15.8e} {:>15.8e} {:>+11.3e} {:>8.0e}  {status}", r.test, r.case, r.backend, r.quantity, r.talus, r.theory, r.rel_error, r.tolerance);
+            let _ = writeln!(s, "{:<4} {:<36} {:<7} {:<22} {:>15.8e} {:>15.8e} {:>+11.3e} {:>8.0e}  {status}", r.test, r.case, r.backend, r.quantity, r.talus, r.theory, r.rel_error, r.tolerance);
         }
         let _ = writeln!(s, "{} rows, {} beyond tolerance", self.rows.len(), self.failures().len());
         s
@@ -196,7 +196,7 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
     // a full period holds two sign changes of ω₂
     let measured = if crossings.len() >= 3 { 2.0 * (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64 } else { f64::NAN };
     let case = "moments 1:2:3, w = (0.05, 10, 0.05)";
-    report.push(2, case, kind, "flip period (s)", measured, theory, 0.0, 1e-2);
+    report.push(2, case, kind, "flip period (s)", measured, theory, 0.0, 1e-3);
     report.push(2, case, kind, "max |E/E0 - 1|", e_err, 0.0, 1.0, if kind == "cpu" { 1e-6 } else { 1e-4 });
     report.push(2, case, kind, "max ||L|/|L0| - 1|", l_err, 0.0, 1.0, if kind == "cpu" { 1e-14 } else { 1e-6 });
     Ok(())
@@ -341,7 +341,7 @@ fn free_fall(report: &mut Report, open: Opener, kind: &'static str) -> Result<()
 /// Every test on every backend of `backends` ("cpu", "gpu").
 pub fn run_benchmark(backends: &[&'static str], open: Opener) -> Result<Report> {
     let mut report = Report::default();
-    mass_properties(&mut report);
+    mass_properties(&mut report)?;
     for &kind in backends {
         torque_free(&mut report, open, kind)?;
         tilted_impact(&mut report, open, kind)?;
@@ -352,9 +352,50 @@ pub fn run_benchmark(backends: &[&'static str], open: Opener) -> Result<Report> 
     Ok(report)
 }
 
-/// Test 1 (host): the union mass properties of overlapping templates.
-fn mass_properties(_report: &mut Report) {
-    // MERGE: with crate::model::clump
+/// Volume and moments (about the x axis and about the y axis through its centre) of the lens
+/// two spheres of radius `r` at (±a, 0, 0) share, unit density: a solid of revolution whose
+/// radius² is r² − (|x| − a)² on |x| ≤ r − a, integrated by three-point Gauss–Legendre, exact
+/// for these polynomials of degree four.
+fn lens(r: f64, a: f64) -> (f64, f64, f64) {
+    let half = r - a;
+    let (nodes, weights) = ([-(0.6f64).sqrt(), 0.0, (0.6f64).sqrt()], [5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0]);
+    let pi = std::f64::consts::PI;
+    let (mut v, mut ix, mut iy) = (0.0, 0.0, 0.0);
+    // the half x in [0, half]; the other is its mirror image
+    for k in 0..3 {
+        let x = 0.5 * half * (nodes[k] + 1.0);
+        let w = 0.5 * half * weights[k];
+        let rho2 = r * r - (x + a) * (x + a);
+        v += w * pi * rho2;
+        ix += w * 0.5 * pi * rho2 * rho2;
+        iy += w * (0.25 * pi * rho2 * rho2 + pi * rho2 * x * x);
+    }
+    (2.0 * v, 2.0 * ix, 2.0 * iy)
+}
+
+/// Test 1 (host): the union mass properties of overlapping templates against inclusion–
+/// exclusion with the exact lens (unit radius, density `DENSITY`).
+fn mass_properties(report: &mut Report) -> Result<()> {
+    use crate::model::clump::ClumpTemplate;
+    let pi = std::f64::consts::PI;
+    let vs = 4.0 / 3.0 * pi;
+    let is = 0.4 * vs;
+    // two spheres 1 apart: one lens at the centre
+    let (vl, ixl, iyl) = lens(1.0, 0.5);
+    let two = ClumpTemplate::new("two", 0, &[[-0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, 1.0]], DENSITY).map_err(crate::error::TalusError::Other)?;
+    let exact_two = (2.0 * vs - vl, 2.0 * is - ixl, 2.0 * (is + vs * 0.25) - iyl);
+    // three spheres 1.2 apart in a line: only neighbours overlap, two lenses at ±0.6
+    let (vl3, ixl3, iyl3) = lens(1.0, 0.6);
+    let three = ClumpTemplate::new("three", 0, &[[-1.2, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.2, 0.0, 0.0, 1.0]], DENSITY).map_err(crate::error::TalusError::Other)?;
+    let exact_three = (3.0 * vs - 2.0 * vl3, 3.0 * is - 2.0 * ixl3, 3.0 * is + 2.0 * vs * 1.44 - 2.0 * (iyl3 + vl3 * 0.36));
+    for (t, (v, ia, it), case) in [(&two, exact_two, "two spheres r = 1, 1 apart"), (&three, exact_three, "three spheres r = 1, 1.2 apart")] {
+        report.push(1, case, "host", "volume", t.volume, v, 0.0, 1e-9);
+        report.push(1, case, "host", "mass (kg)", t.mass, DENSITY * v, 0.0, 1e-9);
+        report.push(1, case, "host", "axial moment (kg m2)", t.principal_moments[0], DENSITY * ia, 0.0, 1e-9);
+        report.push(1, case, "host", "moment 2 (kg m2)", t.principal_moments[1], DENSITY * it, 0.0, 1e-9);
+        report.push(1, case, "host", "moment 3 (kg m2)", t.principal_moments[2], DENSITY * it, 0.0, 1e-9);
+    }
+    Ok(())
 }
 
 /// Writes `clumps.csv`, `clumps_points.csv` and the figures into `dir` (atomically).

@@ -14,6 +14,7 @@ use crate::mesh::TriangleMesh;
 use crate::model::flow::{Insertion, Outlet, Rate};
 use crate::model::body::Bodies;
 use crate::model::checks::RunChecks;
+use crate::model::clump::ClumpTemplate;
 use crate::model::contact_record::ContactRecord;
 use crate::model::material::Material;
 use crate::model::measure::Measure;
@@ -221,6 +222,9 @@ pub struct Setup {
     /// Rigid bodies (clumps, `crate::model::body`): empty in a scene without clumps; in one
     /// with clumps every particle is a component of one.
     pub bodies: Bodies,
+    /// Rigid clump templates (`"clump_templates"`), in scene order; empty for sphere scenes.
+    /// Clump generators place them (`bodies`).
+    pub clump_templates: Vec<ClumpTemplate>,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS
@@ -265,7 +269,7 @@ impl Setup {
     /// Period on each axis (the domain's extent; meaningful where `periodic` is set).
     /// The names of the clump templates (the bodies file names each body's).
     pub fn clump_template_names(&self) -> Vec<String> {
-        Vec::new() // MERGE: self.clump_templates names
+        self.clump_templates.iter().map(|t| t.name.clone()).collect()
     }
 
     pub fn period(&self) -> DVec3 {

@@ -39,6 +39,8 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         checkpoint_every: 0,
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
+        clump_templates: Vec::new(),
+        bodies: Default::default(),
     }
 }
 

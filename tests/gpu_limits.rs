@@ -38,6 +38,7 @@ fn tiny_setup() -> Setup {
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
         bodies: Default::default(),
+        clump_templates: Vec::new(),
     }
 }
 

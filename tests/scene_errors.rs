@@ -384,3 +384,142 @@ fn mesh_wall_keys_and_defaults() {
     assert!(s.domain.min[0] <= lo.x && s.domain.min[1] <= lo.y && s.domain.max[2] >= hi.z, "the default domain holds the mesh: {:?}", s.domain);
     assert_eq!(s.load_points().iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["wall0", "hopper"]);
 }
+
+// ---- clump templates ----
+
+/// `"clump_templates"` lists spliced into BASE (materials glass, 2500 kg/m³, and steel):
+/// (name, list, substrings the message must contain).
+const CLUMP_CASES: &[(&str, &str, &[&str])] = &[
+    ("clump_templates not an array", "{}", &["clump_templates", "an array", "{}"]),
+    ("template unknown key", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"colour\": 1}]", &["clump_templates[0].colour", "allowed keys", "override"]),
+    ("template without name", "[{\"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]]}]", &["clump_templates[0].name", "missing"]),
+    ("empty template", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": []}]", &["clump_templates[0].spheres", "at least one sphere", "[]"]),
+    ("neither spheres nor file", "[{\"name\": \"a\", \"material\": \"glass\"}]", &["clump_templates[0].spheres", "missing", "file"]),
+    ("both spheres and file", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"file\": \"a.csv\"}]", &["clump_templates[0].file", "not both", "a.csv"]),
+    ("negative radius", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1], [1, 0, 0, -0.5]]}]", &["clump_templates[0].spheres[1][3]", "-0.5", "> 0"]),
+    ("zero radius", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 0]]}]", &["clump_templates[0].spheres[0][3]", "got 0"]),
+    ("NaN radius", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, \"NaN\"]]}]", &["clump_templates[0].spheres[0][3]", "\"NaN\""]),
+    ("sphere of 3 numbers", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 1]]}]", &["clump_templates[0].spheres[0]", "4 numbers", "[0,0,1]"]),
+    ("duplicate template name", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]]}, {\"name\": \"a\", \"material\": \"steel\", \"spheres\": [[0, 0, 0, 2]]}]", &["clump_templates[1].name", "\"a\"", "clump_templates[0]"]),
+    ("unknown template material", "[{\"name\": \"a\", \"material\": \"iron\", \"spheres\": [[0, 0, 0, 1]]}]", &["clump_templates[0].material", "\"iron\"", "glass, steel"]),
+    ("missing template material", "[{\"name\": \"a\", \"spheres\": [[0, 0, 0, 1]]}]", &["clump_templates[0].material", "missing"]),
+    ("override unknown key", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [1, 1, 1], \"centre\": [0, 0, 0]}}]", &["clump_templates[0].override.centre", "allowed keys", "orientation"]),
+    ("override triangle inequality", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [1, 2, 4]}}]", &["clump_templates[0].override.moments", "triangle inequality", "[1, 2, 4]"]),
+    ("override zero moment", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [0, 1, 1]}}]", &["clump_templates[0].override.moments", "> 0", "[0, 1, 1]"]),
+    ("override negative moment", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [1, -1, 1]}}]", &["clump_templates[0].override.moments", "-1"]),
+    ("override negative mass", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": -3, \"moments\": [1, 1, 1]}}]", &["clump_templates[0].override.mass", "-3"]),
+    ("override zero orientation", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [1, 1, 1], \"orientation\": [0, 0, 0, 0]}}]", &["clump_templates[0].override.orientation", "non-zero", "[0,0,0,0]"]),
+    ("override orientation of 3", "[{\"name\": \"a\", \"material\": \"glass\", \"spheres\": [[0, 0, 0, 1]], \"override\": {\"mass\": 1, \"moments\": [1, 1, 1], \"orientation\": [1, 0, 0]}}]", &["clump_templates[0].override.orientation", "4 numbers", "[1,0,0]"]),
+];
+
+#[test]
+fn bad_clump_templates_name_key_and_value() {
+    let cases: Vec<(&str, String, &[&str])> =
+        CLUMP_CASES.iter().map(|(name, list, expect)| (*name, format!("\"steps\": 10, \"clump_templates\": {list},"), *expect)).collect();
+    let cases: Vec<(&str, &str, &str, &[&str])> = cases.iter().map(|(n, to, e)| (*n, "\"steps\": 10,", to.as_str(), *e)).collect();
+    check_cases(&cases);
+}
+
+/// A directory with template CSV files: a good one (comments, blank lines, a header) and bad
+/// ones.
+fn clump_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    w("tablet.csv", "# a tablet: two overlapping spheres\nx, y, z, r\n\n0, 0, 0, 0.001   # left\n0.0012, 0, 0, 0.001\n");
+    w("letters.csv", "x,y,z,r\n0,0,0,0.001\n0.001,0,zero,0.001\n");
+    w("short.csv", "0,0,0,0.001\n\n0.001,0,0\n");
+    w("nan.csv", "# header-less\n0,0,0,NaN\n");
+    w("negative.csv", "0,0,0,0.001\n1,0,0,-0.001\n");
+    w("empty.csv", "# only a comment\n\nx,y,z,r\n");
+    dir
+}
+
+/// (name, the template's `file`, substrings the message must contain besides the scene key).
+const CLUMP_FILE_CASES: &[(&str, &str, &[&str])] = &[
+    ("word in a CSV line", "letters.csv", &["letters.csv line 3", "0.001,0,zero,0.001"]),
+    ("short CSV line", "short.csv", &["short.csv line 3", "4 numbers", "0.001,0,0"]),
+    ("NaN radius in CSV", "nan.csv", &["nan.csv line 2", "finite", "NaN"]),
+    ("negative radius in CSV", "negative.csv", &["negative.csv line 2", "> 0", "-0.001"]),
+    ("CSV without spheres", "empty.csv", &["empty.csv", "no spheres"]),
+    ("CSV not found", "nothere.csv", &["nothere.csv", "cannot read"]),
+];
+
+#[test]
+fn bad_clump_template_files_name_file_line_and_value() {
+    let dir = clump_dir();
+    let scene = dir.path().join("clump_case.json");
+    let mut failures = Vec::new();
+    for (name, file, expect) in CLUMP_FILE_CASES {
+        let list = format!("[{{\"name\": \"t\", \"material\": \"glass\", \"file\": \"{file}\"}}]");
+        std::fs::write(&scene, BASE.replacen("\"steps\": 10,", &format!("\"steps\": 10, \"clump_templates\": {list},"), 1)).unwrap();
+        match scene::load(&scene) {
+            Ok(_) => failures.push(format!("{name}: loaded without error")),
+            Err(e) => {
+                let msg = e.to_string();
+                eprintln!("{name:>28}: {msg}");
+                assert!(msg.starts_with(&format!("{}: clump_templates[0].file: ", scene.display())), "{name}: {msg}");
+                failures.extend(expect.iter().filter(|s| !msg.contains(*s)).map(|s| format!("{name}: message lacks {s:?}: {msg}")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CLUMP_FILE_CASES.len(), failures.join("\n"));
+}
+
+#[test]
+fn clump_templates_inline_and_from_csv() {
+    use std::f64::consts::PI;
+    let dir = clump_dir();
+    let path = dir.path().join("clumps.json");
+    // an inline dumbbell of separate steel spheres (exact), the CSV tablet of glass (two equal
+    // overlapping spheres: two balls minus the lens), and the tablet again with an override
+    let list = r#"[
+      { "name": "dumbbell", "material": "steel", "spheres": [[0, 0, 0, 0.002], [0, 0, 0.005, 0.001]] },
+      { "name": "tablet", "material": "glass", "file": "tablet.csv" },
+      { "name": "given", "material": "glass", "file": "tablet.csv",
+        "override": { "mass": 1e-5, "moments": [3e-12, 2e-12, 2e-12], "orientation": [1, 0, 0, 0] } }
+    ]"#;
+    std::fs::write(&path, BASE.replacen("\"steps\": 10,", &format!("\"steps\": 10, \"clump_templates\": {list},"), 1)).unwrap();
+    let s = scene::load(&path).unwrap();
+    assert_eq!(s.clump_templates.len(), 3);
+    assert_eq!(s.particles.len(), 12, "the sphere part of the scene is unchanged");
+    assert_eq!(s.input_files, vec![dir.path().join("tablet.csv"), dir.path().join("tablet.csv")]);
+
+    // dumbbell: balls of 2 mm at 0 and 1 mm at 5 mm, steel 7800 kg/m³
+    let d = &s.clump_templates[0];
+    assert_eq!((d.name.as_str(), d.material), ("dumbbell", 1));
+    let (m1, m2) = (7800.0 * 4.0 / 3.0 * PI * 0.002f64.powi(3), 7800.0 * 4.0 / 3.0 * PI * 0.001f64.powi(3));
+    let zbar = 0.005 * m2 / (m1 + m2);
+    let axial = 0.4 * (m1 * 0.002f64.powi(2) + m2 * 0.001f64.powi(2));
+    let transverse = axial + m1 * zbar * zbar + m2 * (0.005 - zbar).powi(2);
+    let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * b.abs();
+    assert!(close(d.mass, m1 + m2, 1e-13), "{}", d.mass);
+    assert!(close(d.principal_moments[0], axial, 1e-12), "{:?}", d.principal_moments);
+    assert!(close(d.principal_moments[1], transverse, 1e-12) && close(d.principal_moments[2], transverse, 1e-12), "{:?}", d.principal_moments);
+    assert!(close(d.centre[2], zbar, 1e-12));
+    assert!(close(d.bounding_radius, 0.005 - zbar + 0.001, 1e-12));
+
+    // tablet: r = 1 mm at 0 and 1.2 mm on x; the lens is two caps of height h = r − 0.6 mm
+    let t = &s.clump_templates[1];
+    assert_eq!((t.name.as_str(), t.material, t.spheres.len()), ("tablet", 0, 2));
+    let (r, h) = (0.001f64, 0.0004f64);
+    let cap_v = PI * h * h * (3.0 * r - h) / 3.0;
+    let volume = 2.0 * 4.0 / 3.0 * PI * r.powi(3) - 2.0 * cap_v;
+    assert!(close(t.volume, volume, 1e-10), "{} vs {volume}", t.volume);
+    assert!(close(t.mass, 2500.0 * volume, 1e-10));
+    // axial moment: two balls minus two caps, each cap's axial moment π h³ (3h² − 15 r h + 20 r²)/30
+    let cap_axial = PI * h.powi(3) * (3.0 * h * h - 15.0 * r * h + 20.0 * r * r) / 30.0;
+    let axial = 2500.0 * (2.0 * 8.0 * PI * r.powi(5) / 15.0 - 2.0 * cap_axial);
+    assert!(close(t.principal_moments[0], axial, 1e-9), "{:?} vs {axial}", t.principal_moments);
+    assert!(t.principal_moments[1] > t.principal_moments[0] && close(t.principal_moments[1], t.principal_moments[2], 1e-9));
+    assert!(close(t.centre[0], 0.0006, 1e-12) && t.centre[1].abs() < 1e-15 && t.centre[2].abs() < 1e-15, "{:?}", t.centre);
+
+    // override: the given mass and moments, ascending; the same spheres about the same centre
+    let g = &s.clump_templates[2];
+    assert_eq!((g.mass, g.principal_moments, g.volume), (1e-5, [2e-12, 2e-12, 3e-12], t.volume));
+    assert_eq!(g.centre, t.centre);
+    let back = g.user_spheres();
+    assert!((back[1][0] - 0.0012).abs() < 1e-15 && back[1][1].abs() < 1e-15 && back[1][2].abs() < 1e-15, "{back:?}");
+
+    // sphere scenes have none
+    assert!(parse(BASE).unwrap().clump_templates.is_empty());
+}

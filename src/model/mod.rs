@@ -1,8 +1,8 @@
 //! The resolved scene's data, below the code that parses it (`src/scene/`) and the code that
 //! runs it (`src/flow/`, `src/measure/`, `src/cpu/`, `src/gpu/`): materials, radius
-//! distributions, regions, insertions and outlets, measurement settings, and the particle
-//! state that backends export and import. `Setup` itself (`src/setup.rs`) sits in the same
-//! layer and holds these. `material.rs` is a layer of its own below `src/contact/` (pair
+//! distributions, regions, insertions and outlets, measurement settings, rigid clump templates
+//! (`clump.rs`), and the particle state that backends export and import. `Setup` itself
+//! (`src/setup.rs`) sits in the same layer and holds these. `material.rs` is a layer of its own below `src/contact/` (pair
 //! parameters inherit from materials); see ARCHITECTURE.md, "Layers".
 
 pub mod body;

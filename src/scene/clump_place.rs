@@ -60,11 +60,9 @@ impl ClumpGen<'_> {
     fn orientation(&self, rng: &mut Pcg64) -> [f64; 4] {
         match self.orientation {
             Orientation::Random => random_orientation(rng),
-            // the body frame is the principal frame: q undoes the turn onto it
-            Orientation::Template => {
-                let q = self.template.to_principal;
-                [q[0], -q[1], -q[2], -q[3]]
-            }
+            // the body frame is the principal frame, which `to_principal` turns onto the
+            // template's own frame
+            Orientation::Template => self.template.to_principal,
         }
     }
 

@@ -6,6 +6,7 @@
 mod checkpoint_state;
 mod checks;
 mod clump_place;
+mod clump;
 mod contacts;
 mod distribution;
 mod flow;
@@ -70,6 +71,7 @@ const TOP_KEYS: &[&str] = &[
     "checkpoint_every",
     "energy_tracking",
     "energy_drift",
+    "clump_templates",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
@@ -312,14 +314,19 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     }
     let pairs = PairTable { n_materials: nm, entries };
 
+    // ---- clump templates ----
+    let mut input_files = Vec::new();
+    let clump_templates = match top.array_opt("clump_templates")? {
+        Some(list) => clump::templates(&cx, list, "clump_templates", &materials, &mut input_files)?,
+        None => Vec::new(),
+    };
+
     // ---- explicit particles ----
     let mut particles = Particles::default();
     let mut clump_runs = Vec::new();
-    let clump_templates: Vec<crate::model::clump::ClumpTemplate> = Vec::new(); // MERGE
     let mut grid = Grid::new();
     let mut sources = Sources::default();
     sources.begin(0, None);
-    let mut input_files = Vec::new();
     let mut saved_contacts = None;
     if let Some(o) = top.obj_opt("initial_state")? {
         o.allow(INITIAL_STATE_KEYS)?;
@@ -700,6 +707,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         initial_contacts,
         input_files,
         bodies,
+        clump_templates,
     };
     checks::check_ranges(&cx, &setup)?;
     if explicit_domain {

@@ -48,6 +48,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
         bodies: Default::default(),
+        clump_templates: Vec::new(),
     }
 }
 
