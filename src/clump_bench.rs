@@ -65,6 +65,7 @@ impl Report {
         self.rows.iter().filter(|r| !r.passed()).collect()
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push(&mut self, test: u32, case: impl Into<String>, backend: &'static str, quantity: &'static str, talus: f64, theory: f64, scale: f64, tolerance: f64) {
         let rel_error = (talus - theory) / theory.abs().max(scale);
         self.rows.push(Row { test, case: case.into(), backend, quantity, talus, theory, rel_error, tolerance });
@@ -298,14 +299,13 @@ fn quadratic_fit(pts: &[(f64, f64)]) -> [f64; 3] {
     // Gauss–Jordan
     for c in 0..3 {
         let pivot = m[c][c];
-        for j in c..4 {
-            m[c][j] /= pivot;
-        }
-        for i in 0..3 {
+        let row = m[c].map(|x| x / pivot);
+        m[c] = row;
+        for (i, r) in m.iter_mut().enumerate() {
             if i != c {
-                let f = m[i][c];
-                for j in c..4 {
-                    m[i][j] -= f * m[c][j];
+                let f = r[c];
+                for (x, y) in r.iter_mut().zip(row) {
+                    *x -= f * y;
                 }
             }
         }

@@ -178,9 +178,10 @@ pub fn gather_kick(s: &State, bodies: &mut BodyState, d: &Drift) {
 #[inline]
 fn totals(s: &State, first: u32, count: u32, offset: &[DVec3], q: DQuat) -> (DVec3, DVec3) {
     let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);
-    for u in first as usize..(first + count) as usize {
-        let i = s.index_of[u] as usize;
-        let arm = body_to_space(q, offset[u]);
+    let run = first as usize..(first + count) as usize;
+    for (&i, &o) in s.index_of[run.clone()].iter().zip(&offset[run]) {
+        let i = i as usize;
+        let arm = body_to_space(q, o);
         f += s.force[i];
         t += arm.cross(s.force[i]) + s.torque[i];
     }

@@ -132,7 +132,8 @@ impl Bodies {
             if let Some(i) = (next..next + self.count[b]).find(|&i| self.body_of.get(i as usize) != Some(&(b as u32))) {
                 return Err(format!("particle {i} is listed in body {b} but says it belongs to body {}", self.body_of.get(i as usize).copied().unwrap_or(NO_BODY)));
             }
-            if !(self.mass[b] > 0.0) || self.moments[b].iter().any(|&m| !(m >= 0.0)) {
+            let bad = |x: f64| x.is_nan() || x < 0.0;
+            if bad(self.mass[b]) || self.mass[b] == 0.0 || self.moments[b].iter().any(|&m| bad(m)) {
                 return Err(format!("body {b} has mass {} and moments {:?}", self.mass[b], self.moments[b]));
             }
             next += self.count[b];
