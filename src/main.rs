@@ -206,6 +206,8 @@ enum ColorArg {
     Radius,
     Id,
     Force,
+    /// Each rigid body (clump) its own colour
+    Body,
 }
 
 /// glibc raises its mmap threshold to the size of every large block that is freed; blocks of
@@ -406,6 +408,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 ColorArg::Speed => ColorBy::Speed,
                 ColorArg::Radius => ColorBy::Radius,
                 ColorArg::Id => ColorBy::Id,
+                ColorArg::Body => ColorBy::Body,
                 ColorArg::Force => ColorBy::Force,
             };
             let vtu = talus::render::snapshot_of(&input)?;

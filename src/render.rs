@@ -79,6 +79,9 @@ pub enum ColorBy {
     Id,
     /// |contact force|, N
     Force,
+    /// the rigid body of each component sphere (clump scenes: `body_id`), each body its own
+    /// colour (ids scrambled, so that neighbouring bodies differ)
+    Body,
 }
 
 impl FromStr for ColorBy {
@@ -89,7 +92,8 @@ impl FromStr for ColorBy {
             "radius" => Ok(ColorBy::Radius),
             "id" => Ok(ColorBy::Id),
             "force" => Ok(ColorBy::Force),
-            other => Err(TalusError::Other(format!("unknown colour field `{other}` (expected speed, radius, id or force)"))),
+            "body" => Ok(ColorBy::Body),
+            other => Err(TalusError::Other(format!("unknown colour field `{other}` (expected speed, radius, id, force or body)"))),
         }
     }
 }
@@ -101,6 +105,7 @@ impl ColorBy {
             ColorBy::Radius => "radius",
             ColorBy::Id => "id",
             ColorBy::Force => "force",
+            ColorBy::Body => "body",
         }
     }
 
@@ -108,7 +113,7 @@ impl ColorBy {
         match self {
             ColorBy::Speed => "m/s",
             ColorBy::Radius => "m",
-            ColorBy::Id => "",
+            ColorBy::Id | ColorBy::Body => "",
             ColorBy::Force => "N",
         }
     }
@@ -121,6 +126,8 @@ impl ColorBy {
             ColorBy::Force => norms(s.array(path, "force", 3)?),
             ColorBy::Radius => s.array(path, "radius", 1)?.to_vec(),
             ColorBy::Id => s.array(path, "id", 1)?.to_vec(),
+            // a multiplicative hash of the id spread over [0, 1): the golden-ratio sequence
+            ColorBy::Body => s.array(path, "body_id", 1)?.iter().map(|&b| (b * 0.618_033_988_749_895).fract()).collect(),
         })
     }
 }

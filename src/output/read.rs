@@ -45,7 +45,10 @@ impl VtuPoints {
                 arr("angular_velocity", 3, flat(&s.angular_velocity)),
                 arr("force", 3, flat(&s.force)),
                 arr("torque", 3, flat(&s.torque)),
-            ],
+            ]
+            .into_iter()
+            .chain((!s.bodies.is_empty()).then(|| arr("body_id", 1, s.bodies.body_of.iter().map(|&b| b as f64).collect())))
+            .collect(),
         }
     }
 
