@@ -78,6 +78,19 @@ pub enum Packing {
     /// A packed bed (`bed_setup`): every particle in contact with about half of its six
     /// lattice neighbours, so the contact models dominate.
     Bed,
+    /// Rigid clumps (`clump_setup`): four-sphere tablets falling from a lattice into a box;
+    /// `particles` counts component spheres, so particle-steps are component-steps.
+    Clumps,
+}
+
+impl Packing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Packing::Settling => "settling",
+            Packing::Bed => "bed",
+            Packing::Clumps => "clumps",
+        }
+    }
 }
 
 impl std::str::FromStr for Packing {
@@ -86,9 +99,42 @@ impl std::str::FromStr for Packing {
         match s {
             "settling" => Ok(Packing::Settling),
             "bed" => Ok(Packing::Bed),
-            _ => Err(format!("unknown packing `{s}`; use settling or bed")),
+            "clumps" => Ok(Packing::Clumps),
+            _ => Err(format!("unknown packing `{s}`; use settling, bed or clumps")),
         }
     }
+}
+
+/// Spheres of the bench's clump template: four spheres of radius 1 mm, 1 mm apart in a line
+/// (a 5 mm tablet, 2 mm wide; bounding radius 2.5 mm).
+pub const CLUMP_SPHERES: [[f64; 4]; 4] = [[-0.0015, 0.0, 0.0, 0.001], [-0.0005, 0.0, 0.0, 0.001], [0.0005, 0.0, 0.0, 0.001], [0.0015, 0.0, 0.0, 0.001]];
+
+/// About `particles` component spheres in four-sphere tablets (`CLUMP_SPHERES`, random
+/// orientations) on a lattice of spacing 5.1 mm (just apart) in a box open at +z, falling
+/// under gravity with the damping of `model_contacts`: they land and pile up, so the timed
+/// steps see both free bodies and contacts.
+pub fn clump_setup(particles: usize, model: ContactModel) -> Setup {
+    let bodies = particles.max(4) / 4;
+    let nx = ((bodies as f64).cbrt().round() as usize).max(1);
+    let nz = bodies.div_ceil(nx * nx);
+    let s = 5.1e-3;
+    let w = nx as f64 * s;
+    let text = serde_json::json!({
+        "description": "talus bench: rigid four-sphere tablets falling into a box",
+        "gravity": [0.0, 0.0, -9.81],
+        "time_step": "auto",
+        "time_step_fraction": 0.2,
+        "steps": 1000,
+        "output": { "every_steps": 100 },
+        "snapshot_every": 0,
+        "materials": { "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 } },
+        "contacts": { "default": model_contacts(model) },
+        "clump_templates": [ { "name": "tablet", "material": "glass", "spheres": CLUMP_SPHERES } ],
+        "generators": [ { "type": "lattice", "clump": "tablet", "origin": [0.5 * s, 0.5 * s, 0.5 * s], "count": [nx, nx, nz], "spacing": s, "velocity": [0.0, 0.0, -0.5], "seed": 1 } ],
+        "walls": [ { "type": "box", "name": "bin", "min": [0.0, 0.0, 0.0], "max": [w, w, (nz as f64 + 2.0) * s], "material": "glass", "open": ["+z"] } ]
+    })
+    .to_string();
+    crate::scene::parse_str(&text, Path::new("<bench>")).unwrap_or_else(|e| panic!("the clump bench scene is invalid: {e}"))
 }
 
 /// Lattice spacing of the packed bed, m.
@@ -180,6 +226,30 @@ pub struct Traffic {
 /// skin/2 of motion) are not counted.
 pub fn cpu_traffic_model() -> Traffic {
     Traffic { bytes_per_particle_step: 468.0, bytes_per_contact_step: 364.0 }
+}
+
+/// Traffic model of the CPU backend's step of a scene with rigid bodies (`src/cpu/rigid.rs`),
+/// per component-step, for bodies of `c` components on average:
+///
+/// * the force pass as for spheres (32 + 8 + 96 B);
+/// * `place`: the component's id, body and offset (4 + 4 + 24 B), its body's centre, image,
+///   orientation, velocity and ω (24 + 12 + 32 + 24 + 24 B, shared by its c components), and
+///   writes position, velocity, spin and image (24 + 24 + 24 + 12 B);
+/// * `gather_only`: the own sums (48 B), the incoming offset (4 B), writes force and torque
+///   (48 B);
+/// * `gather_kick`: per component its index (4 B), offset (24 B), force and torque (48 B); per
+///   body its state and totals read and written (2 × (24 + 24 + 24 + 24 + 24) B) and its
+///   moments, 1/M, first and count (24 + 8 + 8 B);
+/// * `kick_drift`: per body centre, image, orientation, velocity, L, ω read and written
+///   (2 × 140 B) and the totals, moments and 1/M read (48 + 24 + 8 B);
+/// * `place_velocities`: id, body, offset (32 B), the body's v and ω (48 B / c), writes v and
+///   spin (48 B).
+///
+/// Contacts as for spheres. List builds are not counted.
+pub fn cpu_clump_traffic_model(setup: &Setup) -> Traffic {
+    let c = setup.particles.len() as f64 / setup.bodies.len().max(1) as f64;
+    let per_component = 136.0 + (32.0 + 116.0 / c + 84.0) + 100.0 + 76.0 + 280.0 / c + (360.0 + 80.0) / c + 80.0 + 48.0 / c;
+    Traffic { bytes_per_particle_step: per_component, bytes_per_contact_step: 364.0 }
 }
 
 /// Result of one benchmark.
@@ -406,9 +476,10 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     let setup = match packing {
         Packing::Settling => bench_setup(particles, 1, model),
         Packing::Bed => bed_setup(particles, model),
+        Packing::Clumps => clump_setup(particles, model),
     };
     let n = setup.particles.len();
-    let scene = format!("{}, {}", match packing { Packing::Settling => "settling", Packing::Bed => "bed" }, model.name());
+    let scene = format!("{}, {}", packing.name(), model.name());
     let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {
@@ -427,7 +498,8 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
         }
         None => {
             let mut c = CpuBackend::new(&setup)?;
-            let mut result = time_backend(&mut c, n, steps, warmup, cpu_traffic_model())?;
+            let traffic = if setup.bodies.is_empty() { cpu_traffic_model() } else { cpu_clump_traffic_model(&setup) };
+            let mut result = time_backend(&mut c, n, steps, warmup, traffic)?;
             result.scene = scene;
             Ok(result)
         }

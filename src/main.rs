@@ -147,7 +147,7 @@ enum Command {
         /// Contact model of the bench scene (hertz, hysteretic, hooke, hertz_mindlin, hertz_viscous)
         #[arg(long, default_value = "hertz", value_parser = parse_model)]
         model: talus::contact::ContactModel,
-        /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle)
+        /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
         /// Time a scene file instead (insertions and outlets included); --particles, --model
