@@ -246,3 +246,31 @@ impl FlowDriver {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_count_once_with_their_energy_as_the_backends_sum_it() {
+        let mut b = Bodies::default();
+        let mut p = crate::setup::Particles::default();
+        // a two-sphere body spinning about its body y axis, one period up in x; a lone sphere
+        let (m, i) = (2.0, [0.1, 0.4, 0.4]);
+        let l = crate::model::body::angular_momentum([1.0, 0.0, 0.0, 0.0], i, [0.0, 3.0, 0.0]);
+        b.push([0.5, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 2.0, 0.0], l, m, i, 0, 0, &[[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]]);
+        b.image[0] = [1, 0, 0];
+        b.push_sphere([0.0; 3], [0.0; 3], [0.0, 0.0, 2.0], 1.0, 0.5, 2);
+        for _ in 0..3 {
+            p.push([0.0; 3], [0.0; 3], [0.0; 3], 0.1, 0);
+        }
+        b.check(3).unwrap();
+        assert_eq!(held_count(&p, &b), 2);
+        assert_eq!(held_count(&p, &Bodies::default()), 3);
+        let (g, period) = (DVec3::new(1.0, 0.0, -10.0), DVec3::new(2.0, 0.0, 0.0));
+        // ½ M v² + ½ L·ω − M g·x with x unwrapped: 5 + 0.5·0.4·9 − 2·(2.5 − 10)
+        assert!((body_energy(&b, 0, g, period) - (5.0 + 1.8 + 15.0)).abs() < 1e-12);
+        // a lone sphere: ½ (2/5 m r²) ω² = ½ · 0.1 · 4
+        assert!((body_energy(&b, 1, g, period) - 0.2).abs() < 1e-15);
+    }
+}
