@@ -346,12 +346,26 @@ impl Setup {
         let inserted: f64 = self
             .inserts
             .iter()
-            .map(|s| match s.rate {
-                Rate::Count(_) => s.target(end).ceil(),
-                Rate::Mass(_) => (s.target(end) / self.mass_of(s.material, s.radius.min())).ceil(),
+            .map(|s| match (&s.clump, s.rate) {
+                (None, Rate::Count(_)) => s.target(end).ceil(),
+                (None, Rate::Mass(_)) => (s.target(end) / self.mass_of(s.material, s.radius.min())).ceil(),
+                // bodies of the smallest scale, each its template's spheres
+                (Some(c), rate) => {
+                    let t = &self.clump_templates[c.template as usize];
+                    let bodies = match rate {
+                        Rate::Count(_) => s.target(end).ceil(),
+                        Rate::Mass(_) => (s.target(end) / (t.mass * c.scale.min().powi(3))).ceil(),
+                    };
+                    bodies * t.spheres.len() as f64
+                }
             })
             .sum();
         self.particles.len() + inserted.min(1e9) as usize
+    }
+    /// Whether the run steps rigid bodies: the scene has clumps, or an insertion brings them
+    /// (then every particle is a body's component, a lone sphere a one-component body).
+    pub fn has_bodies(&self) -> bool {
+        !self.bodies.is_empty() || self.inserts.iter().any(|s| s.clump.is_some())
     }
     /// Name and load point of every wall in `Backend::wall_loads` order: planes, then meshes.
     pub fn load_points(&self) -> Vec<(&str, [f64; 3])> {

@@ -263,3 +263,238 @@ fn dumbbells_cross_periodic_boundaries_and_conserve_energy_on_the_cpu() {
     assert!(crossed, "no body crossed a periodic face");
     assert!(drift < 1e-4, "energy drift {drift:.3e}");
 }
+
+// ---- insertion and outlets of clumps (src/flow/) ----
+
+/// Capsule tablets (and a few plain spheres) inserted into a bin whose floor has a drain: an
+/// outlet region over the floor's low-x strip takes every body whose centre of mass comes into
+/// it, often while it still touches others.
+const TABLET_FEED: &str = r#"{
+  "gravity": [0, 0, -9.81],
+  "time_step": "auto",
+  "time_step_fraction": 0.2,
+  "steps": 6000,
+  "output": { "every_steps": 200 },
+  "snapshot_every": 10,
+  "materials": { "tablet": { "density": 1300, "youngsModulus": 1e7, "poissonsRatio": 0.3, "fric": 0.4 } },
+  "contacts": { "default": { "model": "hertz_mindlin", "coefficientRestitution": 0.4 } },
+  "clump_templates": [
+    { "name": "capsule", "material": "tablet", "spheres": [[-0.003, 0, 0, 0.002], [-0.001, 0, 0, 0.002], [0.001, 0, 0, 0.002], [0.003, 0, 0, 0.002]] }
+  ],
+  "insert": [
+    { "name": "tablets", "clump": "capsule", "scale": { "distribution": "uniform", "min": 0.9, "max": 1.1 },
+      "region": { "type": "box", "min": [0.0, 0.0, 0.04], "max": [0.04, 0.04, 0.07] },
+      "rate": 1500, "count": 70, "velocity": [0, 0, -0.5], "seed": 4 },
+    { "name": "beads", "region": { "type": "box", "min": [0.0, 0.0, 0.04], "max": [0.04, 0.04, 0.07] },
+      "rate": 500, "count": 20, "radius": 0.0022, "angular_velocity": [0, 30, 0], "velocity": [0, 0, -0.5], "seed": 9 }
+  ],
+  "outlets": [ { "name": "drain", "region": { "type": "box", "min": [-0.01, -0.01, -0.01], "max": [0.014, 0.05, 0.0035] } } ],
+  "walls": [ { "type": "box", "name": "bin", "min": [0, 0, 0], "max": [0.04, 0.04, 0.08], "material": "tablet", "open": ["+z"] } ]
+}"#;
+
+/// max |total − total(0)| / max(kinetic + strain) over the rows of `energy.csv`
+/// (tests/energy_closure.rs).
+fn closure(csv: &std::path::Path) -> f64 {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (kinetic, strain, total) = (col("kinetic"), col("strain"), col("total"));
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse::<f64>().unwrap()).collect()).collect();
+    let t0 = rows[0][total];
+    let peak = rows.iter().map(|r| r[kinetic] + r[strain]).fold(0.0, f64::max);
+    let drift = rows.iter().map(|r| (r[total] - t0).abs()).fold(0.0, f64::max);
+    assert!(peak > 0.0);
+    drift / peak
+}
+
+/// The last row of a CSV as numbers, by column name.
+fn last_row(csv: &std::path::Path) -> std::collections::HashMap<String, f64> {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let last: Vec<f64> = text.lines().last().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+    header.iter().map(|h| h.to_string()).zip(last).collect()
+}
+
+#[test]
+fn inserted_clumps_drain_through_an_outlet_closing_energy_and_resuming_byte_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("feed.json");
+    std::fs::write(&scene, TABLET_FEED).unwrap();
+    let setup = talus::scene::load(&scene).unwrap();
+    assert!(setup.has_bodies() && setup.bodies.is_empty() && setup.particles.is_empty());
+    let (whole, part, rest) = (dir.path().join("whole"), dir.path().join("part"), dir.path().join("rest"));
+    let s = run::run(&scene, 6000, &whole);
+    assert!(s.contacts > 0, "the tablets must touch");
+    let c = closure(&whole.join("energy.csv"));
+    let flow = last_row(&whole.join("outflow.csv"));
+    let e = last_row(&whole.join("energy.csv"));
+    println!("tablet feed: closure {c:.3e}; {} tablets and {} beads in, {} bodies drained ({:.4e} kg), {} held; inserted {:.4e} J, removed {:.4e} J", flow["tablets_count"], flow["beads_count"], flow["drain_count"], flow["drain_mass"], flow["held_count"], e["inserted"], e["removed"]);
+    assert_eq!((flow["tablets_count"], flow["beads_count"]), (70.0, 20.0), "both insertions must finish");
+    assert!(flow["drain_count"] >= 10.0, "the drain must take bodies ({})", flow["drain_count"]);
+    assert!(c < 1e-3, "energy closure {c:.3e}");
+
+    // the held table: bodies counted once with their masses; in − out = held
+    let ck = talus::checkpoint::Checkpoint::read(&whole.join("checkpoint.talus")).unwrap();
+    let b = &ck.state.bodies;
+    b.check(ck.state.particles.len()).unwrap();
+    assert_eq!(flow["held_count"], b.len() as f64);
+    assert_eq!(flow["tablets_count"] + flow["beads_count"] - flow["drain_count"], flow["held_count"]);
+    let held: f64 = b.mass.iter().sum();
+    assert!((flow["held_mass"] - held).abs() <= 1e-6 * held, "held mass {} vs bodies {held}", flow["held_mass"]);
+    let balance = flow["tablets_mass"] + flow["beads_mass"] - flow["drain_mass"] - flow["held_mass"];
+    assert!(balance.abs() <= 1e-6 * held, "in - out - held = {balance:e} kg");
+    assert!(b.template.contains(&0) && b.template.contains(&talus::model::body::NO_BODY));
+
+    // the split run through a checkpoint is byte-identical
+    run::run(&scene, 3000, &part);
+    run::resume(&part, 3000, &rest);
+    for f in ["energy.csv", "outflow.csv", "snapshots/particles_0000006000.vtu", "snapshots/bodies_0000006000.csv"] {
+        let (a, b) = (std::fs::read(whole.join(f)).unwrap(), std::fs::read(rest.join(f)).unwrap());
+        assert!(a == b, "{f} differs between the whole run and the split one");
+    }
+    let r = talus::checkpoint::Checkpoint::read(&rest.join("checkpoint.talus")).unwrap();
+    assert!(ck.state == r.state && ck.exact == r.exact, "final state differs");
+}
+
+/// The first exchange of the tablet feed, by hand: every inserted body is its scaled
+/// template, where nothing overlaps, counted once with its body mass and booked with its
+/// energy as the backend sums it.
+#[test]
+fn clump_insertion_books_body_mass_and_energy() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("feed.json");
+    std::fs::write(&scene, TABLET_FEED).unwrap();
+    let setup = talus::scene::load(&scene).unwrap();
+    let mut cpu = talus::cpu::CpuBackend::new(&setup).unwrap();
+    let mut flow = talus::flow::FlowDriver::new(&setup).unwrap().unwrap();
+    cpu.step(400).unwrap();
+    let before = cpu.energies().unwrap();
+    flow.exchange(&setup, &mut cpu).unwrap();
+    let after = cpu.energies().unwrap();
+    let s = cpu.export_state().unwrap();
+    let t = flow.totals().clone();
+    let b = &s.bodies;
+    b.check(s.len()).unwrap();
+    let tablets = (0..b.len()).filter(|&k| b.template[k] == 0).count();
+    assert_eq!((tablets as u64, (b.len() - tablets) as u64), (t.inserted_count[0], t.inserted_count[1]));
+    assert!(tablets >= 10, "{tablets} tablets");
+    assert_eq!((t.held_count, t.held_mass), (b.len() as u64, b.mass.iter().fold(0.0, |a, m| a + m)));
+    let tpl = &setup.clump_templates[0];
+    let mut tablet_mass = 0.0;
+    for k in 0..b.len() {
+        let (first, n) = (b.first[k] as usize, b.count[k] as usize);
+        if b.template[k] == talus::model::body::NO_BODY {
+            // a bead: a one-component body with 2/5 m r², spinning as inserted
+            let r = s.particles.radius[first];
+            let m = setup.mass_of(0, r);
+            assert_eq!((n, b.mass[k], b.moments[k]), (1, m, [0.4 * m * r * r; 3]));
+            let w = talus::model::body::omega(b.orientation[k], b.moments[k], b.angular_momentum[k]);
+            assert!((w[0].abs() + (w[1] - 30.0).abs() + w[2].abs()) < 1e-12, "bead spin {w:?}");
+            continue;
+        }
+        // a scaled capsule: components where the template puts them, mass × s³, moments × s⁵
+        assert_eq!(n, 4);
+        let scale = s.particles.radius[first] / 0.002;
+        assert!((0.9 - 1e-12..=1.1 + 1e-12).contains(&scale), "scale {scale}");
+        assert!((b.mass[k] / (tpl.mass * scale.powi(3)) - 1.0).abs() < 1e-12);
+        for a in 0..3 {
+            assert!((b.moments[k][a] / (tpl.principal_moments[a] * scale.powi(5)) - 1.0).abs() < 1e-12);
+        }
+        assert_eq!((b.velocity[k], b.angular_momentum[k]), ([0.0, 0.0, -0.5], [0.0; 3]));
+        for (c, sph) in tpl.spheres.iter().enumerate() {
+            let i = first + c;
+            let arm = talus::model::body::rotate(b.orientation[k], sph.offset.map(|o| o * scale));
+            let x = s.particles.position[i];
+            assert!((0..3).all(|a| (x[a] - b.position[k][a] - arm[a]).abs() < 1e-14));
+            assert!((s.particles.radius[i] - sph.radius * scale).abs() < 1e-15);
+            assert_eq!(s.particles.velocity[i], [0.0, 0.0, -0.5]);
+        }
+        tablet_mass += b.mass[k];
+    }
+    assert!((t.inserted_mass[0] - tablet_mass).abs() <= 1e-14 * tablet_mass, "inserted {} vs bodies {tablet_mass}", t.inserted_mass[0]);
+    // a clump's sphere masses overcount it (its spheres overlap)
+    let spheres: f64 = (0..s.len()).filter(|&i| b.template[b.body_of[i] as usize] == 0).map(|i| setup.mass_of(0, s.particles.radius[i])).sum();
+    assert!(spheres > 1.1 * tablet_mass, "sphere masses {spheres} vs bodies {tablet_mass}");
+    // nothing overlaps across bodies or with the walls
+    let p = &s.particles;
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            let d = (0..3).map(|a| (p.position[i][a] - p.position[j][a]).powi(2)).sum::<f64>().sqrt();
+            if b.body_of[i] != b.body_of[j] {
+                assert!(d >= p.radius[i] + p.radius[j], "components {i} and {j} of different bodies overlap");
+            }
+        }
+        for w in &setup.walls {
+            let gap: f64 = (0..3).map(|a| (p.position[i][a] - w.point[a]) * w.normal[a]).sum::<f64>() - p.radius[i];
+            assert!(gap >= 0.0);
+        }
+    }
+    // the energy brought is the new bodies' kinetic + gravitational energy, as the backend
+    // sums it, and the balance is unchanged across the exchange
+    let g = glam::DVec3::from(setup.gravity);
+    let brought: f64 = (0..b.len()).map(|k| talus::flow::driver::body_energy(b, k, g, setup.period())).sum();
+    assert!((after.inserted - before.inserted - brought).abs() <= 1e-12 * brought.abs(), "{} vs {brought}", after.inserted - before.inserted);
+    assert!((after.mechanical() - before.mechanical() - brought).abs() <= 1e-12 * brought.abs());
+    assert!((after.total() - before.total()).abs() <= 1e-12 * brought.abs());
+}
+
+/// An outlet takes a body by its centre of mass, whole: a dumbbell whose centre is in the
+/// outlet goes (its spin's energy with it), one with only a component in it stays.
+#[test]
+fn outlets_take_whole_bodies_by_their_centres() {
+    let h = 0.5f64.sqrt();
+    let (r, a) = (0.004, 0.005);
+    // body 0: centre at x = 0.1, one component across the outlet plane x = 0.098 → stays;
+    // body 1: centre at x = 0.095 (in), spinning; body 2 far away
+    let centres = [[0.1, 0.0, 0.0], [0.095, 0.1, 0.0], [0.3, 0.0, 0.0]];
+    let q = [[1.0, 0.0, 0.0, 0.0], [h, 0.0, 0.0, h], [h, h, 0.0, 0.0]];
+    let (p, b) = dumbbells(&centres, &q, &[[0.3, 0.0, 0.1], [0.2, -0.1, 0.4], [0.0; 3]], &[[0.0; 3], [50.0, -200.0, 90.0], [1.0, 2.0, 3.0]], r, a, 2500.0);
+    let mut setup = setup_with(material("glass", 2500.0, 1e8, 0.25, 0.3), PairParams::default(), p, vec![], [0.0, -3.0, -9.81], 1e-5, cube(1.0));
+    setup.bodies = b;
+    setup.outlets.push(talus::model::flow::Outlet { name: "x".into(), shape: talus::model::flow::OutletShape::Plane { point: glam::DVec3::new(0.098, 0.0, 0.0), normal: glam::DVec3::X } });
+    let mut cpu = talus::cpu::CpuBackend::new(&setup).unwrap();
+    let s0 = cpu.export_state().unwrap();
+    // a component of body 0 is behind the plane, its centre is not
+    assert!(s0.particles.position[0][0] < 0.098 && s0.bodies.position[0][0] > 0.098);
+    let sel = talus::flow::outlet::select(&setup.outlets, &s0, &setup);
+    assert_eq!(sel.keep, vec![true, true, false, false, true, true]);
+    assert_eq!((sel.count[0], sel.mass[0]), (1, s0.bodies.mass[1]));
+
+    let mut flow = talus::flow::FlowDriver::new(&setup).unwrap().unwrap();
+    let before = cpu.energies().unwrap();
+    let g = glam::DVec3::from(setup.gravity);
+    let gone = talus::flow::driver::body_energy(&s0.bodies, 1, g, setup.period());
+    let (t1, r1) = s0.bodies.kinetic(1);
+    assert!(r1 > 0.1 * t1, "the removed body spins");
+    flow.exchange(&setup, &mut cpu).unwrap();
+    let after = cpu.energies().unwrap();
+    let t = flow.totals();
+    assert_eq!((t.outlet_count[0], t.outlet_mass[0], t.held_count), (1, s0.bodies.mass[1], 2));
+    assert_eq!(t.held_mass, s0.bodies.mass[0] + s0.bodies.mass[2]);
+    assert!((after.removed - before.removed - gone).abs() <= 1e-12 * gone.abs().max(t1 + r1), "removed {} vs body energy {gone}", after.removed - before.removed);
+    assert!((after.total() - before.total()).abs() <= 1e-12 * before.total().abs().max(t1 + r1));
+    let s = cpu.export_state().unwrap();
+    s.bodies.check(s.len()).unwrap();
+    assert_eq!(s.bodies.position, vec![s0.bodies.position[0], s0.bodies.position[2]]);
+}
+
+#[test]
+fn bad_clump_insertions_are_refused_with_file_key_and_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (r#""clump": "capsule""#, r#""clump": "pill""#, "insert[0].clump", "no clump template named \"pill\""),
+        (r#""scale": { "distribution": "uniform", "min": 0.9, "max": 1.1 }"#, r#""scale": -2"#, "insert[0].scale", "-2"),
+        (r#""scale": { "distribution": "uniform", "min": 0.9, "max": 1.1 }"#, r#""scale": { "distribution": "uniform", "min": 1.2, "max": 1.1 }"#, "insert[0].scale.max", "1.1"),
+        (r#""seed": 4 },"#, r#""seed": 4, "orientation": "sideways" },"#, "insert[0].orientation", "sideways"),
+        (r#""seed": 4 },"#, r#""seed": 4, "radius": 0.002 },"#, "insert[0].radius", ""),
+        (r#""scale": { "distribution": "uniform", "min": 0.9, "max": 1.1 }"#, r#""scale": 4"#, "insert[0].region", "too small"),
+    ];
+    for (from, to, key, value) in cases {
+        assert!(TABLET_FEED.contains(from), "{from}");
+        let path = dir.path().join("bad.json");
+        std::fs::write(&path, TABLET_FEED.replacen(from, to, 1)).unwrap();
+        let e = talus::scene::load(&path).err().unwrap_or_else(|| panic!("{to} accepted")).to_string();
+        assert!(e.contains("bad.json") && e.contains(key) && e.contains(value), "{to}: {e}");
+    }
+}

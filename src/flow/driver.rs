@@ -1,5 +1,11 @@
 //! The exchange at a batch boundary: outlets take particles, insertions add them, the backend
 //! takes the new state back, and the energy the particles carried in and out is booked.
+//!
+//! With rigid bodies (`Setup::has_bodies`) the unit is the body: outlets and the lost-particle
+//! check take whole bodies by their centres of mass, counts are bodies and masses body masses
+//! (a clump's component spheres overlap, so their sphere masses would not add up to it), and
+//! the energy a body brings or takes is its kinetic (½ M v² + ½ L·ω) and gravitational energy,
+//! as the backends sum it.
 
 use glam::DVec3;
 
@@ -9,13 +15,15 @@ use crate::backend::{Backend, Energies};
 use crate::cpu::forces::MeshView;
 use crate::error::Result;
 use crate::mesh::TriangleGrid;
+use crate::model::body::Bodies;
 use crate::model::checks::{outside, LostParticles};
 use crate::setup::{mesh_group_bases, Setup};
 
 /// Cumulative particle counts and masses of a run with insertions and outlets.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlowTotals {
-    /// Particles and kilograms inserted, per insertion (scene order).
+    /// Particles and kilograms inserted, per insertion (scene order). With rigid bodies every
+    /// count here is bodies and every mass the bodies' masses.
     pub inserted_count: Vec<u64>,
     pub inserted_mass: Vec<f64>,
     /// Particles and kilograms taken, per outlet (scene order).
@@ -57,12 +65,33 @@ pub struct FlowDriver {
     mesh_grids: Vec<TriangleGrid>,
     mesh_group_bases: Vec<u32>,
     clearance: f64,
+    /// The state carries a body table (`Setup::has_bodies`).
+    bodies: bool,
     totals: FlowTotals,
 }
 
-/// Mass of the particles of `p`, summed in id order.
-pub fn held_mass(setup: &Setup, p: &crate::setup::Particles) -> f64 {
+/// Mass of the particles of `p`, summed in id order; with bodies (`bodies` not empty), of the
+/// bodies, in body order.
+pub fn held_mass(setup: &Setup, p: &crate::setup::Particles, bodies: &Bodies) -> f64 {
+    if !bodies.is_empty() {
+        return bodies.mass.iter().fold(0.0, |a, m| a + m);
+    }
     (0..p.len()).map(|i| setup.mass_of(p.material[i], p.radius[i])).fold(0.0, |a, m| a + m)
+}
+
+/// What is held: particles, or bodies when there are any.
+fn held_count(p: &crate::setup::Particles, bodies: &Bodies) -> u64 {
+    (if bodies.is_empty() { p.len() } else { bodies.len() }) as u64
+}
+
+/// Kinetic (translational + rotational) and gravitational energy of body `b` in gravity `g`,
+/// as `Backend::energies` sums it: ½ M v² + ½ L·ω − M g·x, x the centre unwrapped with its
+/// image count over the periods `period`.
+pub fn body_energy(bodies: &Bodies, b: usize, g: DVec3, period: DVec3) -> f64 {
+    let (t, r) = bodies.kinetic(b);
+    let k = bodies.image[b];
+    let x = DVec3::from(bodies.position[b]) + DVec3::new(k[0] as f64, k[1] as f64, k[2] as f64) * period;
+    t + r - bodies.mass[b] * g.dot(x)
 }
 
 impl FlowDriver {
@@ -78,8 +107,8 @@ impl FlowDriver {
             inserted_mass: vec![0.0; setup.inserts.len()],
             outlet_count: vec![0; setup.outlets.len()],
             outlet_mass: vec![0.0; setup.outlets.len()],
-            held_count: setup.particles.len() as u64,
-            held_mass: held_mass(setup, &setup.particles),
+            held_count: held_count(&setup.particles, &setup.bodies),
+            held_mass: held_mass(setup, &setup.particles, &setup.bodies),
             deferred: vec![0; setup.inserts.len()],
             ..FlowTotals::default()
         };
@@ -88,6 +117,7 @@ impl FlowDriver {
             mesh_grids: crate::cpu::mesh_grids(setup, clearance)?,
             mesh_group_bases: mesh_group_bases(&setup.meshes)?,
             clearance,
+            bodies: setup.has_bodies(),
             totals,
         }))
     }
@@ -126,17 +156,33 @@ impl FlowDriver {
         if setup.checks.lost_particles == LostParticles::Remove {
             if let Some((lo, hi, margin)) = setup.lost_bounds() {
                 let g = DVec3::from(setup.gravity);
-                let p = &state.particles;
-                for i in 0..p.len() {
-                    let x = DVec3::from(p.position[i]);
-                    if removal.keep[i] && outside(x, lo, hi, margin, setup.periodic) {
-                        removal.keep[i] = false;
-                        removal.lost += 1;
-                        let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
-                        let (v, w) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]));
-                        self.totals.lost_count += 1;
-                        self.totals.lost_mass += m;
-                        self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
+                let b = &state.bodies;
+                if !b.is_empty() {
+                    // a body is lost when its centre of mass is
+                    let period = setup.period();
+                    for k in 0..b.len() {
+                        let first = b.first[k] as usize;
+                        if removal.keep[first] && outside(DVec3::from(b.position[k]), lo, hi, margin, setup.periodic) {
+                            removal.keep[first..first + b.count[k] as usize].fill(false);
+                            removal.lost += 1;
+                            self.totals.lost_count += 1;
+                            self.totals.lost_mass += b.mass[k];
+                            self.totals.lost_energy += body_energy(b, k, g, period);
+                        }
+                    }
+                } else {
+                    let p = &state.particles;
+                    for i in 0..p.len() {
+                        let x = DVec3::from(p.position[i]);
+                        if removal.keep[i] && outside(x, lo, hi, margin, setup.periodic) {
+                            removal.keep[i] = false;
+                            removal.lost += 1;
+                            let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
+                            let (v, w) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]));
+                            self.totals.lost_count += 1;
+                            self.totals.lost_mass += m;
+                            self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
+                        }
                     }
                 }
             }
@@ -149,33 +195,39 @@ impl FlowDriver {
             self.totals.outlet_mass[k] += removal.mass[k];
         }
 
-        let first_new = state.len();
+        let (first_new, first_new_body) = (state.len(), state.bodies.len());
         let meshes: Vec<MeshView> = (setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(time) })
             .collect();
-        let obstacles = Obstacles { setup, time, meshes: &meshes, clearance: self.clearance };
+        let obstacles = Obstacles { setup, time, meshes: &meshes, clearance: self.clearance, bodies: self.bodies };
         for (k, (spec, ins)) in setup.inserts.iter().zip(&mut self.inserters).enumerate() {
             ins.insert(spec, &mut state, &obstacles);
             self.totals.inserted_count[k] = ins.count;
             self.totals.inserted_mass[k] = ins.mass;
             self.totals.deferred[k] = ins.deferred;
         }
-        self.totals.held_count = state.len() as u64;
-        self.totals.held_mass = held_mass(setup, &state.particles);
+        self.totals.held_count = held_count(&state.particles, &state.bodies);
+        self.totals.held_mass = held_mass(setup, &state.particles, &state.bodies);
         if !removal.any() && state.len() == first_new {
             return Ok(());
         }
 
-        // energy the new particles bring: kinetic + gravitational (they touch nothing)
+        // energy the new particles bring: kinetic + gravitational (they touch nothing); with
+        // bodies, the new bodies' (in a scene with bodies the backends sum these from bodies)
         let g = DVec3::from(setup.gravity);
         let p = &state.particles;
-        let brought: f64 = (first_new..state.len())
+        let brought: f64 = if self.bodies {
+            let period = setup.period();
+            (first_new_body..state.bodies.len()).map(|b| body_energy(&state.bodies, b, g, period)).sum()
+        } else {
+            (first_new..state.len())
             .map(|i| {
                 let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
                 let (v, w, x) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]), DVec3::from(p.position[i]));
                 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x)
             })
-            .sum();
+            .sum()
+        };
         backend.import_state(&state)?;
         let after = backend.energies()?;
         // what left: the mechanical energy that vanished with the removed particles and the
@@ -192,5 +244,33 @@ impl FlowDriver {
         };
         backend.set_carried(carried);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_count_once_with_their_energy_as_the_backends_sum_it() {
+        let mut b = Bodies::default();
+        let mut p = crate::setup::Particles::default();
+        // a two-sphere body spinning about its body y axis, one period up in x; a lone sphere
+        let (m, i) = (2.0, [0.1, 0.4, 0.4]);
+        let l = crate::model::body::angular_momentum([1.0, 0.0, 0.0, 0.0], i, [0.0, 3.0, 0.0]);
+        b.push([0.5, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 2.0, 0.0], l, m, i, 0, 0, &[[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]]);
+        b.image[0] = [1, 0, 0];
+        b.push_sphere([0.0; 3], [0.0; 3], [0.0, 0.0, 2.0], 1.0, 0.5, 2);
+        for _ in 0..3 {
+            p.push([0.0; 3], [0.0; 3], [0.0; 3], 0.1, 0);
+        }
+        b.check(3).unwrap();
+        assert_eq!(held_count(&p, &b), 2);
+        assert_eq!(held_count(&p, &Bodies::default()), 3);
+        let (g, period) = (DVec3::new(1.0, 0.0, -10.0), DVec3::new(2.0, 0.0, 0.0));
+        // ½ M v² + ½ L·ω − M g·x with x unwrapped: 5 + 0.5·0.4·9 − 2·(2.5 − 10)
+        assert!((body_energy(&b, 0, g, period) - (5.0 + 1.8 + 15.0)).abs() < 1e-12);
+        // a lone sphere: ½ (2/5 m r²) ω² = ½ · 0.1 · 4
+        assert!((body_energy(&b, 1, g, period) - 0.2).abs() < 1e-15);
     }
 }

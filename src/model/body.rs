@@ -79,6 +79,16 @@ impl Bodies {
         self.offset.extend_from_slice(offsets);
     }
 
+    /// Append a lone sphere of `mass` and radius `r` as a one-component body (isotropic
+    /// moments 2/5 m r², identity orientation, spinning at `angular_velocity`) whose component
+    /// is particle id `first`.
+    pub fn push_sphere(&mut self, position: [f64; 3], velocity: [f64; 3], angular_velocity: [f64; 3], mass: f64, r: f64, first: u32) {
+        let m = 0.4 * mass * r * r;
+        let q = [1.0, 0.0, 0.0, 0.0];
+        let l = angular_momentum(q, [m; 3], angular_velocity);
+        self.push(position, q, velocity, l, mass, [m; 3], NO_BODY, first, &[[0.0; 3]]);
+    }
+
     /// Keep the bodies with `keep[b]` and their components (particle flags in `keep_particle`
     /// must agree: a body is removed whole), renumbering bodies and component ids in order.
     pub fn retain(&mut self, keep: &[bool]) -> Vec<bool> {
@@ -152,6 +162,15 @@ impl Bodies {
         let l = self.angular_momentum[b];
         (t, 0.5 * (l[0] * w[0] + l[1] * w[1] + l[2] * w[2]))
     }
+}
+
+/// A uniformly distributed unit quaternion (Shoemake's method).
+pub fn random_orientation(rng: &mut rand_pcg::Pcg64) -> [f64; 4] {
+    use rand::Rng;
+    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    let tau = std::f64::consts::TAU;
+    [a * (tau * u2).sin(), a * (tau * u2).cos(), b * (tau * u3).sin(), b * (tau * u3).cos()]
 }
 
 /// The quaternion (w, x, y, z) of the tables as glam's `DQuat`.

@@ -14,8 +14,28 @@ pub enum Rate {
     Mass(f64),
 }
 
-/// An insertion region: particles drawn from a radius distribution placed at random, without
-/// overlaps, inside `region` at `rate` between `start` and `stop`, up to `limit`.
+/// How inserted or generated clumps are oriented.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClumpOrientation {
+    /// Uniformly random (seeded).
+    Random,
+    /// As the template's spheres were written.
+    Template,
+}
+
+/// What a clump insertion feeds: bodies of a template, scaled by draws of `scale`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClumpInsert {
+    /// Index into `Setup::clump_templates`.
+    pub template: u32,
+    /// Scale factor of each body (default 1).
+    pub scale: RadiusDist,
+    pub orientation: ClumpOrientation,
+}
+
+/// An insertion region: particles drawn from a radius distribution (or rigid clumps of a
+/// template, `clump`) placed at random, without overlaps, inside `region` at `rate` between
+/// `start` and `stop`, up to `limit`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Insertion {
     pub name: String,
@@ -28,8 +48,15 @@ pub struct Insertion {
     /// Most particles (for `Rate::Count`) or kilograms (for `Rate::Mass`) inserted in all;
     /// `None` = no limit.
     pub limit: Option<f64>,
+    /// Radii of the spheres inserted. For a clump insertion, not drawn: the range of its
+    /// component spheres' radii over the scale distribution (what time step, domain and checks
+    /// size themselves by).
     pub radius: RadiusDist,
+    /// Material of the spheres (a clump insertion: its template's).
     pub material: u32,
+    /// `Some`: the insertion feeds rigid clumps (counts and `rate` are bodies, masses body
+    /// masses) instead of spheres; `angular_velocity` is then zero.
+    pub clump: Option<ClumpInsert>,
     pub velocity: DVec3,
     pub angular_velocity: DVec3,
     pub seed: u64,

@@ -11,20 +11,14 @@ use rand_pcg::Pcg64;
 use super::generate::{Sources, MAX_ATTEMPTS};
 use super::parse::{fmt_num, fmt_vec, join, Cx};
 use crate::error::Result;
-use crate::model::body::{angular_momentum, rotate, Bodies, NO_BODY};
+use crate::model::body::{random_orientation, rotate, Bodies};
 use crate::model::clump::ClumpTemplate;
 use crate::model::distribution::RadiusDist;
 use crate::model::overlap::{BoxGrid, Grid};
 use crate::setup::Particles;
 
-/// How a clump generator orients its bodies.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Orientation {
-    /// Uniformly random (seeded).
-    Random,
-    /// As the template's spheres were written.
-    Template,
-}
+/// How a clump generator orients its bodies (shared with clump insertions).
+pub(crate) use crate::model::flow::ClumpOrientation as Orientation;
 
 /// What a clump generator places: template, scale distribution, orientation, material of the
 /// spheres (the template's), initial velocity, seed.
@@ -48,13 +42,6 @@ pub(crate) struct ClumpRun {
     pub centre: [f64; 3],
 }
 
-/// A uniformly distributed unit quaternion (Shoemake's method).
-pub(crate) fn random_orientation(rng: &mut Pcg64) -> [f64; 4] {
-    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
-    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-    let tau = std::f64::consts::TAU;
-    [a * (tau * u2).sin(), a * (tau * u2).cos(), b * (tau * u3).sin(), b * (tau * u3).cos()]
-}
 
 impl ClumpGen<'_> {
     fn orientation(&self, rng: &mut Pcg64) -> [f64; 4] {
@@ -172,12 +159,13 @@ pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], cou
     Ok(())
 }
 
-/// The body table of a scene whose generators placed `runs` (empty: no clumps, no bodies).
-/// Every particle outside a run becomes a one-component body (isotropic moments 2/5 m r², its
-/// spin kept); `density(material)` gives the components' density.
-pub(crate) fn bodies(particles: &Particles, runs: &[ClumpRun], templates: &[ClumpTemplate], density: impl Fn(u32) -> f64) -> Bodies {
+/// The body table of a scene whose generators placed `runs` (empty: no clumps, no bodies,
+/// unless `always`, as for a scene whose insertions bring clumps later). Every particle outside
+/// a run becomes a one-component body (isotropic moments 2/5 m r², its spin kept);
+/// `density(material)` gives the components' density.
+pub(crate) fn bodies(particles: &Particles, runs: &[ClumpRun], templates: &[ClumpTemplate], density: impl Fn(u32) -> f64, always: bool) -> Bodies {
     let mut bodies = Bodies::default();
-    if runs.is_empty() {
+    if runs.is_empty() && !always {
         return bodies;
     }
     let mut next_run = runs.iter().peekable();
@@ -198,10 +186,7 @@ pub(crate) fn bodies(particles: &Particles, runs: &[ClumpRun], templates: &[Clum
             _ => {
                 let r = particles.radius[i];
                 let mass = density(particles.material[i]) * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-                let m = 0.4 * mass * r * r;
-                let q = [1.0, 0.0, 0.0, 0.0];
-                let l = angular_momentum(q, [m; 3], particles.angular_velocity[i]);
-                bodies.push(particles.position[i], q, particles.velocity[i], l, mass, [m; 3], NO_BODY, i as u32, &[[0.0; 3]]);
+                bodies.push_sphere(particles.position[i], particles.velocity[i], particles.angular_velocity[i], mass, r, i as u32);
                 i += 1;
             }
         }

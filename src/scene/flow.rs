@@ -10,7 +10,10 @@
 //! ```
 //!
 //! `rate` is particles per second (limit `count`), `mass_rate` kilograms per second (limit
-//! `mass`). An outlet takes a particle whose centre is in its `region`, or behind its `plane`
+//! `mass`). An insertion may feed rigid clumps instead of spheres: `"clump": "<template>"`
+//! with an optional `"scale"` (a distribution like `radius`, default 1) and `"orientation"`
+//! (`"random"`, the default, or `"template"`) in place of `radius`, `material` and
+//! `angular_velocity`; `rate` and `count` then count bodies. An outlet takes a particle whose centre is in its `region`, or behind its `plane`
 //! (on the side opposite to the normal).
 
 use glam::DVec3;
@@ -18,11 +21,13 @@ use rand::SeedableRng;
 
 use super::parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
 use crate::error::Result;
-use crate::model::flow::{Insertion, Outlet, OutletShape, Rate};
+use crate::model::clump::ClumpTemplate;
+use crate::model::flow::{ClumpInsert, ClumpOrientation, Insertion, Outlet, OutletShape, Rate};
 use crate::model::region::Region;
 use crate::model::distribution::RadiusDist;
 
 pub const INSERT_KEYS: &[&str] = &["name", "region", "rate", "mass_rate", "count", "mass", "start", "stop", "radius", "material", "velocity", "angular_velocity", "seed"];
+pub const CLUMP_INSERT_KEYS: &[&str] = &["name", "region", "rate", "mass_rate", "count", "mass", "start", "stop", "clump", "scale", "orientation", "velocity", "seed"];
 pub const OUTLET_KEYS: &[&str] = &["name", "region", "plane"];
 const BOX_KEYS: &[&str] = &["type", "min", "max"];
 const CYLINDER_KEYS: &[&str] = &["type", "base", "axis", "length", "radius"];
@@ -60,10 +65,12 @@ pub fn region(o: &Obj) -> Result<Region> {
     }
 }
 
-/// One entry of `"insert"`; `material` resolves a material key of `o`.
-pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>) -> Result<Insertion> {
+/// One entry of `"insert"`; `material` resolves a material key of `o`, `templates` are the
+/// scene's clump templates (for `"clump"`).
+pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>, templates: &[ClumpTemplate]) -> Result<Insertion> {
     let cx = &o.cx;
-    o.allow(INSERT_KEYS)?;
+    let clump_name = o.str_opt("clump")?;
+    o.allow(if clump_name.is_some() { CLUMP_INSERT_KEYS } else { INSERT_KEYS })?;
     let name = o.str_opt("name")?.map(str::to_string).unwrap_or_else(|| format!("insert{i}"));
     let region = region(&o.obj_req("region")?)?;
     let (rate, limit) = match (o.get("rate"), o.get("mass_rate")) {
@@ -93,14 +100,47 @@ pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>
             return Err(cx.err(&o.key("stop"), format!("must be > start ({}), got {}", fmt_num(start), fmt_num(s))));
         }
     }
-    let radius_path = o.key("radius");
-    let radius = RadiusDist::parse(cx, o.req("radius")?, &radius_path)?;
-    if radius.sample(&mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
-        return Err(radius.unsampleable(cx, &radius_path));
-    }
-    if region.sample_centre(radius.max(), &mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
-        return Err(cx.err(&o.key("region"), format!("too small to hold a particle of the largest radius {}", fmt_num(radius.max()))));
-    }
+    let (radius, material, clump) = match clump_name {
+        None => {
+            let radius_path = o.key("radius");
+            let radius = RadiusDist::parse(cx, o.req("radius")?, &radius_path)?;
+            if radius.sample(&mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
+                return Err(radius.unsampleable(cx, &radius_path));
+            }
+            if region.sample_centre(radius.max(), &mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
+                return Err(cx.err(&o.key("region"), format!("too small to hold a particle of the largest radius {}", fmt_num(radius.max()))));
+            }
+            (radius, material(o, "material")?, None)
+        }
+        Some(name) => {
+            let Some(t) = templates.iter().position(|t| t.name == name) else {
+                let known: Vec<&str> = templates.iter().map(|t| t.name.as_str()).collect();
+                return Err(cx.err(&o.key("clump"), format!("no clump template named \"{name}\" (clump_templates has: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") })));
+            };
+            let template = &templates[t];
+            let scale_path = o.key("scale");
+            let scale = match o.get("scale") {
+                Some(v) => RadiusDist::parse(cx, v, &scale_path)?,
+                None => RadiusDist::Monodisperse(1.0),
+            };
+            if scale.sample(&mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
+                return Err(scale.unsampleable(cx, &scale_path));
+            }
+            let orientation = match o.str_opt("orientation")? {
+                None | Some("random") => ClumpOrientation::Random,
+                Some("template") => ClumpOrientation::Template,
+                Some(other) => return Err(cx.err(&o.key("orientation"), format!("unknown orientation \"{other}\"; allowed: random, template"))),
+            };
+            let reach = template.bounding_radius * scale.max();
+            if region.sample_centre(reach, &mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {
+                return Err(cx.err(&o.key("region"), format!("too small to hold a clump \"{name}\" of the largest scale {} (bounding radius {})", fmt_num(scale.max()), fmt_num(reach))));
+            }
+            let radii = template.spheres.iter().map(|c| c.radius);
+            let (r_lo, r_hi) = (radii.clone().fold(f64::INFINITY, f64::min) * scale.min(), radii.fold(0.0, f64::max) * scale.max());
+            let radius = if r_lo == r_hi { RadiusDist::Monodisperse(r_lo) } else { RadiusDist::Uniform { min: r_lo, max: r_hi } };
+            (radius, template.material, Some(ClumpInsert { template: t as u32, scale, orientation }))
+        }
+    };
     Ok(Insertion {
         name,
         region,
@@ -109,7 +149,8 @@ pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>
         stop,
         limit,
         radius,
-        material: material(o, "material")?,
+        material,
+        clump,
         velocity: DVec3::from(o.vec3_opt("velocity")?.unwrap_or([0.0; 3])),
         angular_velocity: DVec3::from(o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3])),
         seed: o.u64_opt("seed")?.unwrap_or(1),
@@ -134,12 +175,12 @@ pub fn outlet(o: &Obj, i: usize) -> Result<Outlet> {
 }
 
 /// Parse the `"insert"` and `"outlets"` arrays of the scene's top object.
-pub fn parse(top: &Obj, material: impl Fn(&Obj, &str) -> Result<u32>) -> Result<(Vec<Insertion>, Vec<Outlet>)> {
+pub fn parse(top: &Obj, material: impl Fn(&Obj, &str) -> Result<u32>, templates: &[ClumpTemplate]) -> Result<(Vec<Insertion>, Vec<Outlet>)> {
     let cx = &top.cx;
     let mut inserts = Vec::new();
     if let Some(list) = top.array_opt("insert")? {
         for (i, v) in list.iter().enumerate() {
-            inserts.push(insertion(&cx.object(v, &index("insert", i))?, i, &material)?);
+            inserts.push(insertion(&cx.object(v, &index("insert", i))?, i, &material, templates)?);
         }
     }
     let mut outlets: Vec<Outlet> = Vec::new();

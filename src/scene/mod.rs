@@ -455,17 +455,16 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         }
     }
     drop(grid);
-    let mut bodies = clump_place::bodies(&particles, &clump_runs, &clump_templates, |m| materials[m as usize].density);
+    // insertions are parsed before the body table: an insertion of clumps makes every
+    // particle a body from the start
+    let (inserts, outlets) = flow::parse(&top, mat_ref, &clump_templates)?;
+    let clumps_inserted = inserts.iter().any(|s| s.clump.is_some());
+    let mut bodies = clump_place::bodies(&particles, &clump_runs, &clump_templates, |m| materials[m as usize].density, clumps_inserted);
     if let Some(saved) = saved_contacts.as_mut().filter(|s| !s.bodies.is_empty()) {
         if saved.bodies.body_of.len() != particles.len() {
             return Err(cx.err("initial_state", format!("the checkpoint holds {} rigid bodies; a scene that starts from it may not add particles ({} added)", saved.bodies.len(), particles.len() - saved.bodies.body_of.len())));
         }
         bodies = std::mem::take(&mut saved.bodies);
-    }
-    let (inserts, outlets) = flow::parse(&top, mat_ref)?;
-    if !bodies.is_empty() && (!inserts.is_empty() || !outlets.is_empty()) {
-        let key = if inserts.is_empty() { "outlets" } else { "insert" };
-        return Err(cx.err(key, "insertions and outlets do not handle rigid clumps yet: a scene with clumps may not have them"));
     }
     if particles.is_empty() && inserts.is_empty() {
         return Err(cx.err("particles", "the scene has no particles (no explicit particles, no generators and no insert)"));
