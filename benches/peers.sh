@@ -19,7 +19,9 @@
 # Environment: NP (MPI ranks of the peers, default 2), BACKEND (talus backend, default cpu),
 # LAMMPS=1 to also run LAMMPS `granular`, REPS (repetitions, taken in turns by the codes; each
 # code's best is reported; default 1),
-# PEERS (default ../shared/peers beside the repository), SCENES_ONLY=1 to write the scenes and
+# PEERS (default ../shared/peers beside the repository), TALUS_BEFORE (the path of another
+# talus binary, e.g. one built before a change: it runs the tracked case in turn with the
+# others and the table adds its column and the ratio now / before), SCENES_ONLY=1 to write the scenes and
 # the settled packings into WORKDIR and stop (benches/instructions.sh uses it).
 # Talus runs each case twice: as shipped (energy tracking on: every contact books its slip,
 # dashpot and stiffness work) and with "energy_tracking": false (forces only, as the peers,
@@ -59,10 +61,11 @@ talus_scene() {
 # better A B: whether A > B (numbers as printed)
 better() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$1" "$2"; }
 
-# run_talus NAME STEPS REP: one run; prints "psps rss_mb contacts_per_particle"
+# run_talus NAME STEPS REP [BINARY TAG]: one run; prints "psps rss_mb contacts_per_particle"
 run_talus() {
-  "$TALUS" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.talus.$3.json" > /dev/null
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.talus.$3.json"
+  local bin=${4:-$TALUS} tag=${5:-talus}
+  "$bin" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.$tag.$3.json" > /dev/null
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.$tag.$3.json"
 }
 
 # run_peer CODE NAME REP ARGS...: one run of bench_settle.py; prints "psps rss_mb", or
@@ -103,13 +106,18 @@ for case in $CASES; do
   # the codes take turns, one run each per repetition, so that a change of the machine's
   # speed between minutes (2-thread runs here move by up to 30 %) falls on all of them; each
   # code's best run is reported
-  t_ps=0; t_rss=0; t_cpp=0; u_ps=0; l_ps=0; l_rss=0; m_ps=0
+  t_ps=0; t_rss=0; t_cpp=0; u_ps=0; l_ps=0; l_rss=0; m_ps=0; b_ps=0
   for rep in $(seq 1 "$REPS"); do
     echo "peers.sh: $case, run $rep of $REPS: Talus ($BACKEND), then with energy tracking off" >&2
     read -r p r c < <(run_talus "$case" "$steps" "$rep")
     if better "$p" "$t_ps"; then t_ps=$p; t_rss=$r; t_cpp=$c; fi
     read -r p _ _ < <(run_talus "${case}_untracked" "$steps" "$rep")
     if better "$p" "$u_ps"; then u_ps=$p; fi
+    if [ -n "${TALUS_BEFORE:-}" ]; then
+      echo "peers.sh: $case, run $rep of $REPS: Talus before ($TALUS_BEFORE)" >&2
+      read -r p _ _ < <(run_talus "$case" "$steps" "$rep" "$TALUS_BEFORE" before)
+      if better "$p" "$b_ps"; then b_ps=$p; fi
+    fi
     if [ "$HAVE_LIGGGHTS" = 1 ]; then
       echo "peers.sh: $case, run $rep of $REPS: LIGGGHTS, $NP ranks" >&2
       read -r p r < <(run_peer liggghts "$case" "$rep" "${peer_args[@]}")
@@ -121,7 +129,7 @@ for case in $CASES; do
       if better "$p" "$m_ps"; then m_ps=$p; fi
     fi
   done
-  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps")
+  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps|$b_ps")
 done
 
 [ "${SCENES_ONLY:-0}" = 1 ] && exit 0
@@ -131,11 +139,19 @@ backend, np_, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
 f = lambda x: float(x) if x not in ("", "0") else None
 print(f"| case | N | steps | Talus {backend} (particle-steps/s) | contacts/particle | LIGGGHTS {np_} ranks | Talus / LIGGGHTS | Talus untracked | untracked / LIGGGHTS | LAMMPS {np_} ranks | Talus / LAMMPS | peak RSS Talus / LIGGGHTS (MB) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+befores = []
 for r in rows:
-    case, n, steps, t, cpp, trss, l, lrss, m, u = r.split("|")
-    t, l, m, trss, lrss, u = f(t), f(l), f(m), f(trss), f(lrss), f(u)
+    case, n, steps, t, cpp, trss, l, lrss, m, u, b = r.split("|")
+    t, l, m, trss, lrss, u, b = f(t), f(l), f(m), f(trss), f(lrss), f(u), f(b)
+    befores.append((case, t, b))
     fmt = lambda x: f"{x:.3e}" if x else "-"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
     rss = f"{trss:.0f} / {lrss:.0f}" if trss and lrss else (f"{trss:.0f} / -" if trss else "-")
     print(f"| {case} | {n} | {steps} | {fmt(t)} | {float(cpp):.2f} | {fmt(l)} | {ratio(t, l)} | {fmt(u)} | {ratio(u, l)} | {fmt(m)} | {ratio(t, m)} | {rss} |")
+if any(b for _, _, b in befores):
+    print()
+    print(f"| case | Talus {backend} now | Talus before | now / before |")
+    print("|---|---|---|---|")
+    for case, t, b in befores:
+        print(f"| {case} | {t:.3e} | {b:.3e} | {t / b:.3f} |" if t and b else f"| {case} | - | - | - |")
 PY
