@@ -86,7 +86,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 let row_end = cell_start[cell_index(vec3<i32>(x_hi, y, z), sim.grid_dims) + 1u];
                 for (var k = cell_start[cell_index(vec3<i32>(x_lo, y, z), sim.grid_dims)]; k < row_end; k = k + 1u) {
                     let j = sorted_ids[k];
-                    if (j <= i) { continue; }
+                    // (`same_body`: pairs of one rigid body are not listed; constant false in a
+                    // scene without bodies, `shader::pass_sources`)
+                    if (j <= i || same_body(i, j)) { continue; }
                     let oj = pos_offset[j];
                     let d = pair_separation(bi.xyz, oi.xyz, pos_block[j].xyz, oj.xyz);
                     let cut = (oi.w + oj.w + sim.max_rgap + sim.skin + 2.0 * bitcast<f32>(state.list_margin)) * 1.001;

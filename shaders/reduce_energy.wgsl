@@ -1,7 +1,8 @@
 // Pass `reduce_energy`: per-workgroup tree sums (fixed order) of the energy partitions and
 // the owned-contact count. partial.a = (kinetic translational, kinetic rotational,
 // gravitational, strain), partial.b = (slip, dashpot, stiffness work, wall work),
-// partial.c = (contacts, 0, 0, 0).
+// partial.c = (contacts, 0, 0, 0). BODIES (a constant the composer puts first,
+// `shader::pass_sources`): the particles are components of rigid bodies.
 const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
@@ -34,6 +35,11 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
         let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + vec3<f32>(image[i].xyz) * period;
         a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force_at(2u * i).w);
+        if (BODIES) {
+            // components of rigid bodies: the bodies' kinetic and gravitational energy is
+            // summed on the host (`gpu::bodies`), the strain and work here
+            a = vec4<f32>(0.0, 0.0, 0.0, a.w);
+        }
         if (i % WORKGROUP_SIZE == 0u) {
             // the work of the force workgroup starting at i (all of it folded at a batch end)
             let base = (i / WORKGROUP_SIZE) * DISSIPATION_PARTS;

@@ -132,6 +132,22 @@ pub mod consts {
     /// (w = 1/I), and the angular velocity of the previous force pass (w unused; written only
     /// where rolling work is booked, `SimParams::rolling_booked`).
     pub const MOTION_ROWS: u32 = 3;
+    /// vec4<f32> rows per rigid body in the GPU `body_state` buffer (`gpu::bodies`), at these
+    /// row indices: the centre's offset in its block (w unused), the orientation q as
+    /// (x, y, z, w), the velocity (w = 1/M), the space-frame angular momentum L (w unused), the
+    /// principal moments (w unused), the total force and the total torque about the centre of
+    /// the last force pass (gravity excluded; w unused).
+    pub const BODY_ROWS: u32 = 7;
+    pub const BODY_ROW_OFFSET: u32 = 0;
+    pub const BODY_ROW_Q: u32 = 1;
+    pub const BODY_ROW_VELOCITY: u32 = 2;
+    pub const BODY_ROW_MOMENTUM: u32 = 3;
+    pub const BODY_ROW_MOMENTS: u32 = 4;
+    pub const BODY_ROW_FORCE: u32 = 5;
+    pub const BODY_ROW_TORQUE: u32 = 6;
+    /// vec4<i32> rows per rigid body in the GPU `body_int` buffer: the centre's block
+    /// (w = first component's particle id), the periodic image (w = number of components).
+    pub const BODY_INT_ROWS: u32 = 2;
 }
 
 /// All constants as WGSL text.
@@ -180,6 +196,15 @@ pub fn wgsl_constants() -> String {
         u32_const("PAIR_FLAG_LIMIT_DAMPING", PAIR_FLAG_LIMIT_DAMPING),
         u32_const("PAIR_FLAG_NO_ENERGY_TRACKING", PAIR_FLAG_NO_ENERGY_TRACKING),
         u32_const("MOTION_ROWS", MOTION_ROWS),
+        u32_const("BODY_ROWS", BODY_ROWS),
+        u32_const("BODY_ROW_OFFSET", BODY_ROW_OFFSET),
+        u32_const("BODY_ROW_Q", BODY_ROW_Q),
+        u32_const("BODY_ROW_VELOCITY", BODY_ROW_VELOCITY),
+        u32_const("BODY_ROW_MOMENTUM", BODY_ROW_MOMENTUM),
+        u32_const("BODY_ROW_MOMENTS", BODY_ROW_MOMENTS),
+        u32_const("BODY_ROW_FORCE", BODY_ROW_FORCE),
+        u32_const("BODY_ROW_TORQUE", BODY_ROW_TORQUE),
+        u32_const("BODY_INT_ROWS", BODY_INT_ROWS),
     ]
     .concat()
 }

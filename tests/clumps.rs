@@ -497,4 +497,163 @@ fn bad_clump_insertions_are_refused_with_file_key_and_value() {
         let e = talus::scene::load(&path).err().unwrap_or_else(|| panic!("{to} accepted")).to_string();
         assert!(e.contains("bad.json") && e.contains(key) && e.contains(value), "{to}: {e}");
     }
+// ---- the GPU backend (f32; `src/gpu/bodies.rs`) ----
+
+fn gpu(setup: &Setup) -> talus::gpu::GpuBackend {
+    talus::gpu::GpuBackend::new(setup, talus::gpu::GpuOptions::default()).unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"))
+}
+
+#[test]
+fn elastic_dumbbells_conserve_energy_on_the_gpu() {
+    let setup = dumbbell_box(5);
+    let mut g = gpu(&setup);
+    let e0 = g.energies().unwrap();
+    assert!(e0.kinetic_rotational > 0.0);
+    let (mut drift, mut strain, mut touched): (f64, f64, u64) = (0.0, 0.0, 0);
+    for _ in 0..100 {
+        g.step(200).unwrap();
+        let e = g.energies().unwrap();
+        drift = drift.max(((e.total() - e0.total()) / e0.total()).abs());
+        strain = strain.max(e.strain);
+        touched += g.contact_count().unwrap();
+    }
+    println!("dumbbell box on the GPU: max relative drift of total energy over 20000 steps: {drift:.3e} (largest strain {strain:.3e} J, {touched} contacts seen at outputs)");
+    assert!(touched > 10 && strain > 1e-4 * e0.total(), "the dumbbells must collide: {touched} contacts, strain {strain:e}");
+    assert!(drift < 1e-3, "energy drift {drift:.3e}");
+}
+
+#[test]
+fn free_fall_on_the_gpu_does_not_spin() {
+    let h = 0.5f64.sqrt();
+    let (p, b) = dumbbells(&[[0.0, 0.0, 0.0]], &[[h, 0.0, h, 0.0]], &[[0.1, 0.0, 0.0]], &[[0.0; 3]], 0.01, 0.008, 2500.0);
+    let mut setup = setup_with(material("glass", 2500.0, 1e8, 0.25, 0.3), PairParams::default(), p, vec![], [0.0, 0.0, -9.81], 1e-5, cube(1.0));
+    setup.bodies = b;
+    let mut g = gpu(&setup);
+    let s0 = g.export_state().unwrap();
+    g.step(1).unwrap();
+    // the first step normalises q in f32 (a change of an ulp at most); then it stays
+    let s1 = g.export_state().unwrap();
+    for c in 0..4 {
+        assert!((s1.bodies.orientation[0][c] - s0.bodies.orientation[0][c]).abs() < 2e-7);
+    }
+    g.step(999).unwrap();
+    let s = g.export_state().unwrap();
+    let t = 1000.0 * 1e-5;
+    let x = s.bodies.position[0];
+    // f32 positions of a centre at the origin: the block offsets carry ~1e-9 m
+    assert!((x[0] - 0.1 * t).abs() < 1e-7, "x = {}", x[0]);
+    assert!((x[2] + 0.5 * 9.81 * t * t).abs() < 1e-7, "z = {} vs {}", x[2], -0.5 * 9.81 * t * t);
+    assert_eq!(s.bodies.orientation[0], s1.bodies.orientation[0], "the orientation turned without spin");
+    assert_eq!(s.bodies.angular_momentum[0], [0.0; 3]);
+    for w in &s.particles.angular_velocity {
+        assert_eq!(*w, [0.0; 3]);
+    }
+    // the components keep their distance (to f32 rounding) and move with the body
+    let (a, c) = (s.particles.position[0], s.particles.position[1]);
+    let d: f64 = (0..3).map(|k| (a[k] - c[k]).powi(2)).sum::<f64>().sqrt();
+    assert!((d - 0.016).abs() < 1e-7, "component distance {d}");
+    for v in &s.particles.velocity {
+        // 2000 f32 half kicks of 5e-5 m/s: rounding of ~4e-9 m/s each
+        assert!((v[0] - 0.1).abs() < 1e-6 && (v[2] + 9.81 * t).abs() < 1e-5, "component velocity {v:?}");
+    }
+}
+
+#[test]
+fn torque_free_body_on_the_gpu_keeps_its_angular_momentum() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+    let q = random_unit_quaternion(&mut rng);
+    let (p, b) = dumbbells(&[[0.0; 3]], &[q], &[[0.0; 3]], &[[3.0, 40.0, -7.0]], 0.01, 0.008, 2500.0);
+    let mut setup = setup_with(material("glass", 2500.0, 1e8, 0.25, 0.3), PairParams::default(), p, vec![], [0.0; 3], 1e-4, cube(1.0));
+    setup.bodies = b;
+    let mut g = gpu(&setup);
+    let (l0, e0) = (g.export_state().unwrap().bodies.angular_momentum[0], g.energies().unwrap().kinetic_rotational);
+    let (mut worst, mut worst_q): (f64, f64) = (0.0, 0.0);
+    for _ in 0..100 {
+        g.step(100).unwrap();
+        let s = g.export_state().unwrap();
+        // no torque: L += 0 leaves every bit
+        assert_eq!(s.bodies.angular_momentum[0], l0, "L changed without torque");
+        let q = s.bodies.orientation[0];
+        worst_q = worst_q.max((q.iter().map(|c| c * c).sum::<f64>() - 1.0).abs());
+        worst = worst.max((g.energies().unwrap().kinetic_rotational / e0 - 1.0).abs());
+    }
+    println!("torque-free dumbbell on the GPU: worst |q|² − 1 {worst_q:.3e}, worst relative rotational energy error over 10000 steps {worst:.3e}");
+    assert!(worst_q < 1e-6, "|q|² − 1 = {worst_q:.3e}");
+    // f32 rounding of q in five turns a step, a random walk: ~1e-5 after 10⁴ steps (the CPU's
+    // f64 splitting error is 3e-7 here)
+    assert!(worst < 1e-4, "rotational energy error {worst:.3e}");
+}
+
+/// Largest difference of the bodies' centres (m), velocities (m/s), angular momenta (relative
+/// to the largest |L|) and orientations (quaternion components, sign-aligned).
+fn body_differences(a: &Bodies, b: &Bodies) -> [f64; 4] {
+    let mut d = [0.0f64; 4];
+    let lmax = a.angular_momentum.iter().map(|l| l.iter().map(|c| c * c).sum::<f64>().sqrt()).fold(0.0, f64::max);
+    for k in 0..a.len() {
+        for x in 0..3 {
+            d[0] = d[0].max((a.position[k][x] - b.position[k][x]).abs());
+            d[1] = d[1].max((a.velocity[k][x] - b.velocity[k][x]).abs());
+            d[2] = d[2].max((a.angular_momentum[k][x] - b.angular_momentum[k][x]).abs() / lmax);
+        }
+        let dot: f64 = (0..4).map(|c| a.orientation[k][c] * b.orientation[k][c]).sum();
+        let s = dot.signum();
+        for c in 0..4 {
+            d[3] = d[3].max((a.orientation[k][c] - s * b.orientation[k][c]).abs());
+        }
+    }
+    d
+}
+
+#[test]
+fn cpu_and_gpu_agree_on_a_short_run() {
+    let setup = dumbbell_box(5);
+    let mut cpu = talus::cpu::CpuBackend::new(&setup).unwrap();
+    let mut g = gpu(&setup);
+    let mut seen = 0;
+    for _ in 0..10 {
+        cpu.step(200).unwrap();
+        g.step(200).unwrap();
+        seen += g.contact_count().unwrap();
+    }
+    let (a, b) = (cpu.export_state().unwrap().bodies, g.export_state().unwrap().bodies);
+    let d = body_differences(&a, &b);
+    let (ec, eg) = (cpu.energies().unwrap(), g.energies().unwrap());
+    println!("CPU vs GPU after 2000 steps ({seen} contacts seen): centres {:.2e} m, velocities {:.2e} m/s, L {:.2e} (relative), q {:.2e}; total energy {:.6e} vs {:.6e} J", d[0], d[1], d[2], d[3], ec.total(), eg.total());
+    assert!(seen > 0, "no collision in the compared run");
+    assert!(d[0] < 1e-6 && d[1] < 1e-3 && d[2] < 1e-3 && d[3] < 1e-4, "CPU and GPU differ: {d:?}");
+    assert!(((ec.total() - eg.total()) / ec.total()).abs() < 1e-4);
+}
+
+#[test]
+fn gpu_runs_with_bodies_are_bit_identical_and_continue_from_an_export() {
+    let setup = dumbbell_box(7);
+    let run = |steps: u64| {
+        let mut g = gpu(&setup);
+        g.step(steps).unwrap();
+        g
+    };
+    let (mut a, mut b) = (run(1500), run(1500));
+    let (sa, sb) = (a.export_state().unwrap(), b.export_state().unwrap());
+    assert_eq!(sa.bodies, sb.bodies, "two GPU runs differ");
+    assert_eq!(sa.particles.position, sb.particles.position);
+    // a fresh backend continues from a's state (state + exact device arrays, as a checkpoint)
+    // and matches a run that never stopped
+    let exact = a.export_exact().unwrap();
+    let mut c = gpu(&setup);
+    c.import_state(&sa).unwrap();
+    c.import_exact(&exact).unwrap();
+    assert_eq!(c.export_state().unwrap().bodies, sa.bodies, "the bodies do not round-trip");
+    a.step(1500).unwrap();
+    c.step(1500).unwrap();
+    let (ea, ec) = (a.export_state().unwrap(), c.export_state().unwrap());
+    assert_eq!(ea.bodies, ec.bodies, "the resumed run differs");
+    assert_eq!(ea.particles.position, ec.particles.position);
+    assert_eq!(ea.particles.velocity, ec.particles.velocity);
+    assert_eq!(a.energies().unwrap(), c.energies().unwrap());
+    // and from the state alone (forces refreshed on import, the exported totals kept)
+    let mut d = gpu(&setup);
+    d.import_state(&sb).unwrap();
+    b.step(1500).unwrap();
+    d.step(1500).unwrap();
+    assert_eq!(b.export_state().unwrap().bodies, d.export_state().unwrap().bodies, "the run resumed from the state alone differs");
 }

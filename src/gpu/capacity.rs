@@ -284,6 +284,9 @@ impl GpuBackend {
         self.sim.list_capacity = cap as u32;
         self.write_sim();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        if let Some(bd) = &mut self.bodies {
+            bd.refresh(&self.ctx, &self.buffers)?;
+        }
         Ok(())
     }
 
@@ -378,6 +381,7 @@ impl GpuBackend {
             n_meshes: self.meshes.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
             rebuild_stride: self.sim.rebuild_stride.max(1) as u64,
+            bodies: self.bodies.as_ref(),
         }
     }
 }

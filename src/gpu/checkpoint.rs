@@ -25,6 +25,9 @@ pub const KIND: &str = "gpu";
 /// The raw arrays by name, in `raw_buffers` order.
 const RAW: [&str; 7] = ["pos_block", "pos_offset", "motion", "force", "image", "dissipation", "work_step"];
 
+/// The raw body arrays (`gpu::bodies`), present where the scene has rigid bodies.
+const BODY_RAW: [&str; 2] = ["body_int", "body_state"];
+
 impl GpuBackend {
     /// The buffers of `RAW` with their sizes for the particles held (split arrays: elements).
     fn raw_buffers(&self) -> [Source<'_>; 7] {
@@ -53,7 +56,14 @@ impl GpuBackend {
                 sum as f64 - compensation as f64
             });
         }
-        let raw = RAW.iter().zip(data).map(|(name, bytes)| (name.to_string(), bytes)).collect();
+        let mut raw: Vec<(String, Vec<u8>)> = RAW.iter().zip(data).map(|(name, bytes)| (name.to_string(), bytes)).collect();
+        if let Some(bd) = &self.bodies {
+            // the rigid bodies as the device holds them (`gpu::bodies`): centre, q, v, L and the
+            // last totals, so a resume continues bit for bit
+            let (ni, ns) = bd.raw_sizes();
+            let data = read_sources(&self.ctx, &[Source::Whole(&bd.buffers.int, ni), Source::Whole(&bd.buffers.state, ns)])?;
+            raw.extend(BODY_RAW.iter().zip(data).map(|(name, bytes)| (name.to_string(), bytes)));
+        }
         Ok(ExactState { kind: KIND.into(), work, raw })
     }
 
@@ -86,6 +96,18 @@ impl GpuBackend {
                 match buffer {
                     Source::Whole(b, _) => q.write_buffer(b, 0, bytes),
                     Source::Split(sb, _) => sb.write(q, 0, bytes),
+                }
+            }
+            if let Some(bd) = &self.bodies {
+                let (ni, ns) = bd.raw_sizes();
+                for (name, (buffer, size)) in BODY_RAW.iter().zip([(&bd.buffers.int, ni), (&bd.buffers.state, ns)]) {
+                    let bytes = exact.raw(name)?;
+                    if bytes.len() as u64 != size {
+                        return Err(TalusError::Other(format!("the GPU state's `{name}` holds {} bytes, not {size} for {} bodies", bytes.len(), bd.buffers.n_bodies)));
+                    }
+                    if size > 0 {
+                        q.write_buffer(buffer, 0, bytes);
+                    }
                 }
             }
             return Ok(());

@@ -25,8 +25,16 @@ impl GpuBackend {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("reduce_energy"), timestamp_writes: None });
-            pass.set_pipeline(&self.pipelines.reduce_energy);
-            self.groups.reduce_energy.set(&mut pass);
+            match &self.bodies {
+                Some(bd) => {
+                    pass.set_pipeline(&bd.pipelines.reduce_energy);
+                    bd.groups.reduce_energy.set(&mut pass);
+                }
+                None => {
+                    pass.set_pipeline(&self.pipelines.reduce_energy);
+                    self.groups.reduce_energy.set(&mut pass);
+                }
+            }
             pass.dispatch_workgroups(x, y, 1);
         }
         self.ctx.queue.submit([enc.finish()]);
@@ -45,6 +53,14 @@ impl GpuBackend {
             e.stiffness_work += p.b[2] as f64;
             e.wall_work += p.b[3] as f64;
             count += p.c[0] as u64;
+        }
+        if self.bodies.is_some() {
+            // the bodies' kinetic and gravitational energy, in f64 body by body (the
+            // components' rows above carry none of it)
+            let (kt, kr, g) = super::bodies::energies(&self.read_bodies()?, self.gravity, self.period);
+            e.kinetic_translational += kt;
+            e.kinetic_rotational += kr;
+            e.gravitational += g;
         }
         Ok((e, count))
     }

@@ -121,16 +121,13 @@ impl GpuBackend {
         history.extend(own.iter().filter(|h| h.tag == epoch).map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) }));
         let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
         let (force, torque) = (force_torque.iter().step_by(2).copied().map(v3).collect(), force_torque.iter().skip(1).step_by(2).copied().map(v3).collect());
-        let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history, bodies: Default::default() };
+        let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history, bodies: self.read_bodies()? };
         out.sort_history();
         Ok(out)
     }
 
     /// Continue from `state`, at its step (see the module doc).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
-        if !state.bodies.is_empty() {
-            return Err(super::clumps_not_on_gpu(std::path::Path::new("the imported state")));
-        }
         let n = state.len();
         if n > SLOT_PARTNER_MASK as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
@@ -158,12 +155,22 @@ impl GpuBackend {
         }
         self.write_rebuild_table();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        self.bodies = if state.bodies.is_empty() {
+            None
+        } else {
+            let kept = self.bodies.take().map(|bd| bd.pipelines);
+            Some(super::bodies::GpuBodies::new(&self.ctx, &self.buffers, &state.bodies, self.grid.block, kept)?)
+        };
         let q = &self.ctx.queue;
         if !self.pairs.is_empty() {
             q.write_buffer(&self.buffers.pairs, 0, bytemuck::cast_slice(&self.pairs));
         }
         self.radius = state.particles.radius.clone();
-        self.write_particles(&ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block));
+        let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block);
+        if !state.bodies.is_empty() {
+            super::bodies::set_component_masses(&mut rows.motion, &state.bodies);
+        }
+        self.write_particles(&rows);
         self.sim.n_particles = n;
         self.sim.hash_capacity = cap;
         self.sim.hash_max_load = max_load(cap);
@@ -222,6 +229,12 @@ impl GpuBackend {
             force[2 * i + 1] = [t[0] as f32, t[1] as f32, t[2] as f32, force[2 * i + 1][3]];
         }
         b.force.write(&self.ctx.queue, 0, bytemuck::cast_slice(&force));
+        if self.bodies.is_some() {
+            // the bodies' totals from the components' totals put back
+            let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("body_totals") });
+            self.step_encoder().body_totals(&mut enc);
+            self.ctx.queue.submit([enc.finish()]);
+        }
         Ok(())
     }
 }

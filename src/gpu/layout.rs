@@ -314,6 +314,17 @@ gpu_struct! {
 pub const STEP_STATE_BYTES: u64 = std::mem::size_of::<StepState>() as u64;
 
 gpu_struct! {
+    /// Uniform of the rigid-body passes (`gpu::bodies`, shaders/body/kick.wgsl and
+    /// shaders/body/place.wgsl).
+    pub struct BodyParams {
+        n_bodies: u32 => "u32",
+        _pad0: u32 => "u32",
+        _pad1: u32 => "u32",
+        _pad2: u32 => "u32",
+    }
+}
+
+gpu_struct! {
     /// Element count of one prefix-sum level.
     pub struct ScanParams {
         n: u32 => "u32",
@@ -354,7 +365,7 @@ macro_rules! layouts {
 
 /// Every struct the shaders see, in the order the composer emits them.
 pub fn struct_layouts() -> Vec<StructLayout> {
-    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HistoryRecord, PairShare, HashSlot, HashSlotRead, PairRecord, StepState, StepStateRead, ScanParams, EnergyPartial)
+    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HistoryRecord, PairShare, HashSlot, HashSlotRead, PairRecord, StepState, StepStateRead, BodyParams, ScanParams, EnergyPartial)
 }
 
 /// The structs stored in the packed `mesh_data` buffer (read back by the accessors of

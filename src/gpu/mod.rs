@@ -11,6 +11,7 @@
 //! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
 
 pub mod blowup;
+pub mod bodies;
 pub mod buffers;
 pub mod capacity;
 pub mod checkpoint;
@@ -163,6 +164,10 @@ pub struct GpuBackend {
     shared_pipelines: bool,
     /// What `buffers::planned_bytes` said the buffers would take, before they were made.
     planned_bytes: u64,
+    /// The rigid bodies (`gpu::bodies`); `None` in a scene of spheres.
+    bodies: Option<bodies::GpuBodies>,
+    /// Gravity and the period per axis in f64 (the bodies' energies are summed on the host).
+    gravity: [f64; 3],
 }
 
 impl GpuBackend {
@@ -189,9 +194,6 @@ impl GpuBackend {
     }
 
     fn build(ctx: GpuContext, shared_pipelines: bool, setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        if !setup.bodies.is_empty() {
-            return Err(clumps_not_on_gpu(&setup.source));
-        }
         let n = setup.particles.len();
         let max = crate::layout::consts::SLOT_PARTNER_MASK;
         if n > max as usize {
@@ -269,15 +271,27 @@ impl GpuBackend {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
         let densities: Vec<f64> = setup.materials.iter().map(|m| m.density).collect();
-        let rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
+        let mut rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
+        let body_state = if setup.bodies.is_empty() {
+            None
+        } else {
+            bodies::set_component_masses(&mut rows.motion, &setup.bodies);
+            Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, grid.block, None)?)
+        };
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
         backend.upload_poses(0, 1);
-        let st = backend.initial_forces(0, None, None)?;
+        // components where their bodies put them (as the CPU's `place_components`)
+        let first = backend.bodies.is_some().then(|| {
+            let mut enc = backend.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("body_place") });
+            backend.step_encoder().body_place_all(&mut enc);
+            enc
+        });
+        let st = backend.initial_forces(0, first, None)?;
         backend.rebuilds_seen = st.rebuilds;
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(backend.meshes.overflow_error(&st, 0));
@@ -291,7 +305,7 @@ impl GpuBackend {
             let n = setup.particles.len();
             let history = setup.initial_contacts.clone();
             let zero = vec![[0.0; 3]; n];
-            backend.import(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: Default::default() })?;
+            backend.import(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: setup.bodies.clone() })?;
         }
         Ok(backend)
     }
@@ -542,13 +556,18 @@ impl GpuBackend {
             s.force.push(v3(fo(i)));
             s.torque.push(v3(to(i)));
         }
+        s.bodies = self.read_bodies()?;
         Ok(s)
     }
 }
 
-/// The error for a set-up with rigid clumps: the GPU's rigid-body passes are not written yet
-/// (issue 32); the CPU backend runs such scenes.
-pub(crate) fn clumps_not_on_gpu(source: &std::path::Path) -> TalusError {
-    TalusError::Other(format!("{}: clump_templates: rigid clumps run on the CPU backend only for now (`--backend cpu`); the GPU backend's rigid-body passes are not written yet", source.display()))
+impl GpuBackend {
+    /// The bodies as the device holds them now (one readback; empty without bodies).
+    pub(crate) fn read_bodies(&self) -> Result<crate::model::body::Bodies> {
+        let Some(bd) = &self.bodies else { return Ok(Default::default()) };
+        let (ni, ns) = bd.raw_sizes();
+        let data = read_sources(&self.ctx, &[Whole(&bd.buffers.int, ni), Whole(&bd.buffers.state, ns)])?;
+        Ok(bd.table(&data[0], &data[1], self.grid.block))
+    }
 }
 

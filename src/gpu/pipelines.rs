@@ -45,7 +45,7 @@ pub struct Pipelines {
     pub mesh_sort: wgpu::ComputePipeline,
 }
 
-fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Result<wgpu::ShaderModule> {
+pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Result<wgpu::ShaderModule> {
     // the pass's storage bindings: at most 16 in one part (`context::STORAGE_BUFFERS_NEEDED`), one more per extra part
     let extra = split.extra_bindings(pass_splits(name));
     // storage buffers, and all buffers of a stage with the pass's one uniform
@@ -69,7 +69,7 @@ fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Result<wgpu::Sha
     Ok(m)
 }
 
-fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, entry: &str, constants: &[(&str, f64)]) -> Result<wgpu::ComputePipeline> {
+pub(super) fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, entry: &str, constants: &[(&str, f64)]) -> Result<wgpu::ComputePipeline> {
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let p = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),

@@ -63,6 +63,15 @@ pub const RIGID_INTEGRATE: &str = include_str!("../../shaders/rigid/integrate.wg
 pub fn pure_sources() -> &'static [(&'static str, &'static str)] {
     &[("rigid/integrate.wgsl", RIGID_INTEGRATE)]
 }
+/// Rigid-body helpers of the body passes: quaternion rotation, ω, the rotation drift, the
+/// placement of a point (needs `sim` and `state`).
+pub const RIGID: &str = include_str!("../../shaders/body/rigid.wgsl");
+/// `same_body` of `list_build` in a scene without rigid bodies: no pair is excluded (a constant
+/// the compiler folds away, no binding).
+pub const NO_BODIES: &str = "fn same_body(i: u32, j: u32) -> bool { return false; }\n";
+/// `same_body` of `list_build_bodies`: the pairs of one rigid body are not listed (the body of
+/// each particle in the w of `body_comp`, `gpu::bodies`).
+pub const BODY_EXCLUSION: &str = "@group(0) @binding(9) var<storage, read> body_comp: array<vec4<u32>>;\nfn same_body(i: u32, j: u32) -> bool { return body_comp[i].w == body_comp[j].w; }\n";
 
 /// Everything the ball–wall contact needs: history records, hash lookup, the mesh files,
 /// `wall_contact.wgsl`.
@@ -82,7 +91,10 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
         ("list_plan", include_str!("../../shaders/list_plan.wgsl").to_string()),
         ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
-        ("list_build", format!("{PAIR_SEPARATION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("list_build", format!("{PAIR_SEPARATION}\n{NO_BODIES}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("list_build_bodies", format!("{PAIR_SEPARATION}\n{BODY_EXCLUSION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("body_kick", format!("{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
+        ("body_place", format!("{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
         ("list_stash", include_str!("../../shaders/list_stash.wgsl").to_string()),
         ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
         ("slot_import", include_str!("../../shaders/slot_import.wgsl").to_string()),
@@ -91,7 +103,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
-        ("reduce_energy", include_str!("../../shaders/reduce_energy.wgsl").to_string()),
+        ("reduce_energy", format!("const BODIES: bool = false;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
+        ("reduce_energy_bodies", format!("const BODIES: bool = true;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
     ]
 }
 
@@ -113,11 +126,13 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
             ("shares", Shares, true),
             ("incoming", Incoming, true),
         ],
-        "list_build" => &[("list_partner", ListPartner, true), ("incoming", Incoming, false), ("history_stash", History, false), ("history", History, true)],
+        "body_kick" => &[("force", Force, false)],
+        "body_place" => &[("motion", Motion, true)],
+        "list_build" | "list_build_bodies" => &[("list_partner", ListPartner, true), ("incoming", Incoming, false), ("history_stash", History, false), ("history", History, true)],
         "list_stash" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true), ("history", History, false), ("history_stash", History, true)],
         "incoming" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true)],
         "slot_import" => &[("list_partner", ListPartner, true), ("history", History, true)],
-        "reduce_energy" => &[("motion", Motion, false), ("force", Force, false)],
+        "reduce_energy" | "reduce_energy_bodies" => &[("motion", Motion, false), ("force", Force, false)],
         "wall_loads" => &[("motion", Motion, false)],
         _ => &[],
     }

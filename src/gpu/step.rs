@@ -145,6 +145,9 @@ pub struct StepEncoder<'a> {
     /// Steps whose counter is a multiple of this carry the rebuild passes
     /// (`SimParams::rebuild_stride`).
     pub rebuild_stride: u64,
+    /// The rigid bodies (`gpu::bodies`), when the scene has any: their passes replace
+    /// `drift`/`kick_drift` and `kick`, and the list leaves the pairs of one body out.
+    pub bodies: Option<&'a super::bodies::GpuBodies>,
 }
 
 impl StepEncoder<'_> {
@@ -214,10 +217,14 @@ impl StepEncoder<'_> {
     pub fn list(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         let parity = (s % 2) as usize;
         let list_scans = DISPATCH_SCANS + self.b.scan_levels.len() as u64;
-        self.indirect_split(enc, "list_count", &self.p.list_count, &self.g.list_count[parity], DISPATCH_PARTICLES);
+        let (count, count_g, fill, fill_g) = match self.bodies {
+            Some(bd) => (&bd.pipelines.list_count, &bd.groups.list_count[parity], &bd.pipelines.list_fill, &bd.groups.list_fill[parity]),
+            None => (&self.p.list_count, &self.g.list_count[parity], &self.p.list_fill, &self.g.list_fill[parity]),
+        };
+        self.indirect_split(enc, "list_count", count, count_g, DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.list_scan, &self.g.list_scan_add, list_scans);
         self.indirect_split(enc, "list_stash", &self.p.list_stash, &self.g.list_stash[parity], DISPATCH_PARTICLES);
-        self.indirect_split(enc, "list_fill", &self.p.list_fill, &self.g.list_fill[parity], DISPATCH_PARTICLES);
+        self.indirect_split(enc, "list_fill", fill, fill_g, DISPATCH_PARTICLES);
         self.scan(enc, &self.b.list_scan_levels, &self.g.incoming_scan, &self.g.incoming_scan_add, list_scans);
         self.indirect_split(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
         self.indirect_split(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
@@ -252,6 +259,7 @@ impl StepEncoder<'_> {
         }
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
         self.gather(enc);
+        self.body_totals(enc);
         // the host's request is served: the step after builds only when the list goes stale
         // (left set, `list_plan` would rebuild in a step that may carry no rebuild passes)
         enc.clear_buffer(&self.b.step_state, std::mem::offset_of!(super::layout::StepState, rebuild) as u64, Some(4));
@@ -329,7 +337,43 @@ impl StepEncoder<'_> {
     }
 
     pub fn kick(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(bd) = self.bodies {
+            // the components' totals, the bodies' second half kick, the components' velocities
+            self.gather(enc);
+            self.simple(enc, "body_kick", &bd.pipelines.kick[2], &bd.groups.kick[2], bd.buffers.n_bodies);
+            self.simple(enc, "body_place", &bd.pipelines.place[2], &bd.groups.place[2], self.b.n_particles);
+            return;
+        }
         self.simple(enc, "kick", &self.p.kick, &self.g.kick, self.b.n_particles);
+    }
+
+    /// A step's first passes in a scene with rigid bodies, in place of `drift` (`first`: the
+    /// first step of a batch) or `kick_drift`: the components' totals (`gather`, not in the
+    /// first step, whose totals the closing passes of the batch before left), the bodies' kicks
+    /// and drifts (`body_kick`), the components placed (`body_place`).
+    fn body_drift(&self, enc: &mut wgpu::CommandEncoder, bd: &super::bodies::GpuBodies, first: bool) {
+        let mode = if first { 0 } else { 1 };
+        if !first {
+            self.gather(enc);
+        }
+        self.simple(enc, "body_kick", &bd.pipelines.kick[mode], &bd.groups.kick[mode], bd.buffers.n_bodies);
+        self.simple(enc, "body_place", &bd.pipelines.place[mode], &bd.groups.place[mode], self.b.n_particles);
+    }
+
+    /// The bodies' total forces and torques from their components' totals in `force` (after a
+    /// force evaluation outside the step loop); nothing without bodies.
+    pub fn body_totals(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(bd) = self.bodies {
+            self.simple(enc, "body_totals", &bd.pipelines.kick[3], &bd.groups.kick[3], bd.buffers.n_bodies);
+        }
+    }
+
+    /// Every component placed on its body (positions, velocities, spins), as at the start of a
+    /// step (before the initial force evaluation of a set-up with bodies).
+    pub fn body_place_all(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(bd) = self.bodies {
+            self.simple(enc, "body_place", &bd.pipelines.place[0], &bd.groups.place[0], self.b.n_particles);
+        }
     }
 
     /// Index in `STEP_PASSES` of the first pass a halted step is resumed from (the grid).
@@ -340,7 +384,9 @@ impl StepEncoder<'_> {
     #[allow(clippy::type_complexity)]
     pub const STEP_PASSES: [(&'static str, fn(&Self, &mut wgpu::CommandEncoder, u64, bool)); 6] = [
         ("drift", |e, enc, _, first| {
-            if first {
+            if let Some(bd) = e.bodies {
+                e.body_drift(enc, bd, first)
+            } else if first {
                 e.simple(enc, "drift", &e.p.drift, &e.g.drift, e.b.n_particles)
             } else {
                 e.simple(enc, "kick_drift", &e.p.kick_drift, &e.g.kick_drift, e.b.n_particles)

@@ -1,0 +1,242 @@
+//! Rigid bodies on the GPU (clumps, issue 32): the algorithm of `crate::cpu::rigid` in f32.
+//!
+//! Only a set-up with bodies makes any of this: its buffers, the body passes' pipelines and
+//! bind groups, and the list-build pipelines that leave the pairs of one body unlisted
+//! (`list_build_bodies`). A scene of spheres steps exactly as before.
+//!
+//! Buffers (`BodyBuffers`): `body_int`, per body `BODY_INT_ROWS` vec4<i32> (the centre's block,
+//! w = first component's particle id; the periodic image, w = component count); `body_state`,
+//! per body `BODY_ROWS` vec4<f32> (the centre's offset in its block, so the centre is held as
+//! block + f32 offset like a particle; q as (x, y, z, w); v with 1/M in w; space-frame L;
+//! principal moments; the last total force and torque about the centre); `body_comp`, per
+//! particle its body-frame offset (f32 bits) and body id (u32 w); `params`, the body count.
+//!
+//! A step of such a scene (`StepEncoder`): `gather` (not in a batch's first step: the
+//! components' totals of the last force pass into `force`) → `body_kick` (per body: totals in
+//! component-id order, the previous step's second half kick, this step's first half kick,
+//! drift of the centre and of q) → `body_place` (per component: position, velocity, spin; the
+//! list skin's `max_step`; BLOWUP checks) in place of `drift`/`kick_drift`, then `list_plan`,
+//! the rebuild passes (`list_build_bodies`), `forces` and `advance` as for spheres. The batch
+//! closes with `gather` → `body_kick` MODE 2 (second half kick) → `body_place` MODE 2
+//! (velocities) in place of `kick`. As with spheres every body pass exits on `state.halt`, and
+//! those of a step run before its rebuild passes, so a halted batch resumes from that step's
+//! rebuild (`StepEncoder::resume`) with the same bits.
+
+use std::sync::Arc;
+
+use super::buffers::Buffers;
+use super::context::GpuContext;
+use super::encode::{pass_groups, PassGroups};
+use super::grid;
+use super::layout::BodyParams;
+use super::pipelines::{module, pipeline};
+use super::split::SplitLayout;
+use crate::error::{Result, TalusError};
+use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS, MOTION_ROWS};
+use crate::model::body::Bodies;
+
+/// The body passes' pipelines, for split arrays cut as `split` says.
+pub struct BodyPipelines {
+    pub split: SplitLayout,
+    /// `body_kick` by MODE (shaders/body/kick.wgsl).
+    pub kick: [wgpu::ComputePipeline; 4],
+    /// `body_place` by MODE (shaders/body/place.wgsl).
+    pub place: [wgpu::ComputePipeline; 3],
+    /// `list_count`, `list_fill` with the pairs of one body left out.
+    pub list_count: wgpu::ComputePipeline,
+    pub list_fill: wgpu::ComputePipeline,
+    /// `reduce_energy` without the components' kinetic and gravitational energy.
+    pub reduce_energy: wgpu::ComputePipeline,
+}
+
+impl BodyPipelines {
+    pub fn new(ctx: &GpuContext, split: &SplitLayout) -> Result<Self> {
+        let kick = module(ctx, "body_kick", split)?;
+        let place = module(ctx, "body_place", split)?;
+        let list = module(ctx, "list_build_bodies", split)?;
+        let mode = |m: &wgpu::ShaderModule, label: &str, k: u32| pipeline(ctx, m, label, "main", &[("MODE", k as f64)]);
+        Ok(BodyPipelines {
+            split: split.clone(),
+            kick: [mode(&kick, "body_kick 0", 0)?, mode(&kick, "body_kick 1", 1)?, mode(&kick, "body_kick 2", 2)?, mode(&kick, "body_kick 3", 3)?],
+            place: [mode(&place, "body_place 0", 0)?, mode(&place, "body_place 1", 1)?, mode(&place, "body_place 2", 2)?],
+            list_count: pipeline(ctx, &list, "list_count (bodies)", "main", &[])?,
+            list_fill: pipeline(ctx, &list, "list_fill (bodies)", "main", &[("FILL", 1.0)])?,
+            reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split)?, "reduce_energy (bodies)", "main", &[])?,
+        })
+    }
+}
+
+/// The body buffers (see the module doc).
+pub struct BodyBuffers {
+    pub n_bodies: u32,
+    pub params: wgpu::Buffer,
+    pub int: wgpu::Buffer,
+    pub state: wgpu::Buffer,
+    pub comp: wgpu::Buffer,
+}
+
+/// The body passes' bind groups (one per pipeline: auto layouts do not mix).
+pub struct BodyGroups {
+    pub kick: [PassGroups; 4],
+    pub place: [PassGroups; 3],
+    /// By step parity, as `step::BindGroups::list_count`.
+    pub list_count: [PassGroups; 2],
+    pub list_fill: [PassGroups; 2],
+    pub reduce_energy: PassGroups,
+}
+
+impl BodyGroups {
+    pub fn new(device: &wgpu::Device, p: &BodyPipelines, b: &Buffers, bb: &BodyBuffers) -> Self {
+        let kick = |k: usize| pass_groups(device, &p.kick[k], "body_kick", &[&b.sim, &bb.params, &b.step_state, &bb.int, &bb.state, &bb.comp], &[&b.force]);
+        let place = |k: usize| {
+            pass_groups(
+                device,
+                &p.place[k],
+                "body_place",
+                &[&b.sim, &b.step_state, &b.pos_block, &b.pos_offset, &b.image, &bb.int, &bb.state, &bb.comp, &b.dissipation, &b.work_step],
+                &[&b.motion],
+            )
+        };
+        let list = |pipe: &wgpu::ComputePipeline, parity: usize| {
+            pass_groups(
+                device,
+                pipe,
+                "list_build (bodies)",
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state, &bb.comp],
+                &[&b.list_partner, &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity]],
+            )
+        };
+        BodyGroups {
+            kick: [kick(0), kick(1), kick(2), kick(3)],
+            place: [place(0), place(1), place(2)],
+            list_count: [list(&p.list_count, 0), list(&p.list_count, 1)],
+            list_fill: [list(&p.list_fill, 0), list(&p.list_fill, 1)],
+            reduce_energy: pass_groups(device, &p.reduce_energy, "reduce_energy (bodies)", &[&b.sim, &b.pos_block, &b.pos_offset, &b.dissipation, &b.partials, &b.image], &[&b.motion, &b.force]),
+        }
+    }
+}
+
+/// What the device holds of the bodies, and the host's copy of what does not change (mass,
+/// moments, components, templates, offsets: exported as given, in f64).
+pub struct GpuBodies {
+    pub host: Bodies,
+    pub buffers: BodyBuffers,
+    pub pipelines: Arc<BodyPipelines>,
+    pub groups: BodyGroups,
+}
+
+/// The body rows in the device layout: (`body_int`, `body_state`, `body_comp`).
+pub fn rows(b: &Bodies, block: f64) -> (Vec<[i32; 4]>, Vec<[f32; 4]>, Vec<[u32; 4]>) {
+    let f = |v: [f64; 3], w: f32| [v[0] as f32, v[1] as f32, v[2] as f32, w];
+    let mut int = Vec::with_capacity(BODY_INT_ROWS as usize * b.len());
+    let mut state = Vec::with_capacity(BODY_ROWS as usize * b.len());
+    for k in 0..b.len() {
+        let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(b.position[k][a], block));
+        let im = b.image[k];
+        int.push([s[0].0, s[1].0, s[2].0, b.first[k] as i32]);
+        int.push([im[0], im[1], im[2], b.count[k] as i32]);
+        let q = b.orientation[k];
+        // rows BODY_ROW_OFFSET .. BODY_ROW_TORQUE (the totals are formed on the device)
+        state.push([s[0].1, s[1].1, s[2].1, 0.0]);
+        state.push([q[1] as f32, q[2] as f32, q[3] as f32, q[0] as f32]);
+        state.push(f(b.velocity[k], (1.0 / b.mass[k]) as f32));
+        state.push(f(b.angular_momentum[k], 0.0));
+        state.push(f(b.moments[k], 0.0));
+        state.push([0.0; 4]);
+        state.push([0.0; 4]);
+    }
+    let comp = b.offset.iter().zip(&b.body_of).map(|(o, &k)| [(o[0] as f32).to_bits(), (o[1] as f32).to_bits(), (o[2] as f32).to_bits(), k]).collect();
+    (int, state, comp)
+}
+
+impl GpuBodies {
+    /// Buffers for `bodies` (checked against `n` particles) with its rows uploaded, and the
+    /// pipelines (`pipelines`, when they fit `b`'s split layout, else compiled) and bind groups.
+    pub fn new(ctx: &GpuContext, b: &Buffers, bodies: &Bodies, block: f64, pipelines: Option<Arc<BodyPipelines>>) -> Result<Self> {
+        bodies.check(b.n_particles as usize).map_err(|e| TalusError::Other(format!("rigid bodies: {e}")))?;
+        let nb = bodies.len() as u32;
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let buffers = BodyBuffers {
+            n_bodies: nb,
+            params: ctx.create_buffer("body_params", std::mem::size_of::<BodyParams>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)?,
+            int: ctx.create_buffer("body_int", 16 * BODY_INT_ROWS as u64 * nb.max(1) as u64, storage)?,
+            state: ctx.create_buffer("body_state", 16 * BODY_ROWS as u64 * nb.max(1) as u64, storage)?,
+            comp: ctx.create_buffer("body_comp", 16 * b.n_particles.max(1) as u64, storage)?,
+        };
+        let (int, state, comp) = rows(bodies, block);
+        let q = &ctx.queue;
+        q.write_buffer(&buffers.params, 0, bytemuck::bytes_of(&BodyParams { n_bodies: nb, ..Default::default() }));
+        if nb > 0 {
+            q.write_buffer(&buffers.int, 0, bytemuck::cast_slice(&int));
+            q.write_buffer(&buffers.state, 0, bytemuck::cast_slice(&state));
+            q.write_buffer(&buffers.comp, 0, bytemuck::cast_slice(&comp));
+        }
+        let pipelines = match pipelines.filter(|p| p.split == b.split) {
+            Some(p) => p,
+            None => Arc::new(BodyPipelines::new(ctx, &b.split)?),
+        };
+        let groups = BodyGroups::new(&ctx.device, &pipelines, b, &buffers);
+        Ok(GpuBodies { host: bodies.clone(), buffers, pipelines, groups })
+    }
+
+    /// After the particle buffers were replaced or re-cut: pipelines for their split layout and
+    /// new bind groups.
+    pub fn refresh(&mut self, ctx: &GpuContext, b: &Buffers) -> Result<()> {
+        if self.pipelines.split != b.split {
+            self.pipelines = Arc::new(BodyPipelines::new(ctx, &b.split)?);
+        }
+        self.groups = BodyGroups::new(&ctx.device, &self.pipelines, b, &self.buffers);
+        Ok(())
+    }
+
+    /// Bytes of the body buffers (`body_int`, `body_state`) as read back.
+    pub fn raw_sizes(&self) -> (u64, u64) {
+        let nb = self.buffers.n_bodies as u64;
+        (16 * BODY_INT_ROWS as u64 * nb, 16 * BODY_ROWS as u64 * nb)
+    }
+
+    /// The table from the bytes of `body_int` and `body_state` as read back: the state as the
+    /// device holds it (f32 widened), the rest from the host copy.
+    pub fn table(&self, int: &[u8], state: &[u8], block: f64) -> Bodies {
+        let int: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(int);
+        let state: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(state);
+        let mut b = self.host.clone();
+        let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
+        let (ri, rs) = (BODY_INT_ROWS as usize, BODY_ROWS as usize);
+        use crate::layout::consts::{BODY_ROW_MOMENTUM, BODY_ROW_OFFSET, BODY_ROW_Q, BODY_ROW_VELOCITY};
+        for k in 0..b.len() {
+            let (blk, im) = (int[ri * k], int[ri * k + 1]);
+            let row = |r: u32| state[rs * k + r as usize];
+            let off = row(BODY_ROW_OFFSET);
+            b.position[k] = std::array::from_fn(|a| grid::join(blk[a], off[a], block));
+            b.image[k] = [im[0], im[1], im[2]];
+            let q = row(BODY_ROW_Q);
+            b.orientation[k] = [q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64];
+            b.velocity[k] = v3(row(BODY_ROW_VELOCITY));
+            b.angular_momentum[k] = v3(row(BODY_ROW_MOMENTUM));
+        }
+        b
+    }
+}
+
+/// Every component's 1/m (motion row 0, w) set to its body's 1/M (the contacts' effective mass
+/// is that of the bodies, as `cpu::state::State::with_bodies`).
+pub fn set_component_masses(motion: &mut [[f32; 4]], bodies: &Bodies) {
+    for (i, &k) in bodies.body_of.iter().enumerate() {
+        motion[MOTION_ROWS as usize * i][3] = (1.0 / bodies.mass[k as usize]) as f32;
+    }
+}
+
+/// Kinetic (translational, rotational) and gravitational energy of the bodies in f64, body by
+/// body in id order, from the state as read back (`GpuBodies::table`).
+pub fn energies(b: &Bodies, gravity: [f64; 3], period: [f64; 3]) -> (f64, f64, f64) {
+    let (mut kt, mut kr, mut g) = (0.0, 0.0, 0.0);
+    for k in 0..b.len() {
+        let (t, r) = b.kinetic(k);
+        kt += t;
+        kr += r;
+        let x: [f64; 3] = std::array::from_fn(|a| b.position[k][a] + b.image[k][a] as f64 * period[a]);
+        g -= b.mass[k] * (gravity[0] * x[0] + gravity[1] * x[1] + gravity[2] * x[2]);
+    }
+    (kt, kr, g)
+}
