@@ -657,3 +657,25 @@ fn gpu_runs_with_bodies_are_bit_identical_and_continue_from_an_export() {
     d.step(1500).unwrap();
     assert_eq!(b.export_state().unwrap().bodies, d.export_state().unwrap().bodies, "the run resumed from the state alone differs");
 }
+
+#[test]
+fn gpu_bodies_do_not_depend_on_batches_or_list_growth() {
+    // batches of 7 steps (the bodies' closing passes and first steps at other places) and a
+    // list that starts at 64 slots (grown and redone on overflow) give the same bits
+    let setup = dumbbell_box(11);
+    let run = |opts: talus::gpu::GpuOptions| {
+        let mut g = talus::gpu::GpuBackend::new(&setup, opts).unwrap();
+        for _ in 0..4 {
+            g.step(300).unwrap();
+        }
+        (g.export_state().unwrap(), g.energies().unwrap(), g.late_rebuilds(), g.list_capacity())
+    };
+    let a = run(Default::default());
+    let b = run(talus::gpu::GpuOptions { steps_per_submit: 7, list_capacity: Some(1), ..Default::default() });
+    println!("late rebuilds {} and {}, list capacity {} and {}", a.2, b.2, a.3, b.3);
+    assert!(b.3 > 1, "the small list never overflowed");
+    assert_eq!(a.0.bodies, b.0.bodies);
+    assert_eq!(a.0.particles.position, b.0.particles.position);
+    assert_eq!(a.0.particles.angular_velocity, b.0.particles.angular_velocity);
+    assert_eq!(a.1, b.1);
+}
