@@ -166,7 +166,7 @@ pub struct GpuBackend {
     planned_bytes: u64,
     /// The rigid bodies (`gpu::bodies`); `None` in a scene of spheres.
     bodies: Option<bodies::GpuBodies>,
-    /// Gravity and the period per axis in f64 (the bodies' energies are summed on the host).
+    /// Gravity in f64 (the bodies' energies are summed on the host, `bodies::energies`).
     gravity: [f64; 3],
 }
 
