@@ -714,3 +714,23 @@ fn bodies_cross_a_periodic_boundary_alike_on_both_backends() {
     println!("periodic dumbbells CPU vs GPU after 5000 steps: centres {:.2e} m, components {dx:.2e} m, velocities {:.2e} m/s, q {:.2e}", d[0], d[1], d[3]);
     assert!(d[0] < 1e-6 && dx < 1e-6 && d[1] < 1e-3 && d[3] < 1e-4, "{d:?}, components {dx:e}");
 }
+
+#[test]
+fn gpu_bodies_with_arrays_split_across_bindings_give_the_same_bits() {
+    // the smallest binding cap (2304 bytes) cuts `motion` of the 54 components in two (the
+    // body passes' split accessors), as `tests/gpu_split.rs` does for spheres
+    let setup = dumbbell_box(13);
+    let run = |opts: talus::gpu::GpuOptions| {
+        let mut g = talus::gpu::GpuBackend::new(&setup, opts).unwrap();
+        g.step(800).unwrap();
+        let note = g.split_layout().describe();
+        (g.export_state().unwrap(), g.energies().unwrap(), note)
+    };
+    let a = run(Default::default());
+    let b = run(talus::gpu::GpuOptions { max_binding_bytes: Some(2304), ..Default::default() });
+    println!("split: {:?}", b.2);
+    assert!(a.2.is_none() && b.2.is_some(), "the cap did not split any array");
+    assert_eq!(a.0.bodies, b.0.bodies);
+    assert_eq!(a.0.particles.velocity, b.0.particles.velocity);
+    assert_eq!(a.1, b.1);
+}
