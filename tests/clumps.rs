@@ -222,16 +222,6 @@ fn tablets_place_by_their_shapes_and_resume_byte_identically_on_the_cpu() {
 }
 
 #[test]
-fn clump_scenes_are_refused_by_the_gpu_until_its_passes_exist() {
-    let dir = tempfile::tempdir().unwrap();
-    let scene = dir.path().join("tablets.json");
-    std::fs::write(&scene, TABLETS).unwrap();
-    let setup = talus::scene::load(&scene).unwrap();
-    let e = talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions::default()).err().expect("refused");
-    assert!(e.to_string().contains("CPU backend only"), "{e}");
-}
-
-#[test]
 fn dumbbells_cross_periodic_boundaries_and_conserve_energy_on_the_cpu() {
     let mut setup = dumbbell_box(11);
     // open the box on x and y: the bodies cross those faces, their components one by one
@@ -497,6 +487,8 @@ fn bad_clump_insertions_are_refused_with_file_key_and_value() {
         let e = talus::scene::load(&path).err().unwrap_or_else(|| panic!("{to} accepted")).to_string();
         assert!(e.contains("bad.json") && e.contains(key) && e.contains(value), "{to}: {e}");
     }
+}
+
 // ---- the GPU backend (f32; `src/gpu/bodies.rs`) ----
 
 fn gpu(setup: &Setup) -> talus::gpu::GpuBackend {
