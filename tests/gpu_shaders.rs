@@ -2,7 +2,7 @@
 //! same size and member offsets in WGSL (as naga lays it out) as in Rust.
 
 use talus::gpu::layout::struct_layouts;
-use talus::gpu::shader::{compose, contact_sources, pass_module, pass_sources, pass_splits, pure_sources};
+use talus::gpu::shader::{compose, contact_sources, pass_module, pass_sources, pass_splits};
 use talus::gpu::split::{Split, SplitLayout};
 
 fn validate(name: &str, src: &str) -> naga::Module {
@@ -37,18 +37,6 @@ fn every_composed_pass_validates() {
         assert!(storage_bindings(&whole) <= 16, "pass `{name}` binds {} storage buffers", storage_bindings(&whole));
         let parts = validate(name, &pass_module(name, &cut));
         assert_eq!(storage_bindings(&parts), storage_bindings(&whole) + cut.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
-    }
-}
-
-/// The pure WGSL files no pass composes yet (the rigid-body integrator) validate on their own,
-/// composed after the constants, structs and contact files as a pass would see them.
-#[test]
-fn every_pure_source_validates() {
-    let pure = pure_sources();
-    assert!(pure.iter().any(|(n, _)| *n == "rigid/integrate.wgsl"), "the rigid integrator is listed");
-    for (name, src) in pure {
-        let module = validate(name, &compose(src));
-        assert!(module.functions.len() >= 5, "`{name}` has its functions");
     }
 }
 

@@ -41,7 +41,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         f = vec3<f32>(0.0);
         t = vec3<f32>(0.0);
         for (var c = first; c < first + count; c = c + 1u) {
-            let arm = q_rotate(q, bitcast<vec3<f32>>(body_comp[c].xyz));
+            let arm = body_to_space(q, bitcast<vec3<f32>>(body_comp[c].xyz));
             let fc = force_at(2u * c).xyz;
             f = f + fc;
             t = t + (cross(arm, fc) + force_at(2u * c + 1u).xyz);

@@ -30,8 +30,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let row = BODY_ROWS * k;
     let q = body_state[row + BODY_ROW_Q];
     let vb = body_state[row + BODY_ROW_VELOCITY].xyz;
-    let w = body_omega(q, body_state[row + BODY_ROW_MOMENTS].xyz, body_state[row + BODY_ROW_MOMENTUM].xyz);
-    let arm = q_rotate(q, bitcast<vec3<f32>>(comp.xyz));
+    let w = angular_velocity(q, body_state[row + BODY_ROW_MOMENTS].xyz, body_state[row + BODY_ROW_MOMENTUM].xyz);
+    let arm = body_to_space(q, bitcast<vec3<f32>>(comp.xyz));
     let v_old = motion_at(MOTION_ROWS * i);
     let w_old = motion_at(MOTION_ROWS * i + 1u);
     if (MODE != 0u) {

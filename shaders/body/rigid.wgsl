@@ -1,64 +1,8 @@
-// Rigid-body helpers of the body passes (`body_kick`, `body_place`; pure functions, no
-// bindings but `sim`). Quaternions are stored and passed as vec4<f32>(x, y, z, w): the vector
-// part in .xyz, the scalar in .w (the host's `Bodies::orientation` is (w, x, y, z)). They turn
-// the body (principal) frame into the space frame. Twins of `src/model/body.rs` (rotate,
-// rotate_back, omega) and of the CPU's rotation drift (`src/cpu/rigid.rs`).
-
-// v turned by the unit quaternion q: v + 2w (u × v) + 2 u × (u × v).
-fn q_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let c = cross(q.xyz, v);
-    let cc = cross(q.xyz, c);
-    return v + 2.0 * (q.w * c + cc);
-}
-
-// v turned by the inverse of q.
-fn q_rotate_back(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    return q_rotate(vec4<f32>(-q.xyz, q.w), v);
-}
-
-// ω = R diag(1/I) Rᵀ L; a zero moment gives no rate about its axis.
-fn body_omega(q: vec4<f32>, moments: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
-    let lb = q_rotate_back(q, l);
-    let wb = select(vec3<f32>(0.0), lb / moments, moments > vec3<f32>(0.0));
-    return q_rotate(q, wb);
-}
-
-// One exact rotation about body axis k by the angle (L_k / I_k) h dt: the body-frame L turns by
-// −θ about axis k and q ← q ⊗ (cos θ/2, sin θ/2 e_k).
-fn rotate_about_axis(q: ptr<function, vec4<f32>>, lb: ptr<function, vec3<f32>>, k: u32, h: f32, moments: vec3<f32>, dt: f32) {
-    let ik = moments[k];
-    let th = select(0.0, (*lb)[k] / ik * h * dt, ik > 0.0);
-    let sn = sin(0.5 * th);
-    let cs = cos(0.5 * th);
-    var e = vec3<f32>(0.0);
-    e[k] = sn;
-    let p = *q;
-    *q = vec4<f32>(p.w * e + cs * p.xyz + cross(p.xyz, e), p.w * cs - dot(p.xyz, e));
-    let a = (k + 1u) % 3u;
-    let b = (k + 2u) % 3u;
-    let sf = sin(th);
-    let cf = cos(th);
-    let la = (*lb)[a];
-    let lbb = (*lb)[b];
-    (*lb)[a] = cf * la + sf * lbb;
-    (*lb)[b] = -sf * la + cf * lbb;
-}
-
-// The orientation after a time dt of torque-free motion at space-frame angular momentum l
-// (constant in the space frame): symmetric splitting into exact rotations about the body axes
-// 1, 2, 3, 2, 1 for dt/2, dt/2, dt, dt/2, dt/2, then q normalised. q is (x, y, z, w).
-// (A local twin of the CPU's temporary `rotation_drift`; to be swapped for the shared
-// `shaders/rigid/integrate.wgsl` once it lands.)
-fn rotation_drift(q: vec4<f32>, l: vec3<f32>, moments: vec3<f32>, dt: f32) -> vec4<f32> {
-    var lb = q_rotate_back(q, l);
-    var p = q;
-    rotate_about_axis(&p, &lb, 0u, 0.5, moments, dt);
-    rotate_about_axis(&p, &lb, 1u, 0.5, moments, dt);
-    rotate_about_axis(&p, &lb, 2u, 1.0, moments, dt);
-    rotate_about_axis(&p, &lb, 1u, 0.5, moments, dt);
-    rotate_about_axis(&p, &lb, 0u, 0.5, moments, dt);
-    return p / sqrt(dot(p, p));
-}
+// Rigid-body helpers of the body passes (`body_kick`, `body_place`; no bindings but `sim`):
+// where a body's point lies in the block + offset form and the checks of a placed point. The
+// rotation (quaternions as vec4<f32>(x, y, z, w), body → space; the host's
+// `Bodies::orientation` is (w, x, y, z)), ω and the rotation drift are the twin integrator's
+// (`shaders/rigid/integrate.wgsl`, twin of `src/rigid/integrate.rs`), composed before this file.
 
 struct BodyPoint {
     b: vec3<i32>,

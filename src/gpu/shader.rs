@@ -54,17 +54,11 @@ pub const MESH_CONTACTS: &str = include_str!("../../shaders/mesh/contacts.wgsl")
 /// `mesh_data`).
 pub const MESH_DATA: &str = include_str!("../../shaders/mesh/data.wgsl");
 
-/// The rigid-body rotation integrator (twin of `src/rigid/integrate.rs`; pure). Not in a pass
-/// yet: `pure_sources` lists it so that `tests/gpu_shaders.rs` validates it.
+/// The rigid-body rotation integrator (twin of `src/rigid/integrate.rs`; pure), composed into
+/// the body passes.
 pub const RIGID_INTEGRATE: &str = include_str!("../../shaders/rigid/integrate.wgsl");
-
-/// WGSL files of pure functions that no pass composes yet, by name: each must validate
-/// composed on its own (`compose`), as `tests/gpu_shaders.rs` checks.
-pub fn pure_sources() -> &'static [(&'static str, &'static str)] {
-    &[("rigid/integrate.wgsl", RIGID_INTEGRATE)]
-}
-/// Rigid-body helpers of the body passes: quaternion rotation, ω, the rotation drift, the
-/// placement of a point (needs `sim` and `state`).
+/// Rigid-body helpers of the body passes: the placement of a point and its checks (needs `sim`
+/// and `state`, and `RIGID_INTEGRATE` before it).
 pub const RIGID: &str = include_str!("../../shaders/body/rigid.wgsl");
 /// `same_body` of `list_build` in a scene without rigid bodies: no pair is excluded (a constant
 /// the compiler folds away, no binding).
@@ -93,8 +87,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
         ("list_build", format!("{PAIR_SEPARATION}\n{NO_BODIES}\n{}", include_str!("../../shaders/list_build.wgsl"))),
         ("list_build_bodies", format!("{PAIR_SEPARATION}\n{BODY_EXCLUSION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
-        ("body_kick", format!("{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
-        ("body_place", format!("{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
+        ("body_kick", format!("{RIGID_INTEGRATE}\n{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
+        ("body_place", format!("{RIGID_INTEGRATE}\n{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
         ("list_stash", include_str!("../../shaders/list_stash.wgsl").to_string()),
         ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
         ("slot_import", include_str!("../../shaders/slot_import.wgsl").to_string()),
