@@ -726,3 +726,18 @@ fn gpu_bodies_with_arrays_split_across_bindings_give_the_same_bits() {
     assert_eq!(a.0.particles.velocity, b.0.particles.velocity);
     assert_eq!(a.1, b.1);
 }
+
+/// `talus verify --benchmark clumps` on both backends: every analytic check within its
+/// tolerance (docs/verification.md, "Benchmark against theory: rigid clumps").
+#[test]
+fn clumps_benchmark_passes_on_both_backends() {
+    let t = std::time::Instant::now();
+    let report = talus::clump_bench::run_benchmark(&["cpu", "gpu"], &talus::chung_ooi::open_backend).unwrap();
+    print!("{}", report.table());
+    println!("in {:.1} s", t.elapsed().as_secs_f64());
+    assert!(report.rows.len() >= 30, "{} rows", report.rows.len());
+    assert!(report.passed(), "{} rows beyond tolerance", report.failures().len());
+    let dir = tempfile::tempdir().unwrap();
+    let files = talus::clump_bench::write_outputs(&report, dir.path()).unwrap();
+    assert!(files.iter().any(|f| f == "clumps_torque_free.png") && dir.path().join("clumps.csv").exists());
+}
