@@ -44,6 +44,9 @@ const WINDOWS: &[Window] = &[
     // rolling friction booked against each body's previous spin (grains rocking at rest); the
     // GPU window (20,000 particles on lavapipe) ends before the pour lands
     Window { scene: "demo_pour", cpu_steps: None, gpu_steps: 600, limit: CLOSURE },
+    // rigid clumps: the bodies' kinetic and potential energy, the components' contacts
+    Window { scene: "tablet_pour", cpu_steps: None, gpu_steps: 4_000, limit: CLOSURE },
+    Window { scene: "clump_drum", cpu_steps: Some(6_000), gpu_steps: 1_500, limit: CLOSURE },
 ];
 
 fn scenes_dir() -> PathBuf {
