@@ -284,13 +284,21 @@ fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> 
         let t = (k * batch) as f64 * dt;
         let x = backend.export_state()?.bodies.position[0][0];
         xs.push((t, x));
-        report.points.push(Point { figure: "incline", series: "centre x", backend: kind, x: t, y: x });
+    }
+    // the centre's speed down the slope, by central differences
+    for w in xs.windows(3) {
+        report.points.push(Point { figure: "incline", series: "speed", backend: kind, x: w[1].0, y: (w[2].1 - w[0].1) / (w[2].0 - w[0].0) });
     }
     let a_theory = g * th.sin() / (1.0 + moments[0] / (mass * r * r));
     // least-squares x = c0 + c1 t + ½ a t² over the second half (after the contact settles)
     let half = &xs[xs.len() / 2..];
     let fit = quadratic_fit(half);
     // f32: the velocity gains g sin θ Δt/2 = 1.7e-6 m/s a half kick, rounded at 6e-8 of |v|
+    // the theory's line through the fit's speed at the window's start
+    let t0 = half[0].0;
+    for &(t, _) in half {
+        report.points.push(Point { figure: "incline", series: "theory", backend: kind, x: t, y: fit[1] + a_theory * (t - t0) });
+    }
     report.push(4, "20 deg, mu 0.5", kind, "acceleration (m/s2)", 2.0 * fit[2], a_theory, 0.0, if kind == "cpu" { 1e-3 } else { 3e-3 });
     Ok(())
 }
@@ -424,7 +432,7 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
     let mut written = vec!["clumps.csv".to_string(), "clumps_points.csv".to_string()];
     let series = |fig: &str| -> Vec<crate::plot::Series> {
         let mut out: Vec<crate::plot::Series> = Vec::new();
-        for p in report.points.iter().filter(|p| p.figure == fig) {
+        for p in report.points.iter().filter(|p| p.figure == fig && p.series != "theory") {
             let name = format!("{} ({})", p.series, p.backend);
             match out.iter_mut().find(|s| s.name == name) {
                 Some(s) => s.points.push((p.x, p.y)),
@@ -435,11 +443,14 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
     };
     let figs: [(&str, &str, &str, &str); 2] = [
         ("torque_free", "Test 2: torque-free body (moments 1:2:3) flips about its intermediate axis", "time (s)", "body-frame spin (rad/s)"),
-        ("incline", "Test 4: dumbbell rolling down a 20 deg incline", "time (s)", "centre x (m)"),
+        ("incline", "Test 4: dumbbell rolling down a 20 deg incline (theory: a = g sin θ / (1 + I/(M r²)))", "time (s)", "centre speed down the slope (m/s)"),
     ];
     for (name, title, xl, yl) in figs {
         let file = format!("clumps_{name}.png");
-        if !crate::plot::chart(&dir.join(&file), title, xl, yl, &[], &series(name))? {
+        // the theory line of the first backend that drew one
+        let first = report.points.iter().find(|p| p.figure == name && p.series == "theory").map(|p| p.backend);
+        let theory: Vec<(f64, f64)> = report.points.iter().filter(|p| p.figure == name && p.series == "theory" && Some(p.backend) == first).map(|p| (p.x, p.y)).collect();
+        if !crate::plot::chart(&dir.join(&file), title, xl, yl, &theory, &series(name))? {
             eprintln!("talus: no TrueType font found ({}): {file} has no text", crate::plot::FONT_PATHS[0]);
         }
         written.push(file);

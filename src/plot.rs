@@ -48,7 +48,7 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> TalusError {
     TalusError::Other(format!("{}: cannot draw the chart: {e}", path.display()))
 }
 
-/// Draws `theory` as a black line and each of `series` as coloured markers joined by thin
+/// Draws `theory` as a black line (none when empty) and each of `series` as coloured markers joined by thin
 /// lines; writes a 900×600 PNG to `path`. Returns false when no font was found (no text drawn).
 pub fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(f64, f64)], series: &[Series]) -> Result<bool> {
     let (w, h) = (900u32, 600u32);
@@ -84,11 +84,13 @@ pub fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(
             mesh.disable_x_axis().disable_y_axis();
         }
         mesh.draw().map_err(|e| plot_err(path, e))?;
-        chart
-            .draw_series(LineSeries::new(theory.iter().copied(), BLACK.stroke_width(2)))
-            .map_err(|e| plot_err(path, e))?
-            .label("theory")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        if !theory.is_empty() {
+            chart
+                .draw_series(LineSeries::new(theory.iter().copied(), BLACK.stroke_width(2)))
+                .map_err(|e| plot_err(path, e))?
+                .label("theory")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        }
         for (k, s) in series.iter().enumerate() {
             let c = COLORS[k % COLORS.len()];
             chart.draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(1))).map_err(|e| plot_err(path, e))?;
