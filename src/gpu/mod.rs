@@ -422,7 +422,7 @@ impl GpuBackend {
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = self.batch_len() as f64;
         let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
-        let passes = vec![
+        let mut passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
             ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild, 0.0),
@@ -431,6 +431,25 @@ impl GpuBackend {
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
+        if let Some(bd) = &self.bodies {
+            // a scene with bodies: `gather` (the own rows, 32 B, and the incoming shares, as
+            // `drift` gathers them; the totals written, 32 B) → `body_kick` (per body its two
+            // int rows and seven state rows read and written, 2 × 144 B, and per component its
+            // totals and offset, 48 B) → `body_place` (per component its offset row, 16 B, its
+            // body's int and state rows, 144 B per body; position block and offset, motion
+            // rows v and ω and image written, 80 B; the work fold as `drift`'s), per
+            // component-step: these three are the step's "drift" and, at a batch's end, its
+            // "kick" (the names `talus bench --profile` times them under)
+            let per_body = n / bd.buffers.n_bodies.max(1) as f64;
+            let body_step = (64.0 + 4.0 * slots) + (48.0 + 288.0 / per_body) + (96.0 + 144.0 / per_body + 80.0 / group);
+            for p in passes.iter_mut() {
+                match p.0 {
+                    "drift" => *p = ("drift", body_step, 24.0),
+                    "kick (batch end)" => *p = ("kick (batch end)", body_step / batch, 24.0 / batch),
+                    _ => {}
+                }
+            }
+        }
         Ok(TrafficModel {
             bytes_per_particle_step: passes.iter().map(|p| p.1).sum(),
             bytes_per_contact_step: passes.iter().map(|p| p.2).sum(),
