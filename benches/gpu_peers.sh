@@ -22,7 +22,8 @@
 #              README.md); DEME=0 or a missing kit skips DEME (its columns stay "-")
 #   DEME_JIT   a deme_jit_cache.tar.xz from an earlier call on the same GPU architecture,
 #              unpacked into /tmp before DEME starts (skips most of its JIT compilation)
-#   CASES      default "settle1M bed1M settle10M bed10M" (also bed100M: the 100M-particle bed)
+#   CASES      default "settle1M bed1M settle10M bed10M" (also bed100M: the 100M-particle bed;
+#              clumps1M: 1M component spheres in four-sphere tablets, `--packing clumps`)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
 #              S100 at 100M (100)
 #   DEME10=0   DEME at 1M only (its 10M case JIT-compiles again: minutes on a first call; it
@@ -87,7 +88,7 @@ talus_json() {
     grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
   fi
 }
-OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//')}
+OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 case "$gpu_name" in *H200*) PEAK_GBS=${PEAK_GBS:-4800} ;; *H100*HBM3*|*H100*SXM*) PEAK_GBS=${PEAK_GBS:-3350} ;; esac
@@ -107,6 +108,7 @@ for c in $CASES; do
       bed1M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
       bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
+      clumps1M) talus_json "$bin" "$c$sfx" --packing clumps --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
       *) echo "gpu_peers.sh: unknown case $c" >&2 ;;
     esac
   done
