@@ -20,25 +20,6 @@
 // pass, kept where rolling work is booked), force (per particle i: [2i] force, w = strain
 // energy, [2i + 1] torque, w = contacts owned), incoming and shares (`incoming_sum.wgsl`).
 
-// Block + offset with the offset brought back into [0, BLOCK).
-fn normalize_offset(b: vec3<i32>, o: vec3<f32>) -> BlockOffset {
-    var x = o;
-    let shift = floor(x / sim.block);
-    x = x - shift * sim.block;
-    var bx = b + vec3<i32>(shift);
-    let over = x >= vec3<f32>(sim.block);
-    x = select(x, x - vec3<f32>(sim.block), over);
-    bx = bx + select(vec3<i32>(0), vec3<i32>(1), over);
-    let under = x < vec3<f32>(0.0);
-    x = select(x, vec3<f32>(0.0), under);
-    return BlockOffset(bx, x);
-}
-
-struct BlockOffset {
-    b: vec3<i32>,
-    o: vec3<f32>,
-}
-
 // true for `kick_drift`: first apply the second half kick of the previous step (the same
 // arithmetic as `kick.wgsl`, so a batch is bit-identical to separate passes).
 override KICK_FIRST: bool = false;

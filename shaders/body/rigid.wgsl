@@ -11,18 +11,11 @@ struct BodyPoint {
     jump: vec3<i32>,
 }
 
-// Block + offset with the offset brought back into [0, BLOCK) (the arithmetic of `drift.wgsl`).
+// Block + offset with the offset brought back into [0, BLOCK) (`normalize_offset` of
+// `block_offset.wgsl`, as `drift` does it), no period crossed yet.
 fn body_normalize(b: vec3<i32>, o: vec3<f32>) -> BodyPoint {
-    var x = o;
-    let shift = floor(x / sim.block);
-    x = x - shift * sim.block;
-    var bx = b + vec3<i32>(shift);
-    let over = x >= vec3<f32>(sim.block);
-    x = select(x, x - vec3<f32>(sim.block), over);
-    bx = bx + select(vec3<i32>(0), vec3<i32>(1), over);
-    let under = x < vec3<f32>(0.0);
-    x = select(x, vec3<f32>(0.0), under);
-    return BodyPoint(bx, x, vec3<i32>(0));
+    let n = normalize_offset(b, o);
+    return BodyPoint(n.b, n.o, vec3<i32>(0));
 }
 
 // The point at block b + offset o moved back into [min, max) on the periodic axes (one period

@@ -41,6 +41,8 @@ pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wg
 pub const INCOMING_SUM: &str = include_str!("../../shaders/incoming_sum.wgsl");
 /// The per-workgroup work folded into its Kahan pairs (needs `work_step`, `dissipation`).
 pub const WORK_FOLD: &str = include_str!("../../shaders/work_fold.wgsl");
+/// Block + offset positions: `normalize_offset` (needs `sim`), for `drift` and the body passes.
+pub const BLOCK_OFFSET: &str = include_str!("../../shaders/block_offset.wgsl");
 /// Wall-contact history lookup (needs `sim`, `wall_hash`, `state` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
@@ -76,7 +78,7 @@ fn wall_contact_sources() -> String {
 /// The pass shaders, by name (what `GpuBackend` compiles).
 pub fn pass_sources() -> Vec<(&'static str, String)> {
     vec![
-        ("drift", format!("{INCOMING_SUM}\n{WORK_FOLD}\n{}", include_str!("../../shaders/drift.wgsl"))),
+        ("drift", format!("{INCOMING_SUM}\n{WORK_FOLD}\n{BLOCK_OFFSET}\n{}", include_str!("../../shaders/drift.wgsl"))),
         ("kick", format!("{INCOMING_SUM}\n{WORK_FOLD}\n{}", include_str!("../../shaders/kick.wgsl"))),
         ("advance", include_str!("../../shaders/advance.wgsl").to_string()),
         ("grid_count", include_str!("../../shaders/grid_count.wgsl").to_string()),
@@ -87,8 +89,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
         ("list_build", format!("{PAIR_SEPARATION}\n{NO_BODIES}\n{}", include_str!("../../shaders/list_build.wgsl"))),
         ("list_build_bodies", format!("{PAIR_SEPARATION}\n{BODY_EXCLUSION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
-        ("body_kick", format!("{RIGID_INTEGRATE}\n{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
-        ("body_place", format!("{RIGID_INTEGRATE}\n{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
+        ("body_kick", format!("{RIGID_INTEGRATE}\n{BLOCK_OFFSET}\n{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
+        ("body_place", format!("{RIGID_INTEGRATE}\n{BLOCK_OFFSET}\n{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
         ("list_stash", include_str!("../../shaders/list_stash.wgsl").to_string()),
         ("incoming", include_str!("../../shaders/incoming.wgsl").to_string()),
         ("slot_import", include_str!("../../shaders/slot_import.wgsl").to_string()),
