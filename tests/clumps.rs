@@ -156,18 +156,26 @@ mod run {
     use talus::run::{continue_run, open_backend, run_scene, BackendChoice, CheckpointOptions, RunOptions};
 
     pub fn run(scene: &Path, steps: u64, out: &Path) -> Summary {
+        run_on(BackendChoice::Cpu, scene, steps, out)
+    }
+
+    pub fn run_on(choice: BackendChoice, scene: &Path, steps: u64, out: &Path) -> Summary {
         let record = SceneRecord::read(scene).unwrap();
         let setup = talus::scene::parse_str(&record.text, scene).unwrap();
         let checkpoint = Some(CheckpointOptions::for_scene(record, &setup, None).unwrap());
-        let (mut backend, _) = open_backend(&setup, BackendChoice::Cpu).unwrap();
+        let (mut backend, _) = open_backend(&setup, choice).unwrap();
         run_scene(&setup, backend.as_mut(), out, RunOptions { steps: Some(steps), checkpoint, ..Default::default() }).unwrap()
     }
 
     pub fn resume(dir: &Path, steps: u64, out: &Path) -> Summary {
+        resume_on(BackendChoice::Cpu, dir, steps, out)
+    }
+
+    pub fn resume_on(choice: BackendChoice, dir: &Path, steps: u64, out: &Path) -> Summary {
         let file = dir.join(CHECKPOINT_FILE);
         let c = Checkpoint::read(&file).unwrap();
         let setup = talus::resume::setup_of(&file, &c).unwrap();
-        let (mut backend, _) = talus::resume::open_at(&setup, &c, BackendChoice::Cpu).unwrap();
+        let (mut backend, _) = talus::resume::open_at(&setup, &c, choice).unwrap();
         let checkpoint = Some(CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: None });
         continue_run(&setup, backend.as_mut(), out, RunOptions { steps: Some(steps), checkpoint, ..Default::default() }, c.meta.run).unwrap()
     }
@@ -740,4 +748,99 @@ fn clumps_benchmark_passes_on_both_backends() {
     let dir = tempfile::tempdir().unwrap();
     let files = talus::clump_bench::write_outputs(&report, dir.path()).unwrap();
     assert!(files.iter().any(|f| f == "clumps_torque_free.png") && dir.path().join("clumps.csv").exists());
+}
+
+// ---- the shipped clump scenes ----
+
+fn shipped(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name)
+}
+
+/// `scenes/tablet_pour.json` run 400 steps whole and 200 + 200 through a checkpoint file
+/// (`talus resume`'s path; 200 steps is its output cadence) on `choice`: the outputs and the
+/// final state are the same bytes.
+fn tablet_pour_resumes_byte_identically(choice: talus::run::BackendChoice) {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = shipped("tablet_pour.json");
+    let (whole, part, rest) = (dir.path().join("whole"), dir.path().join("part"), dir.path().join("rest"));
+    run::run_on(choice, &scene, 400, &whole);
+    run::run_on(choice, &scene, 200, &part);
+    run::resume_on(choice, &part, 200, &rest);
+    let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert!(read(&whole, "energy.csv") == read(&rest, "energy.csv"), "{choice}: energy.csv differs");
+    let (a, b) = (talus::checkpoint::Checkpoint::read(&whole.join("checkpoint.talus")).unwrap(), talus::checkpoint::Checkpoint::read(&rest.join("checkpoint.talus")).unwrap());
+    assert_eq!(a.state.bodies.len(), 400);
+    assert!(a.state == b.state, "{choice}: the final state differs");
+    assert!(a.exact == b.exact, "{choice}: the final exact state differs");
+}
+
+#[test]
+fn shipped_tablet_pour_resumes_byte_identically_on_the_cpu() {
+    tablet_pour_resumes_byte_identically(talus::run::BackendChoice::Cpu);
+}
+
+#[test]
+fn shipped_tablet_pour_resumes_byte_identically_on_the_gpu() {
+    tablet_pour_resumes_byte_identically(talus::run::BackendChoice::Gpu);
+}
+
+/// Skin 0 (a list built every step) and the default skin give the same bits with bodies, on
+/// both backends: the tablets at a moment when they collide.
+#[test]
+fn clumps_are_bit_identical_with_and_without_skin() {
+    let mut setup = talus::scene::load(&shipped("tablet_pour.json")).unwrap();
+    // start where the tablets are landing: many contacts form and end within the run
+    let mut pre = talus::cpu::CpuBackend::new(&setup).unwrap();
+    pre.step(1600).unwrap();
+    let st = pre.export_state().unwrap();
+    setup.particles = st.particles.clone();
+    setup.bodies = st.bodies.clone();
+    let fingerprint = |b: &mut dyn Backend| {
+        let s = b.export_state().unwrap();
+        (s.bodies.position.clone(), s.bodies.orientation.clone(), s.bodies.velocity.clone(), s.bodies.angular_momentum.clone(), s.history.len(), b.energies().unwrap().total().to_bits())
+    };
+    for kind in ["cpu", "gpu"] {
+        let mut runs = Vec::new();
+        for skin in [Some(0.0), None] {
+            setup.skin = skin;
+            let mut b = talus::chung_ooi::open_backend(&setup, kind).unwrap();
+            let mut prints = Vec::new();
+            for _ in 0..4 {
+                b.step(50).unwrap();
+                prints.push(fingerprint(b.as_mut()));
+            }
+            runs.push(prints);
+        }
+        assert!(runs[0].iter().any(|p| p.4 > 100), "{kind}: the tablets must be in contact");
+        assert!(runs[0] == runs[1], "{kind}: skin 0 and the default skin differ");
+    }
+}
+
+/// A checkpoint with bodies as a scene's `initial_state`: the bodies go on from it.
+#[test]
+fn a_clump_checkpoint_starts_a_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    run::run(&shipped("tablet_pour.json"), 400, &dir.path().join("first"));
+    let c = talus::checkpoint::Checkpoint::read(&dir.path().join("first/checkpoint.talus")).unwrap();
+    let text = std::fs::read_to_string(shipped("tablet_pour.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("generators");
+    o.remove("clump_templates");
+    o.insert("initial_state".into(), serde_json::json!({ "format": "checkpoint", "file": "first/checkpoint.talus" }));
+    let scene = dir.path().join("next.json");
+    std::fs::write(&scene, serde_json::to_string(&v).unwrap()).unwrap();
+    let setup = talus::scene::load(&scene).unwrap();
+    assert!(setup.bodies == c.state.bodies, "the scene's bodies are the checkpoint's");
+    let mut cpu = talus::cpu::CpuBackend::new(&setup).unwrap();
+    cpu.step(100).unwrap();
+    let s = cpu.export_state().unwrap();
+    assert_eq!(s.bodies.len(), 400);
+    s.bodies.check(s.particles.len()).unwrap();
+    // a scene adding particles to such a start is refused, naming the key
+    let mut v2 = v.clone();
+    v2.as_object_mut().unwrap().insert("particles".into(), serde_json::json!([{ "position": [0.03, 0.03, 0.12], "radius": 0.002, "material": "tablet" }]));
+    std::fs::write(&scene, serde_json::to_string(&v2).unwrap()).unwrap();
+    let e = talus::scene::load(&scene).err().expect("refused").to_string();
+    assert!(e.contains("initial_state") && e.contains("rigid bodies"), "{e}");
 }
