@@ -844,3 +844,17 @@ fn a_clump_checkpoint_starts_a_scene() {
     let e = talus::scene::load(&scene).err().expect("refused").to_string();
     assert!(e.contains("initial_state") && e.contains("rigid bodies"), "{e}");
 }
+
+/// The GPU plans the body buffers with the rest (`gpu::check_fits` refuses what does not fit):
+/// the planned bytes, body buffers included, are the bytes made (which count them).
+#[test]
+fn gpu_plans_the_body_buffers() {
+    let setup = dumbbell_box(5);
+    let g = gpu(&setup);
+    let (planned, made) = g.buffer_bytes();
+    assert_eq!(planned, made);
+    // 16 B per component and 144 B per body (the body rows), and the body count's uniform
+    let body = talus::gpu::bodies::planned_bytes(54, 27);
+    assert!(body >= 16 * 54 + 144 * 27, "{body}");
+    assert!(g.device_bytes() >= made);
+}

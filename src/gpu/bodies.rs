@@ -149,7 +149,19 @@ pub fn rows(b: &Bodies, block: f64) -> (Vec<[i32; 4]>, Vec<[f32; 4]>, Vec<[u32; 
     (int, state, comp)
 }
 
+/// Device bytes of the body buffers for `n_bodies` bodies of `n_particles` components, as
+/// `GpuBodies::new` makes them (`body_params`, `body_int`, `body_state`, `body_comp`).
+pub fn planned_bytes(n_particles: u32, n_bodies: u32) -> u64 {
+    std::mem::size_of::<BodyParams>() as u64 + 16 * (BODY_INT_ROWS + BODY_ROWS) as u64 * n_bodies.max(1) as u64 + 16 * n_particles.max(1) as u64
+}
+
 impl GpuBodies {
+    /// Device bytes of the body buffers.
+    pub fn device_bytes(&self) -> u64 {
+        let b = &self.buffers;
+        b.params.size() + b.int.size() + b.state.size() + b.comp.size()
+    }
+
     /// Buffers for `bodies` (checked against `n` particles) with its rows uploaded, and the
     /// pipelines (`pipelines`, when they fit `b`'s split layout, else compiled) and bind groups.
     pub fn new(ctx: &GpuContext, b: &Buffers, bodies: &Bodies, block: f64, pipelines: Option<Arc<BodyPipelines>>) -> Result<Self> {

@@ -220,7 +220,10 @@ impl GpuBackend {
                 if opts.max_binding_bytes.is_some() || std::env::var(split::MAX_BINDING_ENV).is_ok() { format!(", lowered by {}", split::MAX_BINDING_ENV) } else { String::new() }
             )));
         }
-        let planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry);
+        let mut planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry);
+        if !setup.bodies.is_empty() {
+            planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
+        }
         check_fits(n, planned, list_capacity, ctx.memory, cap_bytes, &ctx.describe())?;
         let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
@@ -339,11 +342,11 @@ impl GpuBackend {
     }
 
     /// Current neighbour-list capacity (slots).
-    /// Bytes of the buffers as planned before they were made (`buffers::planned_bytes`) and as
-    /// made (`Buffers::device_bytes`, the mesh data not counted), for the test that keeps the
-    /// two equal.
+    /// Bytes of the buffers as planned before they were made (`buffers::planned_bytes`, with
+    /// the bodies' `bodies::planned_bytes`) and as made (`Buffers::device_bytes` and the body
+    /// buffers, the mesh data not counted), for the test that keeps the two equal.
     pub fn buffer_bytes(&self) -> (u64, u64) {
-        (self.planned_bytes, self.buffers.device_bytes())
+        (self.planned_bytes, self.buffers.device_bytes() + self.bodies.as_ref().map_or(0, |b| b.device_bytes()))
     }
 
     /// How the split arrays are cut now (`gpu::split`).
@@ -469,7 +472,7 @@ impl GpuBackend {
 
     /// Device memory of every buffer the backend holds, bytes.
     pub fn device_bytes(&self) -> u64 {
-        self.buffers.device_bytes() + self.meshes.data.size()
+        self.buffers.device_bytes() + self.meshes.data.size() + self.bodies.as_ref().map_or(0, |b| b.device_bytes())
     }
 }
 
