@@ -58,18 +58,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (len_bits > atomicLoad(&state.max_step)) {
         atomicMax(&state.max_step, len_bits);
     }
-    var p = normalize_offset(b.xyz, o.xyz + step);
-    if (sim.periodic != 0u) {
-        // x − min on each axis; out of [0, period) on a periodic axis → shift by one period
-        let rel = vec3<f32>(p.b - sim.domain_min_block) * sim.block + (p.o - sim.domain_min_offset);
-        let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
-        let periodic = axis_flags(sim.periodic);
-        let jump = select(vec3<i32>(0), vec3<i32>(1), periodic & (rel >= period)) - select(vec3<i32>(0), vec3<i32>(1), periodic & (rel < vec3<f32>(0.0)));
-        if (any(jump != vec3<i32>(0))) {
-            p = normalize_offset(p.b - jump * sim.period_blocks, p.o - vec3<f32>(jump) * sim.period_offset);
-            let k = image[i];
-            image[i] = vec4<i32>(k.xyz + jump, k.w);
-        }
+    let p = place_periodic(b.xyz, o.xyz + step);
+    if (any(p.jump != vec3<i32>(0))) {
+        let k = image[i];
+        image[i] = vec4<i32>(k.xyz + p.jump, k.w);
     }
     // the block changes only when the particle crosses into another one
     if (any(p.b != b.xyz)) {
@@ -79,12 +71,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var what = select(0u, BLOWUP_VELOCITY, non_finite3(v.xyz) || non_finite3(w.xyz));
     what = what | select(0u, BLOWUP_FORCE, non_finite3(f) || non_finite3(t));
     what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o));
-    if (sim.lost_margin >= 0.0) {
-        let rel = vec3<f32>(p.b - sim.domain_min_block) * sim.block + (p.o - sim.domain_min_offset);
-        let extent = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
-        let out = (rel < vec3<f32>(-sim.lost_margin)) | (rel > extent + vec3<f32>(sim.lost_margin));
-        what = what | select(0u, BLOWUP_LOST, any(out & !axis_flags(sim.periodic)));
-    }
+    what = what | lost_flag(p.b, p.o);
     if (what != 0u) {
         // the lowest flagged index wins (atomicMax of its complement)
         atomicOr(&state.blowup_what, what);

@@ -57,14 +57,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         v = vec4<f32>(v.xyz + (f * v.w + sim.gravity) * half, v.w);
         l = l + t * half;
         let o = body_state[row + BODY_ROW_OFFSET];
-        let p = body_place_point(head.xyz, o.xyz + v.xyz * sim.dt);
+        let p = place_periodic(head.xyz, o.xyz + v.xyz * sim.dt);
         body_int[BODY_INT_ROWS * k] = vec4<i32>(p.b, head.w);
         if (any(p.jump != vec3<i32>(0))) {
             body_int[BODY_INT_ROWS * k + 1u] = vec4<i32>(tail.xyz + p.jump, tail.w);
         }
         body_state[row + BODY_ROW_OFFSET] = vec4<f32>(p.o, o.w);
         body_state[row + BODY_ROW_Q] = rotation_drift(q, l, moments, sim.dt);
-        what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o)) | body_lost(p);
+        what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o)) | lost_flag(p.b, p.o);
     }
     body_state[row + BODY_ROW_VELOCITY] = v;
     body_state[row + BODY_ROW_MOMENTUM] = vec4<f32>(l, 0.0);

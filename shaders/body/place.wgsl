@@ -47,7 +47,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (MODE != 2u) {
         let head = body_int[BODY_INT_ROWS * k];
         let tail = body_int[BODY_INT_ROWS * k + 1u];
-        let p = body_place_point(head.xyz, body_state[row + BODY_ROW_OFFSET].xyz + arm);
+        let p = place_periodic(head.xyz, body_state[row + BODY_ROW_OFFSET].xyz + arm);
         let img = tail.xyz + p.jump;
         let b_old = pos_block[i];
         let o_old = pos_offset[i];
@@ -67,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         if (any(img != k_old.xyz)) {
             image[i] = vec4<i32>(img, k_old.w);
         }
-        what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o)) | body_lost(p);
+        what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o)) | lost_flag(p.b, p.o);
     }
     body_blowup(i, what);
 }

@@ -41,7 +41,8 @@ pub const PAIR_SEPARATION: &str = include_str!("../../shaders/pair_separation.wg
 pub const INCOMING_SUM: &str = include_str!("../../shaders/incoming_sum.wgsl");
 /// The per-workgroup work folded into its Kahan pairs (needs `work_step`, `dissipation`).
 pub const WORK_FOLD: &str = include_str!("../../shaders/work_fold.wgsl");
-/// Block + offset positions: `normalize_offset` (needs `sim`), for `drift` and the body passes.
+/// Block + offset positions: `normalize_offset`, `place_periodic`, `lost_flag` (needs `sim`), for
+/// `drift` and the body passes.
 pub const BLOCK_OFFSET: &str = include_str!("../../shaders/block_offset.wgsl");
 /// Wall-contact history lookup (needs `sim`, `wall_hash`, `state` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
@@ -59,8 +60,8 @@ pub const MESH_DATA: &str = include_str!("../../shaders/mesh/data.wgsl");
 /// The rigid-body rotation integrator (twin of `src/rigid/integrate.rs`; pure), composed into
 /// the body passes.
 pub const RIGID_INTEGRATE: &str = include_str!("../../shaders/rigid/integrate.wgsl");
-/// Rigid-body helpers of the body passes: the placement of a point and its checks (needs `sim`
-/// and `state`, and `RIGID_INTEGRATE` before it).
+/// Rigid-body helpers of the body passes: the blow-up flag (needs `sim` and `state`, and
+/// `RIGID_INTEGRATE` and `BLOCK_OFFSET` before it).
 pub const RIGID: &str = include_str!("../../shaders/body/rigid.wgsl");
 /// `same_body` of `list_build` in a scene without rigid bodies: no pair is excluded (a constant
 /// the compiler folds away, no binding).
