@@ -23,6 +23,12 @@ pub struct Energies {
     /// (hertz-pfc eqs 8–9, Mindlin k_t ∝ √δ; zero for constant-stiffness springs). Negative when
     /// springs softened under load more than they stiffened (hz_mode 0 unloading).
     pub stiffness_work: f64,
+    /// Surface energy of the bonded contacts, U_a of each (`contact::adhesion`; zero at touch,
+    /// so negative while adhesion pulls surfaces into each other). Zero without adhesion.
+    pub surface: f64,
+    /// Energy bonds gave up when they broke since the start (a JKR neck at its break gap, a
+    /// capillary bridge at rupture: their surface energy then). Zero without adhesion.
+    pub bond_break: f64,
     /// Work moving walls did on the particles since the start (−F_wall·u Δt per contact and
     /// step, u the wall's surface velocity; zero for fixed walls).
     pub wall_work: f64,
@@ -38,13 +44,18 @@ impl Energies {
     pub fn kinetic(&self) -> f64 {
         self.kinetic_translational + self.kinetic_rotational
     }
-    /// Mechanical energy held by the system: kinetic + gravitational + strain.
+    /// Mechanical energy held by the system: kinetic + gravitational + strain (+ surface,
+    /// with adhesion).
     pub fn mechanical(&self) -> f64 {
-        self.kinetic() + self.gravitational + self.strain
+        let held = self.kinetic() + self.gravitational + self.strain;
+        // a dry run's sums keep their bits (no +0 added)
+        if self.surface != 0.0 { held + self.surface } else { held }
     }
-    /// Energy that left the mechanical partitions through the contacts: slip + dashpot + stiffness work.
+    /// Energy that left the mechanical partitions through the contacts: slip + dashpot +
+    /// stiffness work (+ bond break, with adhesion).
     pub fn dissipated(&self) -> f64 {
-        self.slip + self.dashpot + self.stiffness_work
+        let lost = self.slip + self.dashpot + self.stiffness_work;
+        if self.bond_break != 0.0 { lost + self.bond_break } else { lost }
     }
     /// Energy balance: mechanical + dissipated − wall work − inserted + removed. Constant up
     /// to integration error.
@@ -114,7 +125,7 @@ pub trait Backend {
     /// Δt = 0 from the imported history, except that particles not marked `refresh` keep the
     /// state's force and torque.
     fn import_state(&mut self, state: &ParticleState) -> Result<()>;
-    /// Cumulative partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`, `inserted`,
+    /// Cumulative partitions (`slip`, `dashpot`, `stiffness_work`, `bond_break`, `wall_work`, `inserted`,
     /// `removed`) to add to the per-particle sums in `energies`; the others are ignored.
     fn set_carried(&mut self, carried: Energies);
     /// The cumulative partitions last given to `set_carried`.
@@ -136,6 +147,7 @@ impl Energies {
         self.slip += carried.slip;
         self.dashpot += carried.dashpot;
         self.stiffness_work += carried.stiffness_work;
+        self.bond_break += carried.bond_break;
         self.wall_work += carried.wall_work;
         self.inserted += carried.inserted;
         self.removed += carried.removed;

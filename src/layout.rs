@@ -120,6 +120,12 @@ pub mod consts {
     pub const MODEL_HERTZ_MINDLIN: u32 = 3;
     pub const MODEL_HERTZ_VISCOUS: u32 = 4;
     /// `PairParamsGpu::flags` bits.
+    pub const ADHESION_NONE: u32 = 0;
+    pub const ADHESION_JKR: u32 = 1;
+    pub const ADHESION_DMT: u32 = 2;
+    pub const ADHESION_SJKR: u32 = 3;
+    pub const ADHESION_SJKR2: u32 = 4;
+    pub const ADHESION_CAPILLARY: u32 = 5;
     pub const PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY: u32 = 1;
     pub const PAIR_FLAG_TANGENTIAL_DAMPING: u32 = 2;
     pub const PAIR_FLAG_KT_TO_KN_USER: u32 = 4;
@@ -187,6 +193,12 @@ pub fn wgsl_constants() -> String {
         u32_const("MODEL_HOOKE", MODEL_HOOKE),
         u32_const("MODEL_HERTZ_MINDLIN", MODEL_HERTZ_MINDLIN),
         u32_const("MODEL_HERTZ_VISCOUS", MODEL_HERTZ_VISCOUS),
+        u32_const("ADHESION_NONE", ADHESION_NONE),
+        u32_const("ADHESION_JKR", ADHESION_JKR),
+        u32_const("ADHESION_DMT", ADHESION_DMT),
+        u32_const("ADHESION_SJKR", ADHESION_SJKR),
+        u32_const("ADHESION_SJKR2", ADHESION_SJKR2),
+        u32_const("ADHESION_CAPILLARY", ADHESION_CAPILLARY),
         u32_const("PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY", PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY),
         u32_const("PAIR_FLAG_TANGENTIAL_DAMPING", PAIR_FLAG_TANGENTIAL_DAMPING),
         u32_const("PAIR_FLAG_KT_TO_KN_USER", PAIR_FLAG_KT_TO_KN_USER),

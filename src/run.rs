@@ -243,7 +243,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
     let mut sentinel = EnergySentinel::new(setup, &energies, start_step, progress.as_ref().and_then(|p| p.sentinel));
     match progress {
         None => {
-            csv = EnergyCsv::new(out_dir.join("energy.csv"), setup.energy_tracking());
+            csv = EnergyCsv::new(out_dir.join("energy.csv"), crate::output::energy_csv::Kept::of(&setup));
             walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
             outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
             pvd = PvdIndex::new(out_dir.join("particles.pvd"));
@@ -258,7 +258,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         }
         Some(p) => {
             let mismatch = |what: &str| TalusError::Other(format!("the run's saved progress does not fit the scene: {what}"));
-            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv, setup.energy_tracking())?;
+            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv, crate::output::energy_csv::Kept::of(&setup))?;
             walls_csv = match (load_points.is_empty(), &p.walls_csv) {
                 (true, None) => None,
                 (false, Some(text)) => Some(WallsCsv::continued(out_dir.join("walls.csv"), text)?),
@@ -397,7 +397,7 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
         particle_steps_per_second: if wall > 0.0 { particle_steps / wall } else { 0.0 },
         contacts,
         energy_tracking: setup.energy_tracking(),
-        energies: EnergySummary::from(&energies),
+        energies: EnergySummary::of(&energies, setup.has_adhesion()),
         flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
         measurements: measurements.finish(),
         rest: rest.map(|r| r.summary(energies.kinetic())),
@@ -554,6 +554,8 @@ fn check_energies(e: &crate::backend::Energies, step: u64) -> Result<()> {
         ("slip", e.slip),
         ("dashpot", e.dashpot),
         ("stiffness work", e.stiffness_work),
+        ("surface", e.surface),
+        ("bond break", e.bond_break),
         ("wall work", e.wall_work),
     ];
     match parts.iter().find(|(_, x)| !x.is_finite()) {

@@ -262,6 +262,12 @@ impl Setup {
     /// Whether some pair books rolling-friction work (rolling friction with energy tracking):
     /// the backends then keep each particle's spin of the previous force pass, against which
     /// that pass's rolling torque acted (`contact::rolling::previous_rolling_power`).
+    /// Whether some pair has adhesion (`PairParams::adhesion`): the contacts then follow the
+    /// bonded activity rule, and the energies have the surface and bond-break partitions.
+    pub fn has_adhesion(&self) -> bool {
+        self.pairs.entries.iter().any(|p| p.adhesion != crate::contact::params::Adhesion::None)
+    }
+
     pub fn rolling_booked(&self) -> bool {
         self.pairs.entries.iter().any(|p| p.rolling_fric != 0.0 && p.energy_tracking)
     }

@@ -268,7 +268,7 @@ fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
 }
 
 /// Energy partitions compared (`partitions`).
-const PARTITIONS: usize = 13;
+const PARTITIONS: usize = 15;
 
 /// Energy partitions by name (the derived `total` last).
 fn partitions(e: &Energies) -> [(&'static str, f64); PARTITIONS] {
@@ -281,6 +281,8 @@ fn partitions(e: &Energies) -> [(&'static str, f64); PARTITIONS] {
         ("slip", e.slip),
         ("dashpot", e.dashpot),
         ("stiffness_work", e.stiffness_work),
+        ("surface", e.surface),
+        ("bond_break", e.bond_break),
         ("wall_work", e.wall_work),
         ("inserted", e.inserted),
         ("removed", e.removed),
@@ -566,7 +568,7 @@ pub fn verify_from(
             rows[n_state / 2 + k].record(d, scale, step);
         }
         let (ea, eb) = (reference.energies()?, other.energies()?);
-        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.wall_work.abs() + ea.inserted + ea.removed.abs());
+        active_energy = active_energy.max(ea.kinetic() + ea.strain + ea.slip + ea.dashpot + ea.stiffness_work.abs() + ea.surface.abs() + ea.bond_break + ea.wall_work.abs() + ea.inserted + ea.removed.abs());
         let coordinate = max_norm(&a.position).max(max_norm(&b.position));
         let phase = if position_deviation <= 4.0 * F32_ROUNDOFF * coordinate { 0.0 } else { relative(position_deviation, seen[1] * setup.dt) };
         let volume: f64 = a.radius.iter().map(|r| 4.0 / 3.0 * std::f64::consts::PI * r * r * r).sum();

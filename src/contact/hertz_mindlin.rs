@@ -37,5 +37,5 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let dashpot = dashpot_work(g, &damp, h, dt);
     let (_, force_before, strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
     let stepping = normal_step_work(g, (force_before, strain_before), (-normal.fn_e, normal.strain), dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
+    ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

@@ -34,5 +34,5 @@ pub fn hertz_viscous_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let history = History { dashpot: dashpot_history(g, &damp), ..history };
     let dashpot = dashpot_work(g, &damp, h, dt);
     let stepping = normal_step_work(g, power_spring(normal.k_n0, 1.5, previous_overlap(p, g, dt)), (-normal.fn_e, normal.strain), dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
+    ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }

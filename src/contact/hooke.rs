@@ -39,5 +39,5 @@ pub fn hooke_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) 
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends
     let stepping = normal_step_work(g, power_spring(normal.k_n, 1.0, previous_overlap(p, g, dt)), (-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: stepping }
+    ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: shear.slip_work, dashpot_work, stiffness_work: stepping }
 }

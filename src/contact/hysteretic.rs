@@ -27,5 +27,5 @@ pub fn hysteretic_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: 
     let dashpot_work = dashpot_work(g, &damp, h, dt);
     let stepping = normal_step_work(g, power_spring(normal.h_n, p.hz_alpha, previous_overlap(p, g, dt)), normal.spring(p.hz_alpha), dt);
     let history = History { dashpot: dashpot_history(g, &damp), ..history };
-    ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work + stepping }
+    ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: shear.slip_work, dashpot_work, stiffness_work: shear.stiffness_work + stepping }
 }

@@ -27,6 +27,9 @@ pub mod hertz_viscous;
 pub mod output;
 pub mod model;
 pub mod calibration;
+pub mod adhesion;
+pub mod hertz_mindlin_adhesive;
+pub mod adhesive;
 
 pub use geometry::{ball_ball_geometry, ball_wall_geometry, ContactGeometry};
 pub use hertz::hertz_contact;

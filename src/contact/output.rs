@@ -21,6 +21,9 @@ pub struct ContactOutput {
     pub history: History,
     /// Strain energy stored in the contact, eq (15).
     pub strain: f64,
+    /// Surface energy of the contact's adhesion, U_a (zero at touch; `adhesion.rs`); 0 for a
+    /// dry pair.
+    pub surface: f64,
     /// Slip work this step, eq (16).
     pub slip_work: f64,
     /// Dashpot work this step, eq (17).
@@ -34,6 +37,6 @@ impl ContactOutput {
     /// torques, history (no stored dashpot forces: they only book energy) and strain energy;
     /// no work booked.
     pub fn untracked(force_j: DVec3, torque_i: DVec3, torque_j: DVec3, history: History, strain: f64) -> ContactOutput {
-        ContactOutput { force_j, torque_i, torque_j, history, strain, slip_work: 0.0, dashpot_work: 0.0, stiffness_work: 0.0 }
+        ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: 0.0, dashpot_work: 0.0, stiffness_work: 0.0 }
     }
 }

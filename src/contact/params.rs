@@ -42,6 +42,53 @@ impl ContactModel {
     }
 }
 
+/// The adhesion part of a pair (`contacts` key `adhesion`; docs/contact-models.md has a card
+/// per part). JKR and DMT change the Hertz spring and so go with `hertz_mindlin` only; SJKR,
+/// SJKR2 and the capillary bridge add their force to any model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Adhesion {
+    /// Dry contacts.
+    #[default]
+    None = consts::ADHESION_NONE,
+    /// Johnson–Kendall–Roberts (`surface_energy`): made at touch, held to the break gap.
+    Jkr = consts::ADHESION_JKR,
+    /// Derjaguin–Muller–Toporov (`surface_energy`): a constant pull while in touch.
+    Dmt = consts::ADHESION_DMT,
+    /// LIGGGHTS's simplified JKR (`cohesion_energy_density` × the exact lens area).
+    Sjkr = consts::ADHESION_SJKR,
+    /// LIGGGHTS's `sjkr2` (`cohesion_energy_density` × 2πδR*).
+    Sjkr2 = consts::ADHESION_SJKR2,
+    /// Willett's capillary bridge (`liquid_volume`, `surface_tension`, `contact_angle`).
+    Capillary = consts::ADHESION_CAPILLARY,
+}
+
+impl Adhesion {
+    pub const ALL: [Adhesion; 6] = [Adhesion::None, Adhesion::Jkr, Adhesion::Dmt, Adhesion::Sjkr, Adhesion::Sjkr2, Adhesion::Capillary];
+
+    /// The name used in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adhesion::None => "none",
+            Adhesion::Jkr => "jkr",
+            Adhesion::Dmt => "dmt",
+            Adhesion::Sjkr => "sjkr",
+            Adhesion::Sjkr2 => "sjkr2",
+            Adhesion::Capillary => "capillary",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Adhesion> {
+        Adhesion::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// JKR and DMT replace the Hertz spring of `hertz_mindlin` (`hertz_mindlin_adhesive.rs`);
+    /// the others are added to any model (`adhesive.rs`).
+    pub fn changes_spring(self) -> bool {
+        matches!(self, Adhesion::Jkr | Adhesion::Dmt)
+    }
+}
+
 /// Parameters of the contact between a material pair: the model and every model's parameters
 /// with the spec's names (a model reads only its own). Elastic properties are resolved per
 /// pair (`inherit`); quantities that depend on the two bodies (R*, m*) are formed per contact.
@@ -110,6 +157,24 @@ pub struct PairParams {
     /// `limit_damping` (LAMMPS `granular`): the total normal force is never attractive and the
     /// Coulomb cap applies to the total tangential force, spring plus dashpot (default off).
     pub limit_damping: bool,
+    // ---- adhesion (any model; JKR and DMT with hertz_mindlin)
+    /// The adhesion part (`adhesion`, default none).
+    pub adhesion: Adhesion,
+    /// γ, surface energy (J/m²) of JKR and DMT, the work of adhesion being w = 2γ
+    /// (`surface_energy`): pull-off 3πγR* (JKR), 4πγR* (DMT).
+    pub surface_energy: f64,
+    /// k_c, cohesion energy density (J/m³) of SJKR and SJKR2 (`cohesion_energy_density`).
+    pub cohesion_energy_density: f64,
+    /// V, liquid volume of a capillary bridge (m³, `liquid_volume`).
+    pub liquid_volume: f64,
+    /// γ_l, liquid surface tension (N/m, `surface_tension`).
+    pub surface_tension: f64,
+    /// θ, contact angle of the liquid on both surfaces (rad, [0, π/2], `contact_angle`).
+    pub contact_angle: f64,
+    /// Which adhesion keys the scene gave for this pair (bits in the order of
+    /// `scene::contacts`' list), for the check that each belongs to the pair's part; never
+    /// read by a contact.
+    pub given_adhesion_keys: u32,
     // ---- every model: the scene's `energy_tracking`, copied into every pair
     /// Whether contacts book their slip, dashpot and stiffness work (scene key
     /// `energy_tracking`, default on). Off, a contact step computes its forces, torques,
@@ -165,6 +230,13 @@ impl Default for PairParams {
             maximum_restitution: 1.0,
             no_attraction: true,
             limit_damping: false,
+            adhesion: Adhesion::None,
+            surface_energy: 0.0,
+            cohesion_energy_density: 0.0,
+            liquid_volume: 0.0,
+            surface_tension: 0.0,
+            contact_angle: 0.0,
+            given_adhesion_keys: 0,
             energy_tracking: true,
             tsuji_alpha: None,
             prepared_e_star: None,
@@ -286,6 +358,15 @@ gpu_struct! {
         maximum_restitution: f32 => "f32",
         tsuji_alpha: f32 => "f32",
         mindlin_damping_ratio: f32 => "f32",
+        /// `Adhesion` as `ADHESION_*`.
+        adhesion: u32 => "u32",
+        surface_energy: f32 => "f32",
+        cohesion_energy_density: f32 => "f32",
+        liquid_volume: f32 => "f32",
+        surface_tension: f32 => "f32",
+        contact_angle: f32 => "f32",
+        _pad0: f32 => "f32",
+        _pad1: f32 => "f32",
     }
 }
 
@@ -332,6 +413,14 @@ impl From<&PairParams> for PairParamsGpu {
             maximum_restitution: p.maximum_restitution as f32,
             tsuji_alpha: p.tsuji_alpha() as f32,
             mindlin_damping_ratio: p.mindlin_damping_ratio() as f32,
+            adhesion: p.adhesion as u32,
+            surface_energy: p.surface_energy as f32,
+            cohesion_energy_density: p.cohesion_energy_density as f32,
+            liquid_volume: p.liquid_volume as f32,
+            surface_tension: p.surface_tension as f32,
+            contact_angle: p.contact_angle as f32,
+            _pad0: 0.0,
+            _pad1: 0.0,
         }
     }
 }

@@ -15,6 +15,9 @@ const STRAIN: &str = "strain";
 const CONTACTS: &str = "contacts";
 /// Raw array where rolling work is booked: per particle, the spin of the last force pass (3 f64).
 const PREVIOUS_SPIN: &str = "previous_spin";
+/// Raw array of a scene with adhesion: per particle, the surface energy of its owned contacts
+/// in the last force pass and its cumulative bond-break work (2 f64).
+const ADHESION: &str = "adhesion";
 
 impl CpuBackend {
     pub(super) fn export_exact_state(&self) -> ExactState {
@@ -27,6 +30,10 @@ impl CpuBackend {
         if !self.state.previous_spin.is_empty() {
             let spins: Vec<[f64; 3]> = ids().map(|i| self.state.previous_spin[i].to_array()).collect();
             raw.push((PREVIOUS_SPIN.to_string(), bytemuck::cast_slice(&spins).to_vec()));
+        }
+        if !self.owners.adhesion.is_empty() {
+            let adhesion: Vec<[f64; 2]> = ids().map(|i| [self.owners.adhesion[i].surface, self.owners.adhesion[i].bond_break]).collect();
+            raw.push((ADHESION.to_string(), bytemuck::cast_slice(&adhesion).to_vec()));
         }
         ExactState { kind: KIND.into(), work, raw }
     }
@@ -51,6 +58,15 @@ impl CpuBackend {
         for u in 0..n {
             let i = self.state.index_of[u] as usize;
             (self.owners.owned[i].strain, self.owners.contacts[i]) = (strain[u], contacts[u]);
+        }
+        if let (false, Ok(bytes)) = (self.owners.adhesion.is_empty(), exact.raw(ADHESION)) {
+            let adhesion: Vec<[f64; 2]> = bytemuck::pod_collect_to_vec(bytes);
+            if adhesion.len() != n {
+                return Err(TalusError::Other(format!("the CPU state's adhesion energies hold {} particles, not {n}", adhesion.len())));
+            }
+            for (u, [surface, bond_break]) in adhesion.iter().enumerate() {
+                self.owners.adhesion[self.state.index_of[u] as usize] = super::state::AdhesionEnergy { surface: *surface, bond_break: *bond_break };
+            }
         }
         // absent from a checkpoint without rolling work: the spins themselves stand in
         if let (false, Ok(bytes)) = (self.state.previous_spin.is_empty(), exact.raw(PREVIOUS_SPIN)) {

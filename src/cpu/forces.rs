@@ -14,7 +14,10 @@ use rayon::prelude::*;
 use super::isa;
 use super::neighbour::{NeighbourList, SlotHistory, CHUNK};
 use super::prefetch::{prefetch, prefetch_at};
-use super::state::{Owned, Owners, State, Works};
+use super::state::{AdhesionEnergy, Owned, Owners, State, Works};
+use crate::contact::adhesion::{bonded_active, tensile_range};
+use crate::contact::adhesive::{adhesive_contact_force, ended_adhesive_work};
+use crate::contact::params::Adhesion;
 use crate::contact::params::PairParams;
 use crate::contact::hertz_mindlin::hertz_mindlin_contact;
 use crate::contact::hertz_viscous::hertz_viscous_contact;
@@ -178,10 +181,11 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
     let shares = split_at_bounds(&mut incoming.shares, &list.chunk_bounds);
     let pass = Pass { ctx, s, view: PairView::new(s), partners: PartnerMarks { partnered: &incoming.partnered[..s.len()], pass: incoming.pass }, list: ListView { start: &list.start, partner: &list.partner, wall_start: &list.wall_start, wall_ids: &list.wall_ids }, old_wall_history, dt };
     let single_model = ctx.pairs.single_model();
+    let adhesive = ctx.pairs.entries.iter().any(|p| p.adhesion != Adhesion::None);
     let rolling = ctx.pairs.entries.iter().any(|p| p.rolling_fric != 0.0);
     let isa = isa::isa();
     let o = out.owners;
-    let owners = (o.owned.par_chunks_mut(CHUNK), o.contacts.par_chunks_mut(CHUNK), o.works.par_chunks_mut(CHUNK));
+    let owners = (o.owned.par_chunks_mut(CHUNK), o.contacts.par_chunks_mut(CHUNK), o.works.par_chunks_mut(CHUNK), adhesion_chunks(&mut o.adhesion, s.len()));
     (histories, contact_flags, shares, owners, out.wall_history.par_chunks_mut(CHUNK), out.wall_contacts.par_chunks_mut(CHUNK))
         .into_par_iter()
         // one chunk per job: a thread that runs out of work steals single chunks (pieces of
@@ -189,21 +193,26 @@ pub fn forces(ctx: &ForceContext, s: &State, list: &mut NeighbourList, incoming:
         // it 4 % faster)
         .with_max_len(1)
         .enumerate()
-        .map_init(MeshScratch::default, |scratch, (c, (history, in_contact, shares, (owned, contacts, works), wall_history, wall_contacts))| {
-            let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, contacts, works, wall_history, wall_contacts };
+        .map_init(MeshScratch::default, |scratch, (c, (history, in_contact, shares, (owned, contacts, works, adhesion), wall_history, wall_contacts))| {
+            let chunk = Chunk { first: c * CHUNK, history, in_contact, shares, owned, contacts, works, adhesion, wall_history, wall_contacts };
+            if adhesive {
+                // a scene with adhesion: every pair through `adhesive_contact_force`, with
+                // the bonded activity rule (dry pairs take their preset within it)
+                return isa::hot(isa, #[inline(always)] || pass.chunk::<true>(chunk, scratch, adhesive_contact_force));
+            }
             // a table of one model calls its preset directly (`contact_force` would pick the
             // same one per contact); the branch is taken once per chunk. The chunk runs the
             // widest copy the CPU has (`isa::hot`; the closures are inlined into each).
             isa::hot(isa, #[inline(always)] || match single_model {
                 // without rolling friction anywhere, the preset sees μ_r = 0 as a constant and
                 // its rolling part is compiled away (the table's μ_r is 0 anyway)
-                Some(ContactModel::HertzMindlin) if !rolling => pass.chunk(chunk, scratch, #[inline(always)] |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),
-                Some(ContactModel::HertzMindlin) => pass.chunk(chunk, scratch, hertz_mindlin_contact),
-                Some(ContactModel::Hertz) => pass.chunk(chunk, scratch, hertz_contact),
-                Some(ContactModel::Hysteretic) => pass.chunk(chunk, scratch, hysteretic_contact),
-                Some(ContactModel::Hooke) => pass.chunk(chunk, scratch, hooke_contact),
-                Some(ContactModel::HertzViscous) => pass.chunk(chunk, scratch, hertz_viscous_contact),
-                None => pass.chunk(chunk, scratch, contact_force),
+                Some(ContactModel::HertzMindlin) if !rolling => pass.chunk::<false>(chunk, scratch, #[inline(always)] |p: &PairParams, g: &ContactGeometry, h: &History, dt| hertz_mindlin_contact(&PairParams { rolling_fric: 0.0, ..*p }, g, h, dt)),
+                Some(ContactModel::HertzMindlin) => pass.chunk::<false>(chunk, scratch, hertz_mindlin_contact),
+                Some(ContactModel::Hertz) => pass.chunk::<false>(chunk, scratch, hertz_contact),
+                Some(ContactModel::Hysteretic) => pass.chunk::<false>(chunk, scratch, hysteretic_contact),
+                Some(ContactModel::Hooke) => pass.chunk::<false>(chunk, scratch, hooke_contact),
+                Some(ContactModel::HertzViscous) => pass.chunk::<false>(chunk, scratch, hertz_viscous_contact),
+                None => pass.chunk::<false>(chunk, scratch, contact_force),
             })
         })
         .reduce(|| 0.0, f32::max)
@@ -238,15 +247,26 @@ struct Chunk<'a> {
     owned: &'a mut [Owned],
     contacts: &'a mut [u32],
     works: &'a mut [Works],
+    /// Their adhesion energies (empty in a scene without adhesion).
+    adhesion: &'a mut [AdhesionEnergy],
     wall_history: &'a mut [OwnedHistory],
     wall_contacts: &'a mut [WallContacts],
 }
 
+/// The adhesion energies cut into the force pass's chunks; empty pieces in a scene without
+/// adhesion (`Owners::adhesion` empty).
+fn adhesion_chunks(adhesion: &mut [AdhesionEnergy], n: usize) -> rayon::vec::IntoIter<&mut [AdhesionEnergy]> {
+    let chunks = n.div_ceil(CHUNK);
+    let pieces: Vec<&mut [AdhesionEnergy]> = if adhesion.is_empty() { (0..chunks).map(|_| &mut [][..]).collect() } else { adhesion[..n].chunks_mut(CHUNK).collect() };
+    pieces.into_par_iter()
+}
+
 impl Pass<'_> {
     /// The owners of `c` in id order: their pair contacts with `law`, then their walls.
-    /// Returns the deepest overlap beyond the check's limit (`Owned::overlap`).
+    /// Returns the deepest overlap beyond the check's limit (`Owned::overlap`). `A`: the
+    /// scene has adhesion (bonded activity rule, bond-break booking, surface energies).
     #[inline(always)]
-    fn chunk(&self, c: Chunk, scratch: &mut MeshScratch, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) -> f32 {
+    fn chunk<const A: bool>(&self, c: Chunk, scratch: &mut MeshScratch, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) -> f32 {
         let (ctx, list) = (self.ctx, &self.list);
         // the chunk's runs, cut to its owners (no bounds check per owner)
         let m = c.owned.len();
@@ -264,11 +284,11 @@ impl Pass<'_> {
             if o + WALLS_AHEAD < m && wall_start[o + WALLS_AHEAD] != wall_start[o + WALLS_AHEAD + 1] {
                 prefetch_wall_lists(&old_wall_history[o + WALLS_AHEAD], &wall_history[o + WALLS_AHEAD], &on_walls[o + WALLS_AHEAD]);
             }
-            let mut own = Booking { force: DVec3::ZERO, torque: DVec3::ZERO, strain: 0.0, overlap: 0.0, contacts: 0, works: &mut works[o] };
+            let mut own = Booking { force: DVec3::ZERO, torque: DVec3::ZERO, strain: 0.0, surface: 0.0, bond_break: 0.0, overlap: 0.0, contacts: 0, works: &mut works[o] };
             let slots = start[o] as usize..start[o + 1] as usize;
             let local = slots.start - slot0..slots.end - slot0;
             let slot = SlotRun { partner: &list.partner[slots], history: &mut c.history[local.clone()], in_contact: &mut c.in_contact[local.clone()], shares: &mut c.shares[local] };
-            pair_contacts(ctx, &self.view, i, slot, &self.partners, &mut own, self.dt, law);
+            pair_contacts::<A>(ctx, &self.view, i, slot, &self.partners, &mut own, self.dt, law);
             let walls = &list.wall_ids[wall_start[o] as usize..wall_start[o + 1] as usize];
             // most particles have no wall listed: their wall lists are kept empty
             // (`CpuBackend::clear_unlisted_walls`) and not read at all
@@ -279,7 +299,12 @@ impl Pass<'_> {
                 if !on_walls[o].is_empty() {
                     on_walls[o].clear();
                 }
-                wall_contacts(ctx, self.s, i, walls, &old_wall_history[o], &mut own, &mut wall_history[o], &mut on_walls[o], scratch, self.dt, law);
+                wall_contacts::<A>(ctx, self.s, i, walls, &old_wall_history[o], &mut own, &mut wall_history[o], &mut on_walls[o], scratch, self.dt, law);
+            }
+            if A {
+                let e = &mut c.adhesion[o];
+                e.surface = own.surface;
+                e.bond_break += own.bond_break;
             }
             deepest = deepest.max(own.overlap);
             // a particle without contacts in this pass and the last keeps its record (all
@@ -303,6 +328,10 @@ struct Booking<'a> {
     force: DVec3,
     torque: DVec3,
     strain: f64,
+    /// Surface energy of the owned contacts (this pass; scenes with adhesion).
+    surface: f64,
+    /// Bond-break work of the owned contacts that broke in this pass.
+    bond_break: f64,
     overlap: f32,
     contacts: u32,
     works: &'a mut Works,
@@ -414,7 +443,7 @@ impl<'a> PairView<'a> {
 /// whole, the contact's geometry and output then stay in registers).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, partners: &PartnerMarks, own: &mut Booking, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput) {
+fn pair_contacts<const A: bool>(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, partners: &PartnerMarks, own: &mut Booking, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput) {
     let m = slots.partner.len();
     if m == 0 {
         return;
@@ -441,7 +470,7 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
                 let ((m_i, v_i, w_i, mat_i), (m_j, v_j, w_j, mat_j)) = (s.motion(ci), s.motion(cj));
                 let mut g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
                 s.add_previous_spins(&mut g, i, j);
-                end_contact(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
+                end_contact::<A>(own, ctx.pairs.get(mat_i, mat_j), g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
@@ -449,9 +478,10 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
         let mut g = ball_ball_geometry(d, r_i, r_j, m_i, m_j, v_i, w_i, v_j, w_j);
         s.add_previous_spins(&mut g, i, j);
         let p = ctx.pairs.get(mat_i, mat_j);
-        if !contact_active(p, &g) {
+        let active = if A { bonded_active(p, &g, &history[k].0) } else { contact_active(p, &g) };
+        if !active {
             if touching[k] {
-                end_contact(own, p, g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
+                end_contact::<A>(own, p, g, &mut history[k].0, &mut touching[k], &mut shares[k], dt);
             }
             continue;
         }
@@ -473,8 +503,8 @@ fn pair_contacts(ctx: &ForceContext, s: &PairView, i: usize, slots: SlotRun, par
 /// has its address taken and stays in registers.
 #[allow(clippy::too_many_arguments)]
 #[cold]
-fn end_contact(own: &mut Booking, p: &PairParams, g: ContactGeometry, history: &mut History, touching: &mut bool, share: &mut SlotForce, dt: f64) {
-    book_ended_contact(own, p, &g, history, dt);
+fn end_contact<const A: bool>(own: &mut Booking, p: &PairParams, g: ContactGeometry, history: &mut History, touching: &mut bool, share: &mut SlotForce, dt: f64) {
+    book_ended_contact::<A>(own, p, &g, history, dt);
     *history = History::NEW;
     *touching = false;
     *share = SlotForce::default();
@@ -484,7 +514,7 @@ fn end_contact(own: &mut Booking, p: &PairParams, g: ContactGeometry, history: &
 /// (as `pair_contacts`). Not inlined: most owners touch no wall, and the pair loop stays compact.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &OwnedHistory, own: &mut Booking, owned: &mut OwnedHistory, on_walls: &mut WallContacts, scratch: &mut MeshScratch, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) {
+fn wall_contacts<const A: bool>(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &OwnedHistory, own: &mut Booking, owned: &mut OwnedHistory, on_walls: &mut WallContacts, scratch: &mut MeshScratch, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput + Copy) {
     let x_i = s.position[iu];
     for &w in walls {
         let (wall, now) = (&ctx.walls[w as usize], &ctx.wall_states[w as usize]);
@@ -492,26 +522,26 @@ fn wall_contacts(ctx: &ForceContext, s: &State, iu: usize, walls: &[u32], old: &
         let s_dist = n_w.dot(x_i - now.point);
         let p = ctx.pairs.get(s.material[iu], wall.material);
         let key = WALL_KEY_BIT | w;
-        let Some((history, active)) = surface_touched(p, s.radius[iu], key, s_dist, old) else { continue };
+        let Some((history, active)) = surface_touched::<A>(p, s.radius[iu], key, s_dist, old) else { continue };
         // the wall's surface point under the ball's centre, and its velocity
         let x_p = x_i - n_w * s_dist;
         let u = now.pose.surface_velocity(x_p);
-        let Some(c) = surface_contact(p, s, iu, (&history, active), s_dist, n_w, u, own, dt, law) else { continue };
+        let Some(c) = surface_contact::<A>(p, s, iu, (&history, active), s_dist, n_w, u, own, dt, law) else { continue };
         own.deepen(s.radius[iu] - s_dist, s.radius[iu]);
         book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
-        mesh_contacts(ctx, s, iu, mesh, scratch, dt);
+        mesh_contacts::<A>(ctx, s, iu, mesh, scratch, dt);
         let p = ctx.pairs.get(s.material[iu], mesh.wall.material);
         let wall_index = (ctx.walls.len() + m) as u32;
         for mc in &scratch.found {
             // back from the mesh's t = 0 frame: the normal, the surface point under the ball
             let key = WALL_KEY_BIT | MESH_KEY_BIT | (mesh.group_base + mc.group);
-            let Some((history, active)) = surface_touched(p, s.radius[iu], key, mc.distance, old) else { continue };
+            let Some((history, active)) = surface_touched::<A>(p, s.radius[iu], key, mc.distance, old) else { continue };
             let n = mesh.to_world(mc.normal);
             let x_p = x_i - n * mc.distance;
             let u = mesh.pose.surface_velocity(x_p);
-            let Some(c) = surface_contact(p, s, iu, (&history, active), mc.distance, n, u, own, dt, law) else { continue };
+            let Some(c) = surface_contact::<A>(p, s, iu, (&history, active), mc.distance, n, u, own, dt, law) else { continue };
             own.deepen(s.radius[iu] - mc.distance, s.radius[iu]);
             book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
@@ -641,9 +671,11 @@ fn prefetch_partners(view: &PairView, partner: &[u32], first: usize) {
 /// contact that ended in this step is still found, inactive, and books the rest of its last
 /// step (as the plane walls' list margin does); the active contacts are those of the contact
 /// reach alone (a triangle through a point within it is itself within it).
-fn mesh_contacts(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scratch: &mut MeshScratch, dt: f64) {
+fn mesh_contacts<const A: bool>(ctx: &ForceContext, s: &State, iu: usize, mesh: &MeshView, scratch: &mut MeshScratch, dt: f64) {
     let p = ctx.pairs.get(s.material[iu], mesh.wall.material);
-    let contact_reach = (s.radius[iu] + p.rgap.max(0.0)) * MESH_REACH_SLACK;
+    // a bond of an adhesive pair holds to its tensile range
+    let gap = if A { p.rgap.max(tensile_range(p, 2.0 * s.radius[iu])) } else { p.rgap };
+    let contact_reach = (s.radius[iu] + gap.max(0.0)) * MESH_REACH_SLACK;
     let reach = contact_reach + mesh_travel(&mesh.pose, s.position[iu], s.velocity[iu], contact_reach, dt);
     let x_b = mesh.to_mesh_frame(s.position[iu]);
     mesh.grid.candidates_into(x_b, reach, &mut scratch.candidates);
@@ -664,13 +696,17 @@ pub fn mesh_travel(pose: &Pose, x: DVec3, v: DVec3, reach: f64, dt: f64) -> f64 
 /// those only one that was active in the previous step needs its geometry, to book its end.
 /// The callers form the surface's velocity only past this test.
 #[inline(always)]
-fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<(History, bool)> {
-    let active = dist - r - p.rgap <= 0.0;
+fn surface_touched<const A: bool>(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHistory) -> Option<(History, bool)> {
+    let mut active = dist - r - p.rgap <= 0.0;
     if !active && old.is_empty() {
         // (most listed walls: apart now, and no wall contact in the previous step)
         return None;
     }
     let history = lookup(old, key);
+    if A && !active {
+        // a bond holds to the pair's tensile range (`bonded_active`; a wall's R̄ is 2r)
+        active = history.established != 0.0 && dist - r < tensile_range(p, 2.0 * r);
+    }
     (active || history.established != 0.0).then_some((history, active))
 }
 
@@ -681,14 +717,14 @@ fn surface_touched(p: &PairParams, r: f64, key: u32, dist: f64, old: &OwnedHisto
 /// of `surface_contact` in shaders/wall_contact.wgsl.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn surface_contact(p: &PairParams, s: &State, iu: usize, (history, active): (&History, bool), dist: f64, n_w: DVec3, u: DVec3, own: &mut Booking, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput) -> Option<ContactOutput> {
+fn surface_contact<const A: bool>(p: &PairParams, s: &State, iu: usize, (history, active): (&History, bool), dist: f64, n_w: DVec3, u: DVec3, own: &mut Booking, dt: f64, law: impl Fn(&PairParams, &ContactGeometry, &History, f64) -> ContactOutput) -> Option<ContactOutput> {
     let mut g = ball_wall_geometry(dist, n_w, s.radius[iu], s.mass[iu], s.velocity[iu], s.angular_velocity[iu], u);
     if !s.previous_spin.is_empty() {
         g.previous_spin_i = s.previous_spin[iu];
     }
-    debug_assert_eq!(active, contact_active(p, &g));
+    debug_assert_eq!(active, if A { bonded_active(p, &g, history) } else { contact_active(p, &g) });
     if !active {
-        book_ended_contact(own, p, &g, history, dt);
+        book_ended_contact::<A>(own, p, &g, history, dt);
         return None;
     }
     Some(law(p, &g, history, dt))
@@ -696,8 +732,14 @@ fn surface_contact(p: &PairParams, s: &State, iu: usize, (history, active): (&Hi
 
 /// The rest of the last step's dissipation of a contact that ended in this step
 /// (`contact::ended_contact_work`), booked by its owner.
-fn book_ended_contact(own: &mut Booking, p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) {
-    let (dashpot, slip, stiffness) = ended_contact_work(p, g, h, dt);
+fn book_ended_contact<const A: bool>(own: &mut Booking, p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) {
+    let (dashpot, slip, stiffness) = if A {
+        let [dashpot, slip, stiffness, broken] = ended_adhesive_work(p, g, h, dt);
+        own.bond_break += broken;
+        (dashpot, slip, stiffness)
+    } else {
+        ended_contact_work(p, g, h, dt)
+    };
     own.works.dashpot_work += dashpot;
     own.works.slip_work += slip;
     own.works.stiffness_work += stiffness;
@@ -719,6 +761,7 @@ fn book_wall_contact(out: &mut Booking, owned: &mut OwnedHistory, on_walls: &mut
 
 fn add_energies(out: &mut Booking, c: &ContactOutput) {
     out.strain += c.strain;
+    out.surface += c.surface;
     out.works.slip_work += c.slip_work;
     out.works.dashpot_work += c.dashpot_work;
     out.works.stiffness_work += c.stiffness_work;

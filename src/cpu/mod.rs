@@ -116,7 +116,7 @@ pub struct CpuBackend {
 
 /// Largest distance between surfaces at which any pair in the table can be active.
 pub fn max_positive_rgap(setup: &Setup) -> f64 {
-    setup.pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max)
+    crate::contact::adhesion::max_reach_gap(&setup.pairs.entries, setup.max_radius())
 }
 
 /// Triangle grids of the mesh walls in their t = 0 frames: cells of about a particle
@@ -169,7 +169,7 @@ impl CpuBackend {
     fn load(&mut self, state: State, records: &[ContactRecord]) {
         let n = state.len();
         self.state = state;
-        self.owners = Owners::new(n);
+        self.owners = Owners::with_adhesion(n, self.setup.has_adhesion());
         self.wall_history = vec![Vec::new(); n];
         self.next_wall_history = vec![Vec::new(); n];
         self.wall_contacts = vec![Vec::new(); n];
@@ -486,6 +486,10 @@ impl Backend for CpuBackend {
             e.stiffness_work += w.stiffness_work;
             e.wall_work += w.wall_work;
         }
+        for i in s.by_id().filter(|_| !self.owners.adhesion.is_empty()) {
+            e.surface += self.owners.adhesion[i].surface;
+            e.bond_break += self.owners.adhesion[i].bond_break;
+        }
         Ok(e.plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
@@ -533,6 +537,7 @@ impl Backend for CpuBackend {
         self.restore_history(&state.history);
         self.owners.owned.iter_mut().for_each(|o| *o = Owned { strain: o.strain, ..Owned::default() });
         self.owners.works.iter_mut().for_each(|w| *w = Works::default());
+        self.owners.adhesion.iter_mut().for_each(|a| a.bond_break = 0.0);
         for u in (0..n).filter(|&u| !state.refresh[u]) {
             let i = self.state.index_of[u] as usize;
             self.state.force[i] = DVec3::from(state.force[u]);

@@ -83,6 +83,14 @@ pub struct Works {
     pub wall_work: f64,
 }
 
+/// A particle's adhesion energies in its owned contacts (scenes with adhesion only): the
+/// surface energy of the last force pass and the cumulative bond-break work.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdhesionEnergy {
+    pub surface: f64,
+    pub bond_break: f64,
+}
+
 /// Every particle's owned-contact records, in internal order, allocated and renumbered
 /// together: `Owned`, the count of active owned contacts (`contacts`), `Works`.
 #[derive(Clone, Debug, Default)]
@@ -91,12 +99,19 @@ pub struct Owners {
     /// Active owned contacts in the last force pass (0: `owned` holds zeros and is not read).
     pub contacts: Vec<u32>,
     pub works: Vec<Works>,
+    /// Adhesion energies, one per particle in a scene with adhesion, else empty.
+    pub adhesion: Vec<AdhesionEnergy>,
 }
 
 impl Owners {
     /// `n` particles without contacts or work.
     pub fn new(n: usize) -> Owners {
-        Owners { owned: vec![Owned::default(); n], contacts: vec![0; n], works: vec![Works::default(); n] }
+        Owners { owned: vec![Owned::default(); n], contacts: vec![0; n], works: vec![Works::default(); n], adhesion: Vec::new() }
+    }
+
+    /// `n` particles of a scene with adhesion (`adhesive`) or without.
+    pub fn with_adhesion(n: usize, adhesive: bool) -> Owners {
+        Owners { adhesion: if adhesive { vec![AdhesionEnergy::default(); n] } else { Vec::new() }, ..Owners::new(n) }
     }
 
     /// Reorder with the particles (`State::permute`).
@@ -104,6 +119,9 @@ impl Owners {
         permute(&mut self.owned, order);
         permute(&mut self.contacts, order);
         permute(&mut self.works, order);
+        if !self.adhesion.is_empty() {
+            permute(&mut self.adhesion, order);
+        }
     }
 }
 

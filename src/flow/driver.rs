@@ -237,6 +237,7 @@ impl FlowDriver {
             slip: before.slip,
             dashpot: before.dashpot,
             stiffness_work: before.stiffness_work,
+            bond_break: before.bond_break,
             wall_work: before.wall_work,
             inserted: before.inserted + brought,
             removed: before.removed + left,

@@ -1,6 +1,7 @@
 //! `energy.csv`: one row per output with every energy partition and the balance total. A
 //! scene with `energy_tracking` off books no slip, dashpot or stiffness work, so those columns
-//! and the total (no longer a balance) are left out.
+//! and the total (no longer a balance) are left out; the surface and bond-break columns are
+//! written only where some pair has adhesion.
 //!
 //! Values are printed with Rust's `{:e}` formatting, the shortest decimal that reads back to the
 //! same `f64`: no precision is lost and bit-identical energies give identical text. The whole file
@@ -14,7 +15,7 @@ use crate::backend::Energies;
 use crate::error::Result;
 
 /// Column names, in order.
-pub const COLUMNS: [&str; 14] = [
+pub const COLUMNS: [&str; 16] = [
     "step",
     "time",
     "kinetic",
@@ -22,9 +23,11 @@ pub const COLUMNS: [&str; 14] = [
     "kinetic_rotational",
     "gravitational",
     "strain",
+    "surface",
     "slip",
     "dashpot",
     "stiffness_work",
+    "bond_break",
     "wall_work",
     "inserted",
     "removed",
@@ -34,22 +37,45 @@ pub const COLUMNS: [&str; 14] = [
 /// The columns only a run with energy tracking has (`Setup::energy_tracking`).
 pub const TRACKED_ONLY: [&str; 4] = ["slip", "dashpot", "stiffness_work", "total"];
 
-/// The columns of a run with or without energy tracking, in order.
-pub fn columns(tracking: bool) -> Vec<&'static str> {
-    COLUMNS.into_iter().filter(|c| tracking || !TRACKED_ONLY.contains(c)).collect()
+/// The columns only a run with adhesion has (`Setup::has_adhesion`).
+pub const ADHESION_ONLY: [&str; 2] = ["surface", "bond_break"];
+
+/// Which of the columns a run writes: `tracking` = the scene's energy tracking, `adhesion` =
+/// whether some pair has adhesion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub tracking: bool,
+    pub adhesion: bool,
 }
 
-/// One CSV row (no trailing newline) with the columns of `columns(tracking)`.
-pub fn format_row(step: u64, time: f64, e: &Energies, tracking: bool) -> String {
+impl Kept {
+    pub fn of(setup: &crate::setup::Setup) -> Kept {
+        Kept { tracking: setup.energy_tracking(), adhesion: setup.has_adhesion() }
+    }
+
+    fn keeps(&self, name: &str) -> bool {
+        (self.tracking || !TRACKED_ONLY.contains(&name)) && (self.adhesion || !ADHESION_ONLY.contains(&name))
+    }
+}
+
+/// The columns of a run, in order.
+pub fn columns(kept: Kept) -> Vec<&'static str> {
+    COLUMNS.into_iter().filter(|c| kept.keeps(c)).collect()
+}
+
+/// One CSV row (no trailing newline) with the columns of `columns(kept)`.
+pub fn format_row(step: u64, time: f64, e: &Energies, kept: Kept) -> String {
     let values = [
         e.kinetic(),
         e.kinetic_translational,
         e.kinetic_rotational,
         e.gravitational,
         e.strain,
+        e.surface,
         e.slip,
         e.dashpot,
         e.stiffness_work,
+        e.bond_break,
         e.wall_work,
         e.inserted,
         e.removed,
@@ -57,7 +83,7 @@ pub fn format_row(step: u64, time: f64, e: &Energies, tracking: bool) -> String 
     ];
     let mut row = format!("{step},{time:e}");
     for (name, x) in COLUMNS[2..].iter().zip(values) {
-        if tracking || !TRACKED_ONLY.contains(name) {
+        if kept.keeps(name) {
             row.push_str(&format!(",{x:e}"));
         }
     }
@@ -67,19 +93,18 @@ pub fn format_row(step: u64, time: f64, e: &Energies, tracking: bool) -> String 
 /// The energy log of a run, rewritten atomically on every `push`.
 pub struct EnergyCsv {
     log: CsvLog,
-    tracking: bool,
+    kept: Kept,
 }
 
 impl EnergyCsv {
-    /// Start a log at `path` (written on the first `push`); `tracking` = the scene's
-    /// `energy_tracking`.
-    pub fn new(path: impl Into<PathBuf>, tracking: bool) -> Self {
-        EnergyCsv { log: CsvLog::new(path, &columns(tracking)), tracking }
+    /// Start a log at `path` (written on the first `push`) with the columns `kept`.
+    pub fn new(path: impl Into<PathBuf>, kept: Kept) -> Self {
+        EnergyCsv { log: CsvLog::new(path, &columns(kept)), kept }
     }
 
     /// A log continuing `text` (an earlier part of the run), written at once.
-    pub fn continued(path: impl Into<PathBuf>, text: &str, tracking: bool) -> Result<Self> {
-        Ok(EnergyCsv { log: CsvLog::continued(path, text)?, tracking })
+    pub fn continued(path: impl Into<PathBuf>, text: &str, kept: Kept) -> Result<Self> {
+        Ok(EnergyCsv { log: CsvLog::continued(path, text)?, kept })
     }
 
     pub fn path(&self) -> &Path {
@@ -88,7 +113,7 @@ impl EnergyCsv {
 
     /// Append a row and replace the file.
     pub fn push(&mut self, step: u64, time: f64, e: &Energies) -> Result<()> {
-        self.log.append(&format!("{}\n", format_row(step, time, e, self.tracking)))
+        self.log.append(&format!("{}\n", format_row(step, time, e, self.kept)))
     }
 
     /// The current file contents.

@@ -21,11 +21,25 @@ pub struct EnergySummary {
     pub slip: f64,
     pub dashpot: f64,
     pub stiffness_work: f64,
+    /// With adhesion only: the surface energy and the bond-break work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surface: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bond_break: Option<f64>,
     pub wall_work: f64,
     pub inserted: f64,
     pub removed: f64,
     pub mechanical: f64,
     pub total: f64,
+}
+
+impl EnergySummary {
+    /// The summary of a run with adhesion (`Setup::has_adhesion`) carries the surface and
+    /// bond-break partitions; a dry run's has neither.
+    pub fn of(e: &Energies, adhesion: bool) -> Self {
+        let s = EnergySummary::from(e);
+        if adhesion { EnergySummary { surface: Some(e.surface), bond_break: Some(e.bond_break), ..s } } else { s }
+    }
 }
 
 impl From<&Energies> for EnergySummary {
@@ -39,6 +53,8 @@ impl From<&Energies> for EnergySummary {
             slip: e.slip,
             dashpot: e.dashpot,
             stiffness_work: e.stiffness_work,
+            surface: None,
+            bond_break: None,
             wall_work: e.wall_work,
             inserted: e.inserted,
             removed: e.removed,

@@ -5,11 +5,25 @@
 use serde_json::Value;
 
 use super::parse::{show, Cx, Obj};
-use crate::contact::params::{ContactModel, PairParams};
+use crate::contact::params::{Adhesion, ContactModel, PairParams};
 use crate::error::Result;
 
 /// Keys every model accepts.
-const COMMON: &[&str] = &["model", "fric", "rolling_fric", "hz_shear", "hz_poiss"];
+const COMMON: &[&str] = &["model", "fric", "rolling_fric", "hz_shear", "hz_poiss", "adhesion", "surface_energy", "cohesion_energy_density", "liquid_volume", "surface_tension", "contact_angle"];
+
+/// The keys of each adhesion part (the adhesion keys are accepted with every model; a key of
+/// another part than the pair's is an error, `check_resolved`).
+fn adhesion_keys(a: Adhesion) -> &'static [&'static str] {
+    match a {
+        Adhesion::None => &[],
+        Adhesion::Jkr | Adhesion::Dmt => &["surface_energy"],
+        Adhesion::Sjkr | Adhesion::Sjkr2 => &["cohesion_energy_density"],
+        Adhesion::Capillary => &["liquid_volume", "surface_tension", "contact_angle"],
+    }
+}
+
+/// Every adhesion key.
+const ADHESION_KEYS: [&str; 5] = ["surface_energy", "cohesion_energy_density", "liquid_volume", "surface_tension", "contact_angle"];
 
 /// The keys of each model beyond `COMMON` (spec names).
 fn model_keys(m: ContactModel) -> &'static [&'static str] {
@@ -97,6 +111,33 @@ pub(crate) fn apply_pair_keys(cx: &Cx, o: &Obj, p: &mut PairParams, model: Conta
     }
     if let Some(x) = num("rolling_fric")? {
         p.rolling_fric = cx.non_negative(x, &o.key("rolling_fric"))?;
+    }
+    if let Some(v) = o.get("adhesion") {
+        let name = cx.string(v, &o.key("adhesion"))?;
+        p.adhesion = Adhesion::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Adhesion::ALL.iter().map(|a| a.name()).collect();
+            cx.err(&o.key("adhesion"), format!("unknown adhesion {}; the adhesion parts are {}", show(v), names.join(", ")))
+        })?;
+    }
+    if let Some(x) = num("surface_energy")? {
+        p.surface_energy = cx.non_negative(x, &o.key("surface_energy"))?;
+        p.given_adhesion_keys |= 1;
+    }
+    if let Some(x) = num("cohesion_energy_density")? {
+        p.cohesion_energy_density = cx.non_negative(x, &o.key("cohesion_energy_density"))?;
+        p.given_adhesion_keys |= 2;
+    }
+    if let Some(x) = num("liquid_volume")? {
+        p.liquid_volume = cx.positive(x, &o.key("liquid_volume"))?;
+        p.given_adhesion_keys |= 4;
+    }
+    if let Some(x) = num("surface_tension")? {
+        p.surface_tension = cx.positive(x, &o.key("surface_tension"))?;
+        p.given_adhesion_keys |= 8;
+    }
+    if let Some(x) = num("contact_angle")? {
+        p.contact_angle = cx.in_closed(x, 0.0, std::f64::consts::FRAC_PI_2, &o.key("contact_angle"))?;
+        p.given_adhesion_keys |= 16;
     }
     if let Some(x) = num("hz_alpha")? {
         p.hz_alpha = cx.positive(x, &o.key("hz_alpha"))?;
@@ -189,6 +230,7 @@ pub(crate) fn check_resolved(cx: &Cx, p: &PairParams, path: &str) -> Result<()> 
             return Err(cx.err(path, "viscous is on: FluidViscosity must be given and > 0"));
         }
     }
+    check_adhesion(cx, p, path)?;
     if p.model != ContactModel::Hertz && p.rgap != 0.0 {
         return Err(cx.err(path, format!("rgap is a parameter of the hertz model only, got {} for {}", p.rgap, p.model.name())));
     }
@@ -213,6 +255,43 @@ pub(crate) fn check_resolved(cx: &Cx, p: &PairParams, path: &str) -> Result<()> 
                 super::parse::fmt_num(asked)
             ),
         ));
+    }
+    Ok(())
+}
+
+/// The adhesion of a resolved pair: JKR and DMT with `hertz_mindlin` only and without
+/// `limit_damping`; each part's keys given (a capillary bridge needs both its liquid volume
+/// and the surface tension), no key of another part.
+fn check_adhesion(cx: &Cx, p: &PairParams, path: &str) -> Result<()> {
+    let a = p.adhesion;
+    for (bit, key) in ADHESION_KEYS.iter().enumerate() {
+        let given = p.given_adhesion_keys & (1 << bit) != 0;
+        if given && !adhesion_keys(a).contains(key) {
+            let needs = Adhesion::ALL.iter().filter(|x| adhesion_keys(**x).contains(key)).map(|x| x.name()).collect::<Vec<_>>().join(" or ");
+            return Err(cx.err(path, format!("{key} is a parameter of adhesion {needs}, but the pair's adhesion is {}", a.name())));
+        }
+    }
+    if a.changes_spring() {
+        if p.model != ContactModel::HertzMindlin {
+            return Err(cx.err(path, format!("adhesion {} replaces the Hertz spring of contact model hertz_mindlin and needs that model, got {}", a.name(), p.model.name())));
+        }
+        if p.limit_damping {
+            return Err(cx.err(path, format!("limit_damping cuts every attraction and cannot go with adhesion {}", a.name())));
+        }
+        if p.surface_energy <= 0.0 {
+            return Err(cx.err(path, format!("adhesion {} needs surface_energy > 0 (J/m²)", a.name())));
+        }
+    }
+    if matches!(a, Adhesion::Sjkr | Adhesion::Sjkr2) && p.cohesion_energy_density <= 0.0 {
+        return Err(cx.err(path, format!("adhesion {} needs cohesion_energy_density > 0 (J/m³)", a.name())));
+    }
+    if a == Adhesion::Capillary {
+        if p.liquid_volume <= 0.0 {
+            return Err(cx.err(path, "adhesion capillary needs liquid_volume > 0 (m³, per bridge)"));
+        }
+        if p.surface_tension <= 0.0 {
+            return Err(cx.err(path, format!("adhesion capillary has liquid_volume {} but no surface_tension: give the liquid's surface tension (N/m)", super::parse::fmt_num(p.liquid_volume))));
+        }
     }
     Ok(())
 }

@@ -571,7 +571,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
             cx.ordered_box(min, max, &d.key("min"))?;
             let domain = Aabb { min, max };
             if let Some(list) = d.array_opt("periodic")? {
-                let max_rgap = pairs.entries.iter().map(|p| p.rgap).fold(0.0, f64::max);
+                let max_rgap = crate::contact::adhesion::max_reach_gap(&pairs.entries, r_max);
                 periodic = periodic_axes(&cx, list, &d.key("periodic"), &domain, &particles, 2.0 * r_max + max_rgap)?;
             }
             domain
