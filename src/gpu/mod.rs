@@ -174,6 +174,9 @@ impl GpuBackend {
     /// Upload `setup` to the process's shared device (the preferred adapter, opened and its
     /// pipelines compiled on first use; `gpu::shared`).
     pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
+        if setup.has_adhesion() {
+            return Err(TalusError::Other("adhesion runs on the CPU backend only so far (issue 33: the GPU twins are being built); run with --backend cpu".into()));
+        }
         Self::build(shared::shared_context()?, true, setup, opts)
     }
 
