@@ -262,6 +262,13 @@ impl Setup {
     /// Whether some pair books rolling-friction work (rolling friction with energy tracking):
     /// the backends then keep each particle's spin of the previous force pass, against which
     /// that pass's rolling torque acted (`contact::rolling::previous_rolling_power`).
+    /// The largest gap at which any pair's contact can act (`contact::adhesion::max_reach_gap`:
+    /// the largest positive g_r, or an adhesive bond's tensile range): lists and cells reach
+    /// this far beyond the radii.
+    pub fn max_reach_gap(&self) -> f64 {
+        crate::contact::adhesion::max_reach_gap(&self.pairs.entries, self.max_radius())
+    }
+
     /// Whether some pair has adhesion (`PairParams::adhesion`): the contacts then follow the
     /// bonded activity rule, and the energies have the surface and bond-break partitions.
     pub fn has_adhesion(&self) -> bool {

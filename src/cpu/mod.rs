@@ -116,7 +116,7 @@ pub struct CpuBackend {
 
 /// Largest distance between surfaces at which any pair in the table can be active.
 pub fn max_positive_rgap(setup: &Setup) -> f64 {
-    crate::contact::adhesion::max_reach_gap(&setup.pairs.entries, setup.max_radius())
+    setup.max_reach_gap()
 }
 
 /// Triangle grids of the mesh walls in their t = 0 frames: cells of about a particle

@@ -74,7 +74,7 @@ impl GridSpec {
     /// Cells of at least 2·max radius + max reference gap + `skin`.
     pub fn with_skin(setup: &Setup, skin: f64) -> Result<Self> {
         let max_r = setup.max_radius();
-        let max_rgap = crate::cpu::max_positive_rgap(setup);
+        let max_rgap = setup.max_reach_gap();
         let mut extent = 0.0f64;
         for p in setup.particles.position.iter() {
             for c in p {
