@@ -206,3 +206,37 @@ fn resume(file: &Path, choice: BackendChoice, steps: u64, out: &Path) {
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// A settling box whose pairs are `adhesion` (the other keys from `set`): skin 0 (a list built
+/// every step) and the default skin give the same bits, so the lists keep every bonded pair
+/// apart within the tensile range; bonds did form and break.
+fn assert_adhesive_skin_independent(name: &str, set: impl Fn(&mut talus::contact::params::PairParams)) {
+    use talus::cpu::CpuBackend;
+    let mut setup = common::lowered_settling_box(1500);
+    for p in &mut setup.pairs.entries {
+        set(p);
+    }
+    assert!(setup.has_adhesion() && setup.max_reach_gap() > 0.0 || name != "capillary");
+    setup.skin = Some(0.0);
+    let mut every_step = CpuBackend::new(&setup).unwrap();
+    setup.skin = None;
+    let mut skinned = CpuBackend::new(&setup).unwrap();
+    for batch in 0..6 {
+        every_step.step(50).unwrap();
+        skinned.step(50).unwrap();
+        let (a, b) = (common::fingerprint(&mut every_step), common::fingerprint(&mut skinned));
+        assert!(a == b, "{name}: skin 0 and the default skin differ after {} steps", (batch + 1) * 50);
+    }
+    assert!(skinned.list_builds() < 150, "{name}: the default skin rebuilt {} times", skinned.list_builds());
+    let e = skinned.energies().unwrap();
+    assert!(e.surface != 0.0, "{name}: no bond held: {e:?}");
+}
+
+#[test]
+fn adhesive_settling_boxes_are_bit_identical_with_and_without_skin() {
+    use talus::contact::params::Adhesion;
+    assert_adhesive_skin_independent("capillary", |p| {
+        (p.adhesion, p.liquid_volume, p.surface_tension, p.contact_angle) = (Adhesion::Capillary, 1e-12, 0.072, 0.3);
+    });
+    assert_adhesive_skin_independent("jkr", |p| (p.adhesion, p.surface_energy) = (Adhesion::Jkr, 0.05));
+}
