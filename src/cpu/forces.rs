@@ -491,7 +491,7 @@ fn pair_contacts<const A: bool>(ctx: &ForceContext, s: &PairView, i: usize, slot
         own.torque += c.torque_i;
         history[k].0 = c.history;
         touching[k] = true;
-        add_energies(own, &c);
+        add_energies::<A>(own, &c);
         shares[k] = SlotForce { force_j: c.force_j, torque_j: c.torque_j };
         partners.mark(cj);
     }
@@ -528,7 +528,7 @@ fn wall_contacts<const A: bool>(ctx: &ForceContext, s: &State, iu: usize, walls:
         let u = now.pose.surface_velocity(x_p);
         let Some(c) = surface_contact::<A>(p, s, iu, (&history, active), s_dist, n_w, u, own, dt, law) else { continue };
         own.deepen(s.radius[iu] - s_dist, s.radius[iu]);
-        book_wall_contact(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
+        book_wall_contact::<A>(own, owned, on_walls, w, key, &c, u, x_p - DVec3::from(wall.load_point), dt);
     }
     for (m, mesh) in ctx.meshes.iter().enumerate() {
         mesh_contacts::<A>(ctx, s, iu, mesh, scratch, dt);
@@ -543,7 +543,7 @@ fn wall_contacts<const A: bool>(ctx: &ForceContext, s: &State, iu: usize, walls:
             let u = mesh.pose.surface_velocity(x_p);
             let Some(c) = surface_contact::<A>(p, s, iu, (&history, active), mc.distance, n, u, own, dt, law) else { continue };
             own.deepen(s.radius[iu] - mc.distance, s.radius[iu]);
-            book_wall_contact(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
+            book_wall_contact::<A>(own, owned, on_walls, wall_index, key, &c, u, x_p - DVec3::from(mesh.wall.load_point), dt);
         }
     }
 }
@@ -749,19 +749,21 @@ fn book_ended_contact<const A: bool>(own: &mut Booking, p: &PairParams, g: &Cont
 /// it, and what it puts on wall `wall` (force, torque about the load point; `lever` = surface
 /// point − load point).
 #[allow(clippy::too_many_arguments)]
-fn book_wall_contact(out: &mut Booking, owned: &mut OwnedHistory, on_walls: &mut WallContacts, wall: u32, key: u32, c: &ContactOutput, u: DVec3, lever: DVec3, dt: f64) {
+fn book_wall_contact<const A: bool>(out: &mut Booking, owned: &mut OwnedHistory, on_walls: &mut WallContacts, wall: u32, key: u32, c: &ContactOutput, u: DVec3, lever: DVec3, dt: f64) {
     out.force -= c.force_j;
     out.torque += c.torque_i;
     owned.push((key, c.history));
-    add_energies(out, c);
+    add_energies::<A>(out, c);
     // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
     out.works.wall_work -= c.force_j.dot(u) * dt;
     on_walls.push((wall, c.force_j, lever.cross(c.force_j) + c.torque_j));
 }
 
-fn add_energies(out: &mut Booking, c: &ContactOutput) {
+fn add_energies<const A: bool>(out: &mut Booking, c: &ContactOutput) {
     out.strain += c.strain;
-    out.surface += c.surface;
+    if A {
+        out.surface += c.surface;
+    }
     out.works.slip_work += c.slip_work;
     out.works.dashpot_work += c.dashpot_work;
     out.works.stiffness_work += c.stiffness_work;
