@@ -2,7 +2,8 @@
 //! `import_exact`): every particle's cumulative work (f64, exact), and the strain and contact
 //! count of its owned contacts in the last force pass, which an import would otherwise
 //! re-evaluate with Δt = 0 (equal only to rounding), and, where rolling work is booked, the
-//! spin of the last force pass (`State::previous_spin`). All arrays are in particle-id order.
+//! spin of the last force pass (`State::previous_spin`), and, with adhesion, each particle's
+//! surface energy and bond-break work (`ADHESION`). All arrays are in particle-id order.
 
 use super::CpuBackend;
 use crate::error::{Result, TalusError};
@@ -16,7 +17,8 @@ const CONTACTS: &str = "contacts";
 /// Raw array where rolling work is booked: per particle, the spin of the last force pass (3 f64).
 const PREVIOUS_SPIN: &str = "previous_spin";
 /// Raw array of a scene with adhesion: per particle, the surface energy of its owned contacts
-/// in the last force pass and its cumulative bond-break work (2 f64).
+/// in the last force pass and its cumulative bond-break work (2 f64). The GPU backend writes
+/// the same array (its f32 values widened), so the bond-break work crosses backends.
 const ADHESION: &str = "adhesion";
 
 impl CpuBackend {
@@ -47,7 +49,23 @@ impl CpuBackend {
             let o = &mut self.owners.works[self.state.index_of[u] as usize];
             [o.slip_work, o.dashpot_work, o.stiffness_work, o.wall_work] = *w;
         }
-        if exact.kind != KIND {
+        // the bond-break work of each particle, from either backend (the surface energy is
+        // the other backend's only to its precision: re-evaluated by the import's pass then)
+        let same_kind = exact.kind == KIND;
+        if let (false, Ok(bytes)) = (self.owners.adhesion.is_empty(), exact.raw(ADHESION)) {
+            let adhesion: Vec<[f64; 2]> = bytemuck::pod_collect_to_vec(bytes);
+            if adhesion.len() != n {
+                return Err(TalusError::Other(format!("the {} state's adhesion energies hold {} particles, not {n}", exact.kind, adhesion.len())));
+            }
+            for (u, [surface, bond_break]) in adhesion.iter().enumerate() {
+                let e = &mut self.owners.adhesion[self.state.index_of[u] as usize];
+                e.bond_break = *bond_break;
+                if same_kind {
+                    e.surface = *surface;
+                }
+            }
+        }
+        if !same_kind {
             return Ok(());
         }
         let strain: Vec<f64> = bytemuck::pod_collect_to_vec(exact.raw(STRAIN)?);
@@ -58,15 +76,6 @@ impl CpuBackend {
         for u in 0..n {
             let i = self.state.index_of[u] as usize;
             (self.owners.owned[i].strain, self.owners.contacts[i]) = (strain[u], contacts[u]);
-        }
-        if let (false, Ok(bytes)) = (self.owners.adhesion.is_empty(), exact.raw(ADHESION)) {
-            let adhesion: Vec<[f64; 2]> = bytemuck::pod_collect_to_vec(bytes);
-            if adhesion.len() != n {
-                return Err(TalusError::Other(format!("the CPU state's adhesion energies hold {} particles, not {n}", adhesion.len())));
-            }
-            for (u, [surface, bond_break]) in adhesion.iter().enumerate() {
-                self.owners.adhesion[self.state.index_of[u] as usize] = super::state::AdhesionEnergy { surface: *surface, bond_break: *bond_break };
-            }
         }
         // absent from a checkpoint without rolling work: the spins themselves stand in
         if let (false, Ok(bytes)) = (self.state.previous_spin.is_empty(), exact.raw(PREVIOUS_SPIN)) {
