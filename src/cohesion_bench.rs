@@ -48,6 +48,8 @@ pub const CONTACT_ANGLE: f64 = 0.2;
 pub const SWEEP_STEPS: u64 = 3000;
 /// Impact speeds as multiples of V_s.
 pub const IMPACT_FACTORS: [f64; 6] = [0.5, 0.8, 1.25, 2.0, 3.0, 5.0];
+/// The restitution rows' names, one per `IMPACT_FACTORS`.
+const IMPACT_LABELS: [&str; 6] = ["restitution at 0.5 V_s", "restitution at 0.8 V_s", "restitution at 1.25 V_s", "restitution at 2 V_s", "restitution at 3 V_s", "restitution at 5 V_s"];
 /// Time step of the impacts (s).
 pub const IMPACT_DT: f64 = 2e-6;
 
@@ -671,14 +673,7 @@ fn impacts(report: &mut Report, backends: &[&'static str], open: Opener) -> Resu
             if !stuck {
                 lost += j.impact_loss();
             }
-            let q = match f {
-                x if x == 0.5 => "restitution at 0.5 V_s",
-                x if x == 0.8 => "restitution at 0.8 V_s",
-                x if x == 1.25 => "restitution at 1.25 V_s",
-                x if x == 2.0 => "restitution at 2 V_s",
-                x if x == 3.0 => "restitution at 3 V_s",
-                _ => "restitution at 5 V_s",
-            };
+            let q = IMPACT_LABELS[k % IMPACT_FACTORS.len()];
             report.push(q, "jkr", wall, kind, e, theory, 1.0, TOL_IMPACT);
             report.point("impact", format!("{} ({kind})", geometry(wall)), kind, f, e);
             if f == 1.25 {
@@ -745,17 +740,9 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
         }
         let first = report.points.iter().find(|p| p.figure == name && p.series == "theory").map(|p| p.backend);
         let theory: Vec<(f64, f64)> = report.points.iter().filter(|p| p.figure == name && p.series == "theory" && Some(p.backend) == first).map(|p| (p.x, p.y)).collect();
-        let mut series: Vec<crate::plot::Series> = Vec::new();
-        for p in report.points.iter().filter(|p| p.figure == name && p.series != "theory") {
-            match series.iter_mut().find(|s| s.name == p.series) {
-                Some(s) => s.points.push((p.x, p.y)),
-                None => series.push(crate::plot::Series { name: p.series.clone(), points: vec![(p.x, p.y)] }),
-            }
-        }
         let file = format!("cohesion_{name}.png");
-        if !crate::plot::chart(&dir.join(&file), title, xl, yl, &theory, &series)? {
-            eprintln!("talus: no TrueType font found ({}): {file} has no text", crate::plot::FONT_PATHS[0]);
-        }
+        let points = report.points.iter().filter(|p| p.figure == name && p.series != "theory").map(|p| (p.series.clone(), p.x, p.y));
+        crate::plot::named_chart(&dir.join(&file), title, xl, yl, &theory, points)?;
         written.push(file);
     }
     Ok(written)
