@@ -605,7 +605,9 @@ fn capillary_sweeps(report: &mut Report, backends: &[&'static str], open: Opener
             let last = all.iter().rposition(|p| p.1 != 0.0).unwrap_or(0);
             // apart and bonded: gap S = −δ > 0
             let apart: Vec<(f64, f64)> = all[..=last].iter().filter(|p| p.0 < 0.0).map(|&(d, f)| (-d, f)).collect();
-            let dev = apart.iter().map(|&(s, f)| (f + capillary_force(wall, s)).abs()).fold(0.0, f64::max);
+            // in touch: Hertz less the force at contact; apart: Willett's
+            let theory = |d: f64| if d >= 0.0 { hertz(r_star(wall), d) - f0 } else { -capillary_force(wall, -d) };
+            let dev = all[..=last].iter().map(|&(d, f)| (f - theory(d)).abs()).fold(0.0, f64::max);
             report.push("bridge curve: max |F - F_W| (N)", "capillary", wall, kind, dev, 0.0, f0, TOL_CURVE);
             let at_contact = if apart.len() >= 2 { -extrapolate_zero(apart[0], apart[1]) } else { f64::NAN };
             report.push("force at contact (N)", "capillary", wall, kind, at_contact, f0, 0.0, TOL_STEP);
