@@ -659,16 +659,6 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
 /// The paper's curves with the rigid-body limits, from the first backend's points.
 fn figures(report: &Report, dir: &Path) -> Result<Vec<String>> {
     let Some(first) = report.points.first().map(|p| p.backend) else { return Ok(Vec::new()) };
-    let series = |fig: &str| -> Vec<crate::plot::Series> {
-        let mut out: Vec<crate::plot::Series> = Vec::new();
-        for p in report.points.iter().filter(|p| p.figure == fig && p.backend == first) {
-            match out.iter_mut().find(|s| s.name == p.model) {
-                Some(s) => s.points.push((p.x, p.y)),
-                None => out.push(crate::plot::Series { name: p.model.to_string(), points: vec![(p.x, p.y)] }),
-            }
-        }
-        out
-    };
     let jt = FRICTION * 2.0; // μ(1+e) with e = 1
     let angles: Vec<f64> = (1..=179).map(|k| 0.5 * k as f64).collect();
     let et = |a: f64| {
@@ -691,10 +681,8 @@ fn figures(report: &Report, dir: &Path) -> Result<Vec<String>> {
     let mut written = Vec::new();
     for (name, title, xl, yl, theory) in figs {
         let file = format!("{name}.png");
-        let with_text = crate::plot::chart(&dir.join(&file), title, xl, yl, &theory, &series(name))?;
-        if !with_text {
-            eprintln!("talus: no TrueType font found ({}): {file} has no text", crate::plot::FONT_PATHS[0]);
-        }
+        let points = report.points.iter().filter(|p| p.figure == name && p.backend == first).map(|p| (p.model.to_string(), p.x, p.y));
+        crate::plot::named_chart(&dir.join(&file), title, xl, yl, &theory, points)?;
         written.push(file);
     }
     Ok(written)

@@ -430,17 +430,6 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
     }
     crate::output::write_atomic(&dir.join("clumps_points.csv"), pts.as_bytes())?;
     let mut written = vec!["clumps.csv".to_string(), "clumps_points.csv".to_string()];
-    let series = |fig: &str| -> Vec<crate::plot::Series> {
-        let mut out: Vec<crate::plot::Series> = Vec::new();
-        for p in report.points.iter().filter(|p| p.figure == fig && p.series != "theory") {
-            let name = format!("{} ({})", p.series, p.backend);
-            match out.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.points.push((p.x, p.y)),
-                None => out.push(crate::plot::Series { name, points: vec![(p.x, p.y)] }),
-            }
-        }
-        out
-    };
     let figs: [(&str, &str, &str, &str); 2] = [
         ("torque_free", "Test 2: torque-free body (moments 1:2:3) flips about its intermediate axis", "time (s)", "body-frame spin (rad/s)"),
         ("incline", "Test 4: dumbbell rolling down a 20 deg incline (theory: a = g sin θ / (1 + I/(M r²)))", "time (s)", "centre speed down the slope (m/s)"),
@@ -450,9 +439,8 @@ pub fn write_outputs(report: &Report, dir: &Path) -> Result<Vec<String>> {
         // the theory line of the first backend that drew one
         let first = report.points.iter().find(|p| p.figure == name && p.series == "theory").map(|p| p.backend);
         let theory: Vec<(f64, f64)> = report.points.iter().filter(|p| p.figure == name && p.series == "theory" && Some(p.backend) == first).map(|p| (p.x, p.y)).collect();
-        if !crate::plot::chart(&dir.join(&file), title, xl, yl, &theory, &series(name))? {
-            eprintln!("talus: no TrueType font found ({}): {file} has no text", crate::plot::FONT_PATHS[0]);
-        }
+        let points = report.points.iter().filter(|p| p.figure == name && p.series != "theory").map(|p| (format!("{} ({})", p.series, p.backend), p.x, p.y));
+        crate::plot::named_chart(&dir.join(&file), title, xl, yl, &theory, points)?;
         written.push(file);
     }
     Ok(written)

@@ -9,6 +9,7 @@ pub mod bench_scene;
 pub mod checkpoint;
 pub mod chung_ooi;
 pub mod clump_bench;
+pub mod cohesion_bench;
 pub mod contact;
 pub mod cpu;
 pub mod error;

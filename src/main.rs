@@ -48,6 +48,8 @@ enum BenchmarkArg {
     /// Rigid clumps against analytic results: template mass properties, a torque-free flip,
     /// a tilted impact, rolling down an incline, free fall
     Clumps,
+    /// Adhesion (JKR, DMT, SJKR, SJKR2, capillary bridge) against analytic two-body results
+    Cohesion,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -105,7 +107,8 @@ enum Command {
     },
     /// Run the CPU and GPU backends side by side and compare them (docs/verification.md)
     /// With --benchmark chung-ooi: the eight impact tests of Chung & Ooi (2011) against theory;
-    /// with --benchmark clumps: rigid clumps against analytic results
+    /// with --benchmark clumps: rigid clumps against analytic results; with --benchmark
+    /// cohesion: the adhesion models against analytic two-body results
     Verify {
         /// Scene file (not with --benchmark)
         #[arg(required_unless_present = "benchmark")]
@@ -119,7 +122,7 @@ enum Command {
         /// Backends the benchmark runs on
         #[arg(long, value_enum, default_value_t = VerifyBackendArg::Both)]
         backend: VerifyBackendArg,
-        /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi or out/clumps]
+        /// Where the benchmark writes its CSV tables and PNG figures [default: out/chung-ooi, out/clumps or out/cohesion]
         #[arg(long)]
         out: Option<PathBuf>,
         /// Also write both backends' energies and their particles' distance at every checkpoint
@@ -359,6 +362,19 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             } else {
                 eprintln!("talus: {}", TalusError::Verify(format!("clumps: {} rows beyond tolerance", report.failures().len())));
+                Ok(ExitCode::from(1))
+            }
+        }
+        Command::Verify { scene: None, benchmark: Some(BenchmarkArg::Cohesion), backend, out, .. } => {
+            let report = talus::cohesion_bench::run_benchmark(verify_backends(backend), &talus::chung_ooi::open_backend)?;
+            print!("{}", report.table());
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join("cohesion"));
+            let files = talus::cohesion_bench::write_outputs(&report, &out)?;
+            println!("output: {} ({})", out.display(), files.join(", "));
+            if report.passed() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("talus: {}", TalusError::Verify(format!("cohesion: {} rows beyond tolerance", report.failures().len())));
                 Ok(ExitCode::from(1))
             }
         }

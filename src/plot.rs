@@ -109,6 +109,24 @@ pub fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(
     Ok(text)
 }
 
+/// `chart` of points named by series: each name (in order of first appearance) one series;
+/// says on stderr when no font was found (the PNG then has no text). The benchmarks' figures
+/// (`chung_ooi`, `clump_bench`, `cohesion_bench`).
+pub fn named_chart(path: &Path, title: &str, x_label: &str, y_label: &str, theory: &[(f64, f64)], points: impl IntoIterator<Item = (String, f64, f64)>) -> Result<()> {
+    let mut series: Vec<Series> = Vec::new();
+    for (name, x, y) in points {
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push((x, y)),
+            None => series.push(Series { name, points: vec![(x, y)] }),
+        }
+    }
+    if !chart(path, title, x_label, y_label, theory, &series)? {
+        let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
+        eprintln!("talus: no TrueType font found ({}): {file} has no text", FONT_PATHS[0]);
+    }
+    Ok(())
+}
+
 /// The energy chart of a run (`energy.png`, 900×700): above, every energy partition of
 /// `energy.csv` against time, as the change since the first row (gravitational, strain and the
 /// work terms only matter as differences): kinetic, gravitational, strain, dissipated (slip +
