@@ -47,6 +47,11 @@ const WINDOWS: &[Window] = &[
     // rigid clumps: the bodies' kinetic and potential energy, the components' contacts
     Window { scene: "tablet_pour", cpu_steps: None, gpu_steps: 4_000, limit: CLOSURE },
     Window { scene: "clump_drum", cpu_steps: Some(6_000), gpu_steps: 1_500, limit: CLOSURE },
+    // adhesion (JKR; Willett bridges): the surface energy and the energy of the bonds that
+    // broke are booked (`surface`, `bond_break`); the CPU window runs past the gate's opening
+    // (step 12,164) into the slump (the whole scenes: docs/measurements.md)
+    Window { scene: "cohesive_heap", cpu_steps: Some(20_000), gpu_steps: 1_500, limit: CLOSURE },
+    Window { scene: "wet_granules", cpu_steps: Some(20_000), gpu_steps: 1_500, limit: CLOSURE },
 ];
 
 fn scenes_dir() -> PathBuf {
