@@ -87,9 +87,13 @@ pub(super) fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, en
 
 impl Pipelines {
     /// Compile every pass; `mesh_walls` = false specialises the mesh-wall code of `forces` and
-    /// `wall_loads` away (override `MESH_WALLS`); the split arrays are cut as `split` says.
-    pub fn new(ctx: &GpuContext, mesh_walls: bool, split: &SplitLayout) -> Result<Self> {
+    /// `wall_loads` away (override `MESH_WALLS`); `adhesion` = true (a scene with adhesion)
+    /// switches on the adhesive code of `forces`, `wall_loads` and the work folds of `drift`
+    /// and `kick` (override `ADHESION`, `shader::ADHESION_OVERRIDE`); the split arrays are cut
+    /// as `split` says.
+    pub fn new(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Self> {
         let meshes = if mesh_walls { 1.0 } else { 0.0 };
+        let adhesive = if adhesion { 1.0 } else { 0.0 };
         let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split)?, name, "main", &[]) };
         let scan = module(ctx, "scan", split)?;
         let forces = module(ctx, "forces", split)?;
@@ -99,9 +103,9 @@ impl Pipelines {
         let incoming = module(ctx, "incoming", split)?;
         Ok(Pipelines {
             split: split.clone(),
-            drift: pipeline(ctx, &drift, "drift", "main", &[])?,
-            kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
-            kick: simple("kick")?,
+            drift: pipeline(ctx, &drift, "drift", "main", &[("ADHESION", adhesive)])?,
+            kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0), ("ADHESION", adhesive)])?,
+            kick: pipeline(ctx, &module(ctx, "kick", split)?, "kick", "main", &[("ADHESION", adhesive)])?,
             advance: simple("advance")?,
             grid_count: simple("grid_count")?,
             scan_blocks: pipeline(ctx, &scan, "scan_blocks", "scan_blocks", &[])?,
@@ -116,12 +120,12 @@ impl Pipelines {
             incoming_fill: pipeline(ctx, &incoming, "incoming_fill", "main", &[])?,
             incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("SORT", 1.0)])?,
             gather: simple("gather")?,
-            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes)])?,
-            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes)])?,
+            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
+            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             rehash: simple("rehash")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
-            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split)?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
+            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
             mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
             mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,

@@ -24,7 +24,10 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
         ("normal_viscous.wgsl", include_str!("../../shaders/contact/normal_viscous.wgsl")),
         ("hertz_mindlin.wgsl", include_str!("../../shaders/contact/hertz_mindlin.wgsl")),
         ("hertz_viscous.wgsl", include_str!("../../shaders/contact/hertz_viscous.wgsl")),
+        ("adhesion.wgsl", include_str!("../../shaders/contact/adhesion.wgsl")),
+        ("hertz_mindlin_adhesive.wgsl", include_str!("../../shaders/contact/hertz_mindlin_adhesive.wgsl")),
         ("model.wgsl", include_str!("../../shaders/contact/model.wgsl")),
+        ("adhesive.wgsl", include_str!("../../shaders/contact/adhesive.wgsl")),
     ]
 }
 
@@ -142,10 +145,17 @@ pub fn pass_module(name: &str, split: &SplitLayout) -> String {
     compose(&format!("{src}\n// ---- split arrays (gpu::split) ----\n{}", split_wgsl(split, pass_splits(name))))
 }
 
+/// The pipeline-overridable switch of a scene with adhesion, declared in every composed module
+/// (the passes that read it: `forces`, `wall_loads` and the work folds of `drift`, `kick`,
+/// `body_place`). `Pipelines::new` sets it true only where `Setup::has_adhesion`; false, the
+/// adhesive code is specialised away and a dry scene runs the code it ran before.
+pub const ADHESION_OVERRIDE: &str = "override ADHESION: bool = false;\n";
+
 /// constants + structs + contact files + common helpers + `pass_source`.
 pub fn compose(pass_source: &str) -> String {
     let mut s = String::new();
     s.push_str(&crate::layout::wgsl_constants());
+    s.push_str(ADHESION_OVERRIDE);
     s.push_str(&mesh_constants());
     for l in struct_layouts() {
         s.push_str(l.wgsl);
