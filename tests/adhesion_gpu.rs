@@ -108,3 +108,47 @@ fn ball_on_wall_alike_on_both_backends_with_each_adhesion() {
         compare(adhesion, &setup, 3000, 500, 0.05);
     }
 }
+
+/// A run split by a checkpoint while a capillary bridge holds the balls apart (step 2000 of
+/// 3000: a bonded-apart history record, positive surface energy): the resumed GPU run writes
+/// the same bytes as the whole one (the adhesion rows of `work_step` and `dissipation` travel
+/// in the checkpoint).
+#[test]
+fn gpu_run_split_while_bonded_apart_is_byte_identical() {
+    use talus::checkpoint::{Checkpoint, SceneRecord, CHECKPOINT_FILE};
+    use talus::run::{continue_run, open_backend, run_scene, BackendChoice, CheckpointOptions, RunOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("bridge.json");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"{{ "gravity": [0,0,0], "time_step": 5e-6, "duration": 0.03, "output": {{"every_steps": 250}}, "snapshot_every": 0, {SOFT},
+            "contacts": {{"default": {{"model": "hertz_mindlin", "coefficientRestitution": 0.5, "adhesion": "capillary", "liquid_volume": 1e-9, "surface_tension": 0.072, "contact_angle": 0.2}}}},
+            "particles": [ {{"position": [-0.01001,0,0], "radius": 0.01, "velocity": [0.05,0,0], "material": "soft"}},
+                           {{"position": [0.01001,0,0], "radius": 0.01, "velocity": [-0.05,0,0], "material": "soft"}} ] }}"#
+        ),
+    )
+    .unwrap();
+    let run = |steps: u64, out: &Path| {
+        let record = SceneRecord::read(&scene).unwrap();
+        let setup = talus::scene::parse_str(&record.text, &scene).unwrap();
+        let checkpoint = Some(CheckpointOptions::for_scene(record, &setup, None).unwrap());
+        let (mut backend, _) = open_backend(&setup, BackendChoice::Gpu).unwrap();
+        run_scene(&setup, backend.as_mut(), out, RunOptions { steps: Some(steps), checkpoint, ..Default::default() }).unwrap()
+    };
+    let (whole, part, rest) = (dir.path().join("whole"), dir.path().join("part"), dir.path().join("rest"));
+    run(3000, &whole);
+    run(2000, &part);
+    let file = part.join(CHECKPOINT_FILE);
+    let c = Checkpoint::read(&file).unwrap();
+    assert!(c.state.history.iter().any(|h| h.history.established == talus::contact::adhesion::BONDED_APART), "no bonded-apart contact at the split");
+    let setup = talus::resume::setup_of(&file, &c).unwrap();
+    let (mut backend, _) = talus::resume::open_at(&setup, &c, BackendChoice::Gpu).unwrap();
+    let checkpoint = Some(CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: None });
+    continue_run(&setup, backend.as_mut(), &rest, RunOptions { steps: Some(1000), checkpoint, ..Default::default() }, c.meta.run).unwrap();
+    let read = |p: &Path| std::fs::read(p).unwrap();
+    assert!(read(&whole.join("energy.csv")) == read(&rest.join("energy.csv")), "energy.csv differs between the whole run and the split one");
+    let (a, b) = (Checkpoint::read(&whole.join(CHECKPOINT_FILE)).unwrap(), Checkpoint::read(&rest.join(CHECKPOINT_FILE)).unwrap());
+    assert!(a.state == b.state && a.exact == b.exact, "final state differs");
+    assert!(a.exact.raw("adhesion").is_ok(), "the GPU state carries its adhesion energies for a CPU resume");
+}
