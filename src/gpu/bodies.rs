@@ -55,9 +55,9 @@ impl BodyPipelines {
     /// `adhesion`: the scene has adhesion (`body_place` folds the bond-break work too,
     /// override `ADHESION`).
     pub fn new(ctx: &GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
-        let kick = module(ctx, "body_kick", split)?;
-        let place = module(ctx, "body_place", split)?;
-        let list = module(ctx, "list_build_bodies", split)?;
+        let kick = module(ctx, "body_kick", split, adhesion)?;
+        let place = module(ctx, "body_place", split, adhesion)?;
+        let list = module(ctx, "list_build_bodies", split, adhesion)?;
         let mode = |m: &wgpu::ShaderModule, label: &str, k: u32| pipeline(ctx, m, label, "main", &[("MODE", k as f64)]);
         let place_mode = |label: &str, k: u32| pipeline(ctx, &place, label, "main", &[("MODE", k as f64), ("ADHESION", if adhesion { 1.0 } else { 0.0 })]);
         Ok(BodyPipelines {
@@ -67,7 +67,7 @@ impl BodyPipelines {
             place: [place_mode("body_place 0", 0)?, place_mode("body_place 1", 1)?, place_mode("body_place 2", 2)?],
             list_count: pipeline(ctx, &list, "list_count (bodies)", "main", &[])?,
             list_fill: pipeline(ctx, &list, "list_fill (bodies)", "main", &[("FILL", 1.0)])?,
-            reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split)?, "reduce_energy (bodies)", "main", &[])?,
+            reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split, adhesion)?, "reduce_energy (bodies)", "main", &[])?,
         })
     }
 }
