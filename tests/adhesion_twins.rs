@@ -59,7 +59,7 @@ fn random_case(rng: &mut Pcg64) -> Case {
     // gaps on the scale of the pair's adhesion: around the JKR break, across a bridge, or
     // overlaps up to 2 % of the radius
     let break_gap = jkr_break_gap(0.5 * r_bar, jkr_beta(p.surface_energy, p.e_star()));
-    let mut gap_like = |rng: &mut Pcg64, r: f64| -> f64 {
+    let gap_like = |rng: &mut Pcg64, r: f64| -> f64 {
         f(match rng.random_range(0..4) {
             0 => rng.random_range(-1.5..8.0) * break_gap,
             1 => rng.random_range(-0.2..1.3) * capillary_rupture_gap(&p),
