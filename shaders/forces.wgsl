@@ -11,7 +11,9 @@
 @group(0) @binding(2) var<storage, read> pos_offset: array<vec4<f32>>;
 // Per workgroup of WORKGROUP_SIZE particles: the slip, dashpot, stiffness and wall work of the
 // contacts they own in this step (the next `kick_drift` or `kick` folds it into the workgroup's
-// Kahan pairs, `work_fold.wgsl`).
+// Kahan pairs, `work_fold.wgsl`). With ADHESION it holds twice as many rows: row
+// n_groups + wg is the workgroup's (surface energy of this pass, bond-break work of this step,
+// 0, 0) (`adhesion_row`).
 @group(0) @binding(3) var<storage, read_write> work_step: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(5) var<storage, read> walls: array<WallGpu>;
@@ -64,6 +66,8 @@ struct Gathered {
     stiffness_work: f32,
     wall_work: f32,
     contacts: u32,
+    surface: f32,       // ADHESION: surface energy of the owned contacts
+    bond_break: f32,    // ADHESION: energy of the owned bonds that broke in this step
 }
 
 // The owner's share of a contact: force, torque, energies, count.
@@ -72,6 +76,9 @@ fn add_owned(out: ptr<function, Gathered>, c: ContactOutput) {
     (*out).torque = (*out).torque + c.torque_i;
     (*out).strain = (*out).strain + c.strain;
     (*out).contacts = (*out).contacts + 1u;
+    if (ADHESION) {
+        (*out).surface = (*out).surface + c.surface;
+    }
     if (WRITE_HISTORY) {
         (*out).slip_work = (*out).slip_work + c.slip_work;
         (*out).dashpot_work = (*out).dashpot_work + c.dashpot_work;
@@ -86,6 +93,15 @@ fn add_ended(out: ptr<function, Gathered>, work: vec3<f32>) {
         (*out).dashpot_work = (*out).dashpot_work + work.x;
         (*out).slip_work = (*out).slip_work + work.y;
         (*out).stiffness_work = (*out).stiffness_work + work.z;
+    }
+}
+
+// The same for a contact of a scene with adhesion (ended_adhesive_work: dashpot, slip,
+// stiffness, bond break).
+fn add_ended_adhesive(out: ptr<function, Gathered>, work: vec4<f32>) {
+    add_ended(out, work.xyz);
+    if (ADHESION && WRITE_HISTORY) {
+        (*out).bond_break = (*out).bond_break + work.w;
     }
 }
 
@@ -133,16 +149,34 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
                 g.previous_spin_j = motion_at(MOTION_ROWS * j + 2u).xyz;
             }
-            touching = touching && contact_active(p, g);
             var h = HistoryGpu();
-            if (was_active) {
-                h = record_history(slot_read_at(k));
+            if (ADHESION) {
+                // a bond holds to the pair's tensile range (bonded_active, which reads the
+                // record); within the list's reach (sim.max_rgap covers that range)
+                if (was_active) {
+                    h = record_history(slot_read_at(k));
+                }
+                touching = touching && bonded_active(p, g, h);
+            } else {
+                touching = touching && contact_active(p, g);
+                if (was_active) {
+                    h = record_history(slot_read_at(k));
+                }
             }
             if (!touching && was_active) {
-                add_ended(&out, ended_contact_work(p, g, h, sim.dt));
+                if (ADHESION) {
+                    add_ended_adhesive(&out, ended_adhesive_work(p, g, h, sim.dt));
+                } else {
+                    add_ended(&out, ended_contact_work(p, g, h, sim.dt));
+                }
             }
             if (touching) {
-                let c = contact_force(p, g, h, sim.dt);
+                var c: ContactOutput;
+                if (ADHESION) {
+                    c = adhesive_contact_force(p, g, h, sim.dt);
+                } else {
+                    c = contact_force(p, g, h, sim.dt);
+                }
                 add_owned(&out, c);
                 if (WRITE_HISTORY) {
                     slot_write_put(k, history_record(c.history));
@@ -170,7 +204,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
         let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
         if (!wc.touching) {
-            add_ended(&out, wc.ended);
+            add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
             continue;
         }
         check_overlap(i, wc.depth, oi.w);
@@ -192,7 +226,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
             let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
             if (!wc.touching) {
-                add_ended(&out, wc.ended);
+                add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
                 continue;
             }
             check_overlap(i, wc.depth, oi.w);
@@ -204,18 +238,23 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     force_put(2u * i, vec4<f32>(out.force, out.strain));
     // w: the number of contacts i owns (for the contact count of the energy reduction)
     force_put(2u * i + 1u, vec4<f32>(out.torque, f32(out.contacts)));
+    adhesion_energy = vec2<f32>(out.surface, out.bond_break);
     return vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
 }
 
 var<workgroup> work_sum: array<vec4<f32>, WORKGROUP_SIZE>;
+// ADHESION: the (surface energy, bond-break work) of the particle owned_contacts last ran for.
+var<private> adhesion_energy: vec2<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let i = linear_index(gid, nwg);
     var work = vec4<f32>(0.0);
+    adhesion_energy = vec2<f32>(0.0);
     if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
         work = owned_contacts(i);
     }
+    let wg = i / WORKGROUP_SIZE;
     if (WRITE_HISTORY) {
         // the workgroup's work, summed in a fixed tree order (particle ids only)
         work_sum[lid.x] = work;
@@ -225,9 +264,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 work_sum[lid.x] = work_sum[lid.x] + work_sum[lid.x + s];
             }
         }
-        let wg = i / WORKGROUP_SIZE;
         if (lid.x == 0u && wg < arrayLength(&work_step)) {
             work_step[wg] = work_sum[0];
+        }
+    }
+    if (ADHESION) {
+        // the surface energy and bond-break work, summed the same way into the adhesion row
+        // (the initial evaluation writes its surface energy and no work)
+        workgroupBarrier();
+        work_sum[lid.x] = vec4<f32>(adhesion_energy, 0.0, 0.0);
+        for (var s = WORKGROUP_SIZE / 2u; s > 0u; s = s / 2u) {
+            workgroupBarrier();
+            if (lid.x < s) {
+                work_sum[lid.x] = work_sum[lid.x] + work_sum[lid.x + s];
+            }
+        }
+        let n_groups = arrayLength(&work_step) / 2u;
+        if (lid.x == 0u && wg < n_groups) {
+            work_step[n_groups + wg] = work_sum[0];
         }
     }
 }

@@ -13,6 +13,17 @@ struct WallContact {
     lever: vec3<f32>,   // that surface point − the wall's load point
     depth: f32,         // overlap δ = r − centre distance
     ended: vec3<f32>,   // not touching, but active in the previous step: ended_contact_work
+    broken: f32,        // ADHESION: that contact's bond-break work (ended_adhesive_work.w)
+}
+
+// The largest gap at which a ball of radius r can act on a surface of pair p: g_r, or with
+// adhesion the larger tensile range of a bond (R̄ = 2r; twin of the CPU's mesh reach in
+// `mesh_contacts`).
+fn contact_gap(p: PairParamsGpu, r: f32) -> f32 {
+    if (ADHESION) {
+        return max(p.rgap, tensile_range(p, 2.0 * r));
+    }
+    return p.rgap;
 }
 
 // Wall w at time index t (steps since t = 0): row t − wall_time0 of the table the host
@@ -35,15 +46,32 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
         g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
     }
     let h = hash_lookup(i, key, read_epoch);
-    if (!contact_active(p, g)) {
+    // with adhesion a bond holds to the pair's tensile range (bonded_active; R̄ = 2r)
+    var acting: bool;
+    if (ADHESION) {
+        acting = bonded_active(p, g, h);
+    } else {
+        acting = contact_active(p, g);
+    }
+    if (!acting) {
         if (h.established != 0.0) {
-            out.ended = ended_contact_work(p, g, h, sim.dt);
+            if (ADHESION) {
+                let ended = ended_adhesive_work(p, g, h, sim.dt);
+                out.ended = ended.xyz;
+                out.broken = ended.w;
+            } else {
+                out.ended = ended_contact_work(p, g, h, sim.dt);
+            }
         }
         return out;
     }
     out.touching = true;
     out.depth = oi.w - s;
-    out.c = contact_force(p, g, h, sim.dt);
+    if (ADHESION) {
+        out.c = adhesive_contact_force(p, g, h, sim.dt);
+    } else {
+        out.c = contact_force(p, g, h, sim.dt);
+    }
     out.u = u;
     return out;
 }
@@ -53,7 +81,7 @@ fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi:
     let n_w = wall.normal.xyz;
     let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
     let p = pairs[u32(bi.w) * sim.n_materials + u32(wall.block.w)];
-    let reach = (oi.w + max(p.rgap, 0.0)) * 1.001;
+    let reach = (oi.w + max(contact_gap(p, oi.w), 0.0)) * 1.001;
     // the surface point under the ball's centre, relative to the rotation centre
     let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
     let u = wall.velocity.xyz + cross(wall.omega.xyz, from_center);
@@ -82,7 +110,7 @@ fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>) -> Mes
     var out: MeshBall;
     let h = mesh_header(m);
     out.p = pairs[u32(bi.w) * sim.n_materials + h.material];
-    let contact_reach = (oi.w + max(out.p.rgap, 0.0)) * MESH_REACH_SLACK;
+    let contact_reach = (oi.w + max(contact_gap(out.p, oi.w), 0.0)) * MESH_REACH_SLACK;
     out.view = mesh_view(m, h, t, bi, oi, contact_reach);
     let reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);
     let range = mesh_candidates(out.view);

@@ -35,6 +35,8 @@ fn every_composed_pass_validates() {
         // one part each: at most the 16 storage buffers every adapter grants
         // (`context::STORAGE_BUFFERS_NEEDED`)
         assert!(storage_bindings(&whole) <= 16, "pass `{name}` binds {} storage buffers", storage_bindings(&whole));
+        // a dry scene's module (the adhesion files left out, their stubs in their place)
+        validate(name, &talus::gpu::shader::pass_module_for(name, &one, false));
         let parts = validate(name, &pass_module(name, &cut));
         assert_eq!(storage_bindings(&parts), storage_bindings(&whole) + cut.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
     }

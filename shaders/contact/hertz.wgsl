@@ -14,10 +14,10 @@ fn hertz_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     var history = HistoryGpu(shear.fs, -normal.fn_h, 0.0, 1.0, shear.compliance, 0.0, vec3<f32>(0.0), 0.0);
     let strain = strain_energy(p, normal, shear.fs, shear.compliance);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0, 0.0);
     }
     history.dashpot = dashpot_history(g, damp);
     let work = dashpot_work(g, damp, h, dt);
     let stepping = normal_step_work(g, power_spring(normal.h_n, p.hz_alpha, previous_overlap(p, g, dt)), spring(normal, p.hz_alpha), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, shear.stiffness_work + stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, shear.stiffness_work + stepping, 0.0);
 }

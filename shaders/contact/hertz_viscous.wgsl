@@ -17,11 +17,11 @@ fn hertz_viscous_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     var history = HistoryGpu(shear.spring, fn_mag, 0.0, 1.0, shear.compliance, 0.0, vec3<f32>(0.0), 0.0);
     let strain = normal.strain + shear.strain;
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0, 0.0);
     }
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
     history.dashpot = dashpot_history(g, damp);
     let work = dashpot_work(g, damp, h, dt);
     let stepping = normal_step_work(g, power_spring(normal.k_n0, 1.5, previous_overlap(p, g, dt)), vec2<f32>(-normal.fn_e, normal.strain), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping, 0.0);
 }

@@ -20,12 +20,12 @@ fn hooke_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -
     var history = HistoryGpu(shear.fs, -normal.fn_total, v_impact, 1.0, shear.compliance, 0.0, vec3<f32>(0.0), 0.0);
     let strain = hooke_strain_energy(normal.k_n, normal.overlap, shear.fs, shear.compliance);
     if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) != 0u) {
-        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0);
+        return ContactOutput(force_j, strain, torque_i, 0.0, torque_j, 0.0, history, 0.0, 0.0);
     }
     history.dashpot = dashpot_history(g, damp);
     let work = dashpot_work(g, damp, h, dt);
     // k_t is constant over a contact's life: its spring never changes stiffness; the normal
     // spring's stepping work comes only from the steps a contact begins and ends
     let stepping = normal_step_work(g, power_spring(normal.k_n, 1.0, previous_overlap(p, g, dt)), vec2<f32>(-normal.fn_spring, 0.5 * normal.k_n * normal.overlap * normal.overlap), dt);
-    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, stepping);
+    return ContactOutput(force_j, strain, torque_i, shear.slip_work, torque_j, work, history, stepping, 0.0);
 }

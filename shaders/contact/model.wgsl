@@ -11,6 +11,7 @@ struct ContactOutput {
     dashpot_work: f32,      // dashpot work this step, eq (17)
     history: HistoryGpu,    // history for the next step
     stiffness_work: f32,    // energy the shear spring lost to its stiffness change this step
+    surface: f32,           // surface energy of the contact's adhesion, U_a (zero at touch); 0 dry
 }
 
 // One step of an active contact with the model of its material pair.

@@ -38,6 +38,8 @@ use crate::model::body::Bodies;
 /// The body passes' pipelines, for split arrays cut as `split` says.
 pub struct BodyPipelines {
     pub split: SplitLayout,
+    /// Compiled for a scene with adhesion (`Buffers::adhesion`).
+    pub adhesion: bool,
     /// `body_kick` by MODE (shaders/body/kick.wgsl).
     pub kick: [wgpu::ComputePipeline; 4],
     /// `body_place` by MODE (shaders/body/place.wgsl).
@@ -50,18 +52,22 @@ pub struct BodyPipelines {
 }
 
 impl BodyPipelines {
-    pub fn new(ctx: &GpuContext, split: &SplitLayout) -> Result<Self> {
-        let kick = module(ctx, "body_kick", split)?;
-        let place = module(ctx, "body_place", split)?;
-        let list = module(ctx, "list_build_bodies", split)?;
+    /// `adhesion`: the scene has adhesion (`body_place` folds the bond-break work too,
+    /// override `ADHESION`).
+    pub fn new(ctx: &GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
+        let kick = module(ctx, "body_kick", split, adhesion)?;
+        let place = module(ctx, "body_place", split, adhesion)?;
+        let list = module(ctx, "list_build_bodies", split, adhesion)?;
         let mode = |m: &wgpu::ShaderModule, label: &str, k: u32| pipeline(ctx, m, label, "main", &[("MODE", k as f64)]);
+        let place_mode = |label: &str, k: u32| pipeline(ctx, &place, label, "main", &[("MODE", k as f64), ("ADHESION", if adhesion { 1.0 } else { 0.0 })]);
         Ok(BodyPipelines {
             split: split.clone(),
+            adhesion,
             kick: [mode(&kick, "body_kick 0", 0)?, mode(&kick, "body_kick 1", 1)?, mode(&kick, "body_kick 2", 2)?, mode(&kick, "body_kick 3", 3)?],
-            place: [mode(&place, "body_place 0", 0)?, mode(&place, "body_place 1", 1)?, mode(&place, "body_place 2", 2)?],
+            place: [place_mode("body_place 0", 0)?, place_mode("body_place 1", 1)?, place_mode("body_place 2", 2)?],
             list_count: pipeline(ctx, &list, "list_count (bodies)", "main", &[])?,
             list_fill: pipeline(ctx, &list, "list_fill (bodies)", "main", &[("FILL", 1.0)])?,
-            reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split)?, "reduce_energy (bodies)", "main", &[])?,
+            reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split, adhesion)?, "reduce_energy (bodies)", "main", &[])?,
         })
     }
 }
@@ -183,9 +189,9 @@ impl GpuBodies {
             q.write_buffer(&buffers.state, 0, bytemuck::cast_slice(&state));
             q.write_buffer(&buffers.comp, 0, bytemuck::cast_slice(&comp));
         }
-        let pipelines = match pipelines.filter(|p| p.split == b.split) {
+        let pipelines = match pipelines.filter(|p| p.split == b.split && p.adhesion == b.adhesion) {
             Some(p) => p,
-            None => Arc::new(BodyPipelines::new(ctx, &b.split)?),
+            None => Arc::new(BodyPipelines::new(ctx, &b.split, b.adhesion)?),
         };
         let groups = BodyGroups::new(&ctx.device, &pipelines, b, &buffers);
         Ok(GpuBodies { host: bodies.clone(), buffers, pipelines, groups })
@@ -194,8 +200,8 @@ impl GpuBodies {
     /// After the particle buffers were replaced or re-cut: pipelines for their split layout and
     /// new bind groups.
     pub fn refresh(&mut self, ctx: &GpuContext, b: &Buffers) -> Result<()> {
-        if self.pipelines.split != b.split {
-            self.pipelines = Arc::new(BodyPipelines::new(ctx, &b.split)?);
+        if self.pipelines.split != b.split || self.pipelines.adhesion != b.adhesion {
+            self.pipelines = Arc::new(BodyPipelines::new(ctx, &b.split, b.adhesion)?);
         }
         self.groups = BodyGroups::new(&ctx.device, &self.pipelines, b, &self.buffers);
         Ok(())

@@ -32,7 +32,10 @@ pub struct Buffers {
     /// dashpot, stiffness and wall work of the contacts its particles own (`work_fold.wgsl`).
     pub dissipation: wgpu::Buffer,
     /// Per workgroup: that work in the last force pass (vec4<f32>), folded by the next kick.
+    /// With adhesion (`adhesion`) both hold a second part (`adhesion_rows`).
     pub work_step: wgpu::Buffer,
+    /// The scene has adhesion: `work_step` and `dissipation` hold the adhesion rows.
+    pub adhesion: bool,
     /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
@@ -103,6 +106,25 @@ pub const SHARE: u64 = std::mem::size_of::<PairShare>() as u64;
 
 /// Workgroups of a one-particle-per-thread pass over `n` particles (at least 1): the force
 /// pass sums the work per workgroup.
+/// (work_step rows, dissipation Kahan pairs) per workgroup of a scene with adhesion or
+/// without: with, `work_step` holds after the `n_groups` work rows one adhesion row per
+/// workgroup (surface energy of the last force pass, bond-break work of its step, 0, 0), and
+/// `dissipation` after its `DISSIPATION_PARTS × n_groups` pairs one more per workgroup, the
+/// bond-break work (shaders/forces.wgsl, work_fold.wgsl). Without, the buffers are as ever.
+pub fn adhesion_rows(adhesion: bool) -> (u64, u64) {
+    let a = adhesion as u64;
+    (1 + a, crate::layout::consts::DISSIPATION_PARTS as u64 + a)
+}
+
+/// Bytes `adhesion_rows` adds to the buffers of `n_particles` (none without adhesion).
+pub fn adhesion_planned_bytes(n_particles: u32, adhesion: bool) -> u64 {
+    if !adhesion {
+        return 0;
+    }
+    let groups = work_groups(n_particles);
+    16 * groups + 8 * groups
+}
+
 pub fn work_groups(n: u32) -> u64 {
     (n as u64).div_ceil(crate::layout::consts::WORKGROUP_SIZE as u64).max(1)
 }
@@ -177,7 +199,7 @@ impl Buffers {
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
     /// `cap_bytes`: the most bytes of one binding (`split::binding_cap`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool) -> Result<Self> {
         let n = n_particles.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
@@ -186,7 +208,8 @@ impl Buffers {
         let hash_bytes = 2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let slots = list_capacity.max(1) as u64;
         let groups = work_groups(n_particles);
-        let dissipation_bytes = 8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups;
+        let (step_rows, work_pairs) = adhesion_rows(adhesion);
+        let dissipation_bytes = 8 * work_pairs * groups;
         let split = SplitLayout::new(cap_bytes, n, slots);
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(n, slots), &split, usage);
         Ok(Buffers {
@@ -197,7 +220,8 @@ impl Buffers {
             motion: sb("motion", Split::Motion, STATE)?,
             force: sb("force", Split::Force, STATE)?,
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
-            work_step: b("work_step", 16 * groups, STATE)?,
+            work_step: b("work_step", 16 * step_rows * groups, STATE)?,
+            adhesion,
             image: b("image", v4, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,

@@ -12,7 +12,7 @@
 //! reads), and a CPU state's per-particle sums become one Kahan pair (sum, compensation) per
 //! workgroup.
 
-use super::buffers::work_groups;
+use super::buffers::{adhesion_rows, work_groups};
 use super::readback::{read_sources, Source};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
@@ -25,6 +25,10 @@ pub const KIND: &str = "gpu";
 /// The raw arrays by name, in `raw_buffers` order.
 const RAW: [&str; 7] = ["pos_block", "pos_offset", "motion", "force", "image", "dissipation", "work_step"];
 
+/// The CPU's raw array of a scene with adhesion (`cpu::checkpoint`): per particle, the surface
+/// energy of the last force pass and the cumulative bond-break work (2 f64).
+const ADHESION: &str = "adhesion";
+
 /// The raw body arrays (`gpu::bodies`), present where the scene has rigid bodies.
 const BODY_RAW: [&str; 2] = ["body_int", "body_state"];
 
@@ -33,14 +37,16 @@ impl GpuBackend {
     fn raw_buffers(&self) -> [Source<'_>; 7] {
         let b = &self.buffers;
         let (n, groups) = (b.n_particles as u64, work_groups(b.n_particles));
+        // with adhesion both work buffers hold their adhesion rows too (`adhesion_rows`)
+        let (step_rows, work_pairs) = adhesion_rows(b.adhesion);
         [
             Source::Whole(&b.pos_block, 16 * n),
             Source::Whole(&b.pos_offset, 16 * n),
             Source::Split(&b.motion, MOTION_ROWS as u64 * n),
             Source::Split(&b.force, 2 * n),
             Source::Whole(&b.image, 16 * n),
-            Source::Whole(&b.dissipation, 8 * DISSIPATION_PARTS as u64 * groups),
-            Source::Whole(&b.work_step, 16 * groups),
+            Source::Whole(&b.dissipation, 8 * work_pairs * groups),
+            Source::Whole(&b.work_step, 16 * step_rows * groups),
         ]
     }
 
@@ -56,7 +62,13 @@ impl GpuBackend {
                 sum as f64 - compensation as f64
             });
         }
+        let adhesion = self.buffers.adhesion.then(|| adhesion_per_particle(&data[6], &data[5], n));
         let mut raw: Vec<(String, Vec<u8>)> = RAW.iter().zip(data).map(|(name, bytes)| (name.to_string(), bytes)).collect();
+        if let Some(adhesion) = adhesion {
+            // the CPU's array (`cpu::checkpoint`, "adhesion"): each workgroup's sums on its first
+            // particle, for a resume on the CPU; a GPU resume reads `work_step` and `dissipation`
+            raw.push((ADHESION.to_string(), bytemuck::cast_slice(&adhesion).to_vec()));
+        }
         if let Some(bd) = &self.bodies {
             // the rigid bodies as the device holds them (`gpu::bodies`): centre, q, v, L and the
             // last totals, so a resume continues bit for bit
@@ -125,8 +137,40 @@ impl GpuBackend {
             .collect();
         q.write_buffer(&self.buffers.dissipation, 0, bytemuck::cast_slice(&pairs));
         q.write_buffer(&self.buffers.work_step, 0, &vec![0u8; 16 * work_groups(n as u32) as usize]);
+        if self.buffers.adhesion {
+            // a state with the CPU's adhesion energies ("adhesion", per particle: surface of the
+            // last pass, cumulative bond break): per workgroup into the adhesion rows
+            let groups = work_groups(n as u32) as usize;
+            let per_particle: Vec<[f64; 2]> = match exact.raw(ADHESION) {
+                Ok(bytes) => bytemuck::pod_collect_to_vec(bytes),
+                Err(_) => vec![[0.0; 2]; n],
+            };
+            if per_particle.len() != n {
+                return Err(TalusError::Other(format!("the {} state's adhesion energies hold {} particles, not {n}", exact.kind, per_particle.len())));
+            }
+            let sums: Vec<[f64; 2]> = per_particle.chunks(WORKGROUP_SIZE as usize).map(|g| [g.iter().map(|a| a[0]).sum(), g.iter().map(|a| a[1]).sum()]).collect();
+            let rows: Vec<[f32; 4]> = sums.iter().map(|s| [s[0] as f32, 0.0, 0.0, 0.0]).collect();
+            let broken: Vec<[f32; 2]> = sums.iter().map(|s| [s[1] as f32, ((s[1] as f32) as f64 - s[1]) as f32]).collect();
+            q.write_buffer(&self.buffers.work_step, 16 * groups as u64, bytemuck::cast_slice(&rows));
+            q.write_buffer(&self.buffers.dissipation, 8 * DISSIPATION_PARTS as u64 * groups as u64, bytemuck::cast_slice(&broken));
+        }
         Ok(())
     }
+}
+
+/// The adhesion energies per particle as the CPU keeps them (`ADHESION`), from the raw
+/// `work_step` and `dissipation` of a scene with adhesion: each workgroup's surface energy and
+/// bond-break work on its first particle.
+fn adhesion_per_particle(work_step: &[u8], dissipation: &[u8], n: usize) -> Vec<[f64; 2]> {
+    let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(work_step);
+    let pairs: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(dissipation);
+    let groups = rows.len() / 2;
+    let mut out = vec![[0.0f64; 2]; n];
+    for (g, first) in (0..n).step_by(WORKGROUP_SIZE as usize).enumerate() {
+        let [sum, compensation] = pairs[DISSIPATION_PARTS as usize * groups + g];
+        out[first] = [rows[groups + g][0] as f64, sum as f64 - compensation as f64];
+    }
+    out
 }
 
 const _: () = assert!(MOTION_ROWS == 3, "with_previous_spin widens to three rows");

@@ -54,6 +54,11 @@ impl GpuBackend {
             e.wall_work += p.b[3] as f64;
             count += p.c[0] as u64;
         }
+        if self.buffers.adhesion {
+            let (surface, bond_break) = self.adhesion_energies()?;
+            e.surface = surface;
+            e.bond_break = bond_break;
+        }
         if self.bodies.is_some() {
             // the bodies' kinetic and gravitational energy, in f64 body by body (the
             // components' rows above carry none of it)
@@ -63,5 +68,19 @@ impl GpuBackend {
             e.gravitational += g;
         }
         Ok((e, count))
+    }
+
+    /// A scene with adhesion: (surface energy of the last force pass, bond-break work since the
+    /// start), from the adhesion rows of `work_step` and the bond-break Kahan pairs of
+    /// `dissipation` (`buffers::adhesion_rows`), added in f64 in workgroup order.
+    fn adhesion_energies(&self) -> Result<(f64, f64)> {
+        let groups = super::buffers::work_groups(self.buffers.n_particles);
+        let parts = crate::layout::consts::DISSIPATION_PARTS as u64;
+        let bytes = read_buffers(&self.ctx, &[(&self.buffers.work_step, 32 * groups), (&self.buffers.dissipation, 8 * (parts + 1) * groups)])?;
+        let rows: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+        let pairs: &[[f32; 2]] = bytemuck::cast_slice(&bytes[1]);
+        let surface = rows[groups as usize..].iter().map(|r| r[0] as f64).sum();
+        let bond_break = pairs[(parts * groups) as usize..].iter().map(|[sum, compensation]| *sum as f64 - *compensation as f64).sum();
+        Ok((surface, bond_break))
     }
 }

@@ -149,9 +149,9 @@ impl GpuBackend {
         if n as u64 > cap_bytes / 16 {
             return Err(TalusError::Device(format!("{n} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
         }
-        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone(), cap_bytes)?;
+        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
         if self.pipelines.split != self.buffers.split {
-            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), &self.buffers.split)?;
+            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
         }
         self.write_rebuild_table();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);

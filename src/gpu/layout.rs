@@ -180,8 +180,16 @@ gpu_struct! {
     }
 }
 
+/// `HistoryRecord::normal_force` of a bonded contact whose surfaces are apart
+/// (`History::established` = `BONDED_APART`): no model stores a negative |F_n|, so the record
+/// needs no `established` field (shaders/history_record.wgsl maps it the same way).
+pub const BONDED_APART_RECORD: f32 = -1.0;
+
 impl From<&History> for HistoryRecord {
     fn from(h: &History) -> Self {
+        if h.established == crate::contact::adhesion::BONDED_APART {
+            return HistoryRecord { normal_force: BONDED_APART_RECORD, ..Default::default() };
+        }
         HistoryRecord {
             shear_x: h.shear.x as f32,
             shear_y: h.shear.y as f32,
@@ -198,6 +206,9 @@ impl From<&History> for HistoryRecord {
 
 impl From<&HistoryRecord> for History {
     fn from(r: &HistoryRecord) -> Self {
+        if r.normal_force < 0.0 {
+            return History { established: crate::contact::adhesion::BONDED_APART, ..History::NEW };
+        }
         History {
             shear: glam::DVec3::new(r.shear_x as f64, r.shear_y as f64, r.shear_z as f64),
             normal_force: r.normal_force as f64,

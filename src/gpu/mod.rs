@@ -174,9 +174,6 @@ impl GpuBackend {
     /// Upload `setup` to the process's shared device (the preferred adapter, opened and its
     /// pipelines compiled on first use; `gpu::shared`).
     pub fn new(setup: &Setup, opts: GpuOptions) -> Result<Self> {
-        if setup.has_adhesion() {
-            return Err(TalusError::Other("adhesion runs on the CPU backend only so far (issue 33: the GPU twins are being built); run with --backend cpu".into()));
-        }
         Self::build(shared::shared_context()?, true, setup, opts)
     }
 
@@ -188,11 +185,11 @@ impl GpuBackend {
 
     /// The pipelines for arrays cut as `split` says: the process's shared ones, or compiled
     /// for this backend alone.
-    fn pipelines_for(ctx: &GpuContext, shared: bool, mesh_walls: bool, split: &split::SplitLayout) -> Result<std::sync::Arc<Pipelines>> {
+    fn pipelines_for(ctx: &GpuContext, shared: bool, mesh_walls: bool, adhesion: bool, split: &split::SplitLayout) -> Result<std::sync::Arc<Pipelines>> {
         if shared {
-            shared::shared_pipelines(mesh_walls, split)
+            shared::shared_pipelines(mesh_walls, adhesion, split)
         } else {
-            Ok(std::sync::Arc::new(Pipelines::new(ctx, mesh_walls, split)?))
+            Ok(std::sync::Arc::new(Pipelines::new(ctx, mesh_walls, adhesion, split)?))
         }
     }
 
@@ -227,11 +224,13 @@ impl GpuBackend {
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
+        let adhesion = setup.has_adhesion();
+        planned += buffers::adhesion_planned_bytes(n, adhesion);
         check_fits(n, planned, list_capacity, ctx.memory, cap_bytes, &ctx.describe())?;
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes)?;
+        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;

@@ -1,7 +1,7 @@
 //! Every compiled compute pipeline (auto bind-group layouts, group 0).
 
 use super::context::GpuContext;
-use super::shader::{pass_module, pass_splits};
+use super::shader::{pass_module_for, pass_splits};
 use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
 
@@ -45,7 +45,8 @@ pub struct Pipelines {
     pub mesh_sort: wgpu::ComputePipeline,
 }
 
-pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Result<wgpu::ShaderModule> {
+/// The named pass compiled for a scene with adhesion or a dry one (`shader::compose_for`).
+pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout, adhesion: bool) -> Result<wgpu::ShaderModule> {
     // the pass's storage bindings: at most 16 in one part (`context::STORAGE_BUFFERS_NEEDED`), one more per extra part
     let extra = split.extra_bindings(pass_splits(name));
     // storage buffers, and all buffers of a stage with the pass's one uniform
@@ -57,7 +58,7 @@ pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout) -> Resul
             split.cap_bytes
         )));
     }
-    let src = pass_module(name, split);
+    let src = pass_module_for(name, split, adhesion);
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let m = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(name),
@@ -87,21 +88,25 @@ pub(super) fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, en
 
 impl Pipelines {
     /// Compile every pass; `mesh_walls` = false specialises the mesh-wall code of `forces` and
-    /// `wall_loads` away (override `MESH_WALLS`); the split arrays are cut as `split` says.
-    pub fn new(ctx: &GpuContext, mesh_walls: bool, split: &SplitLayout) -> Result<Self> {
+    /// `wall_loads` away (override `MESH_WALLS`); `adhesion` = true (a scene with adhesion)
+    /// switches on the adhesive code of `forces`, `wall_loads` and the work folds of `drift`
+    /// and `kick` (override `ADHESION`, `shader::ADHESION_OVERRIDE`); the split arrays are cut
+    /// as `split` says.
+    pub fn new(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Self> {
         let meshes = if mesh_walls { 1.0 } else { 0.0 };
-        let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split)?, name, "main", &[]) };
-        let scan = module(ctx, "scan", split)?;
-        let forces = module(ctx, "forces", split)?;
-        let drift = module(ctx, "drift", split)?;
-        let mesh_bin = module(ctx, "mesh_bin", split)?;
-        let list_build = module(ctx, "list_build", split)?;
-        let incoming = module(ctx, "incoming", split)?;
+        let adhesive = if adhesion { 1.0 } else { 0.0 };
+        let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
+        let scan = module(ctx, "scan", split, adhesion)?;
+        let forces = module(ctx, "forces", split, adhesion)?;
+        let drift = module(ctx, "drift", split, adhesion)?;
+        let mesh_bin = module(ctx, "mesh_bin", split, adhesion)?;
+        let list_build = module(ctx, "list_build", split, adhesion)?;
+        let incoming = module(ctx, "incoming", split, adhesion)?;
         Ok(Pipelines {
             split: split.clone(),
-            drift: pipeline(ctx, &drift, "drift", "main", &[])?,
-            kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0)])?,
-            kick: simple("kick")?,
+            drift: pipeline(ctx, &drift, "drift", "main", &[("ADHESION", adhesive)])?,
+            kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0), ("ADHESION", adhesive)])?,
+            kick: pipeline(ctx, &module(ctx, "kick", split, adhesion)?, "kick", "main", &[("ADHESION", adhesive)])?,
             advance: simple("advance")?,
             grid_count: simple("grid_count")?,
             scan_blocks: pipeline(ctx, &scan, "scan_blocks", "scan_blocks", &[])?,
@@ -116,12 +121,12 @@ impl Pipelines {
             incoming_fill: pipeline(ctx, &incoming, "incoming_fill", "main", &[])?,
             incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("SORT", 1.0)])?,
             gather: simple("gather")?,
-            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes)])?,
-            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes)])?,
+            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
+            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             rehash: simple("rehash")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
-            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split)?, "wall_loads", "main", &[("MESH_WALLS", meshes)])?,
+            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
             mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
             mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,

@@ -24,7 +24,10 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
         ("normal_viscous.wgsl", include_str!("../../shaders/contact/normal_viscous.wgsl")),
         ("hertz_mindlin.wgsl", include_str!("../../shaders/contact/hertz_mindlin.wgsl")),
         ("hertz_viscous.wgsl", include_str!("../../shaders/contact/hertz_viscous.wgsl")),
+        ("adhesion.wgsl", include_str!("../../shaders/contact/adhesion.wgsl")),
+        ("hertz_mindlin_adhesive.wgsl", include_str!("../../shaders/contact/hertz_mindlin_adhesive.wgsl")),
         ("model.wgsl", include_str!("../../shaders/contact/model.wgsl")),
+        ("adhesive.wgsl", include_str!("../../shaders/contact/adhesive.wgsl")),
     ]
 }
 
@@ -138,21 +141,62 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
 /// Composed source of the named pass, its split arrays cut as `split` says. Panics on an
 /// unknown name (programming error).
 pub fn pass_module(name: &str, split: &SplitLayout) -> String {
-    let (_, src) = pass_sources().into_iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown pass {name}"));
-    compose(&format!("{src}\n// ---- split arrays (gpu::split) ----\n{}", split_wgsl(split, pass_splits(name))))
+    pass_module_for(name, split, true)
 }
+
+/// `pass_module` for a scene with adhesion or a dry one (`compose_for`).
+pub fn pass_module_for(name: &str, split: &SplitLayout, adhesion: bool) -> String {
+    let (_, src) = pass_sources().into_iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown pass {name}"));
+    compose_for(&format!("{src}\n// ---- split arrays (gpu::split) ----\n{}", split_wgsl(split, pass_splits(name))), adhesion)
+}
+
+/// The contact files of adhesion (in `contact_sources`), composed only into the modules of a
+/// scene with adhesion (`compose_for`).
+pub const ADHESION_FILES: [&str; 3] = ["adhesion.wgsl", "hertz_mindlin_adhesive.wgsl", "adhesive.wgsl"];
+
+/// What the passes call of the adhesion files, as stubs for the modules of a dry scene
+/// (`compose_for`): they sit in branches that `ADHESION` = false takes away, and keep the
+/// adhesive code out of those modules, so a dry scene compiles what it compiled before
+/// (llvmpipe inlines every called function before it drops dead branches: the JKR and
+/// capillary code cost a dry start about a second there).
+pub const NO_ADHESION: &str = "const BONDED_APART: f32 = 2.0;
+fn tensile_range(p: PairParamsGpu, r_bar: f32) -> f32 { return 0.0; }
+fn bonded_active(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu) -> bool { return contact_active(p, g); }
+fn adhesive_contact_force(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput { return contact_force(p, g, h, dt); }
+fn ended_adhesive_work(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> vec4<f32> { return vec4<f32>(ended_contact_work(p, g, h, dt), 0.0); }
+";
+
+/// The pipeline-overridable switch of a scene with adhesion, declared in every composed module
+/// (the passes that read it: `forces`, `wall_loads` and the work folds of `drift`, `kick`,
+/// `body_place`). `Pipelines::new` sets it true only where `Setup::has_adhesion`; false, the
+/// adhesive code is specialised away and a dry scene runs the code it ran before.
+pub const ADHESION_OVERRIDE: &str = "override ADHESION: bool = false;\n";
 
 /// constants + structs + contact files + common helpers + `pass_source`.
 pub fn compose(pass_source: &str) -> String {
+    compose_for(pass_source, true)
+}
+
+/// `compose`, for a scene with adhesion (`adhesion`) or a dry one: the latter without the
+/// `ADHESION_FILES`, their `NO_ADHESION` stubs in their place.
+pub fn compose_for(pass_source: &str, adhesion: bool) -> String {
     let mut s = String::new();
     s.push_str(&crate::layout::wgsl_constants());
+    s.push_str(ADHESION_OVERRIDE);
     s.push_str(&mesh_constants());
     for l in struct_layouts() {
         s.push_str(l.wgsl);
     }
     for (name, src) in contact_sources() {
+        if !adhesion && ADHESION_FILES.contains(name) {
+            continue;
+        }
         s.push_str(&format!("\n// ---- contact/{name} ----\n"));
         s.push_str(src);
+    }
+    if !adhesion {
+        s.push_str("\n// ---- no adhesion (shader::NO_ADHESION) ----\n");
+        s.push_str(NO_ADHESION);
     }
     s.push_str("\n// ---- common.wgsl ----\n");
     s.push_str(COMMON);

@@ -15,10 +15,10 @@ use super::pipelines::Pipelines;
 use super::split::SplitLayout;
 use crate::error::Result;
 
-/// The device, and its pipelines by (mesh walls, split layout).
+/// The device, and its pipelines by ((mesh walls, adhesion), split layout).
 struct Shared {
     ctx: GpuContext,
-    pipelines: Vec<(bool, SplitLayout, Arc<Pipelines>)>,
+    pipelines: Vec<((bool, bool), SplitLayout, Arc<Pipelines>)>,
 }
 
 static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
@@ -38,13 +38,13 @@ pub fn shared_context() -> Result<GpuContext> {
 
 /// The process's pipelines for scenes with or without mesh walls and arrays cut as `split`
 /// says, compiled on first use.
-pub fn shared_pipelines(mesh_walls: bool, split: &SplitLayout) -> Result<Arc<Pipelines>> {
+pub fn shared_pipelines(mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Arc<Pipelines>> {
     with_shared(|s| {
-        if let Some((_, _, p)) = s.pipelines.iter().find(|(m, l, _)| *m == mesh_walls && l == split) {
+        if let Some((_, _, p)) = s.pipelines.iter().find(|(m, l, _)| *m == (mesh_walls, adhesion) && l == split) {
             return Ok(Arc::clone(p));
         }
-        let p = Arc::new(Pipelines::new(&s.ctx, mesh_walls, split)?);
-        s.pipelines.push((mesh_walls, split.clone(), Arc::clone(&p)));
+        let p = Arc::new(Pipelines::new(&s.ctx, mesh_walls, adhesion, split)?);
+        s.pipelines.push(((mesh_walls, adhesion), split.clone(), Arc::clone(&p)));
         Ok(p)
     })
 }
