@@ -75,10 +75,8 @@ fn sticking_constant_and_work_of_adhesion() {
     assert!(((1.0 - (vs / 0.01).powi(2)).sqrt() - 0.7668).abs() < 1e-4);
 }
 
-/// Both backends. Ignored until the GPU port of adhesion lands (until then `GpuBackend::new`
-/// refuses adhesive scenes); then every GPU row within its f32 tolerance.
+/// Both backends: every GPU row within its f32 tolerance (about 12 s on lavapipe).
 #[test]
-#[ignore = "GpuBackend refuses scenes with adhesion until the GPU port lands"]
 fn cohesion_benchmark_meets_theory_on_both_backends() {
     let report = run_benchmark(&["cpu", "gpu"], &open_backend).expect("benchmark runs");
     print!("{}", report.table());
