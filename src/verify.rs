@@ -149,6 +149,9 @@ pub struct VerifyReport {
     pub parted_at: Option<u64>,
     /// Both backends' energies at every checkpoint (`talus verify --trace` writes it).
     pub trace: Vec<TracePoint>,
+    /// Whether the scene has adhesion: only then are its `surface` and `bond_break`
+    /// partitions compared and traced (a dry scene's report is as before).
+    pub adhesion: bool,
 }
 
 /// One checkpoint of a verify run.
@@ -195,7 +198,8 @@ impl VerifyReport {
     /// weight (N), the f32 rounding work so far (J, `rounding_work`), then each energy
     /// partition of the reference and of the other backend (`<partition>_<kind>`).
     pub fn trace_csv(&self, kinds: (&str, &str)) -> String {
-        let names: Vec<&str> = partitions(&Energies::default()).iter().map(|(q, _)| *q).collect();
+        let kept = |q: &str| self.adhesion || !ADHESION_PARTITIONS.contains(&q);
+        let names: Vec<&str> = partitions(&Energies::default()).iter().map(|(q, _)| *q).filter(|q| kept(q)).collect();
         let mut out = String::from("step,position_deviation,phase,active_energy,coordinate,force_sum,rounding_work");
         for q in &names {
             out += &format!(",{q}_{},{q}_{}", kinds.0, kinds.1);
@@ -203,7 +207,7 @@ impl VerifyReport {
         out.push('\n');
         for (t, w) in self.trace.iter().zip(rounding_work(&self.trace)) {
             out += &format!("{},{:e},{:e},{:e},{:e},{:e},{w:e}", t.step, t.position_deviation, t.phase, t.active_energy, t.coordinate, t.force_sum);
-            for ((_, a), (_, b)) in partitions(&t.reference).iter().zip(partitions(&t.other).iter()) {
+            for ((_, a), (_, b)) in partitions(&t.reference).iter().zip(partitions(&t.other).iter()).filter(|((q, _), _)| kept(q)) {
                 out += &format!(",{a:e},{b:e}");
             }
             out.push('\n');
@@ -266,6 +270,9 @@ fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     }
     a.iter().zip(b).map(|(x, y)| norm([x[0] - y[0], x[1] - y[1], x[2] - y[2]])).fold(0.0, |m, d| if d.is_nan() { f64::NAN } else { m.max(d) })
 }
+
+/// The partitions a scene has only with adhesion (`VerifyReport::adhesion`).
+const ADHESION_PARTITIONS: [&str; 2] = ["surface", "bond_break"];
 
 /// Energy partitions compared (`partitions`).
 const PARTITIONS: usize = 15;
@@ -584,6 +591,8 @@ pub fn verify_from(
     if parted < trace.len() {
         rows.extend(parted_energy_rows(&trace[parted..], &work[parted..], &trace[0], tol));
     }
+    let adhesion = setup.has_adhesion();
+    rows.retain(|r| adhesion || !ADHESION_PARTITIONS.contains(&r.quantity.as_ref()));
     Ok(VerifyReport {
         scene: setup.name.clone(),
         particles: setup.particles.len(),
@@ -596,5 +605,6 @@ pub fn verify_from(
         final_contacts,
         parted_at: trace.get(parted).map(|t| t.step),
         trace,
+        adhesion,
     })
 }
