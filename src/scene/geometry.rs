@@ -96,11 +96,17 @@ impl<'a> Obstacles<'a> {
                         let bound = w.point[a] + r_max;
                         let mut lo2 = lo;
                         lo2[a] = bound;
+                        if bound > hi[a] {
+                            return format!("the {what} lies wholly behind the wall: move it to {axis} >= {}{why}", fmt_num(bound));
+                        }
                         format!("shrink the {what} to {axis} >= {}{why}: {} .. {}", fmt_num(bound), fmt_vec(lo2), fmt_vec(hi))
                     } else {
                         let bound = w.point[a] - r_max;
                         let mut hi2 = hi;
                         hi2[a] = bound;
+                        if bound < lo[a] {
+                            return format!("the {what} lies wholly behind the wall: move it to {axis} <= {}{why}", fmt_num(bound));
+                        }
                         format!("shrink the {what} to {axis} <= {}{why}: {} .. {}", fmt_num(bound), fmt_vec(lo), fmt_vec(hi2))
                     }
                 } else {

@@ -83,6 +83,9 @@ const TOP_KEYS: &[&str] = &[
     "clump_templates",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
+const OUTPUT_KEYS: &[&str] = &["every_steps", "interval"];
+const UNTIL_REST_KEYS: &[&str] = &["kinetic_fraction", "outputs"];
+const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
 /// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
 const INHERITED_KEYS: &[&str] = &["hz_shear", "hz_poiss", "fric"];
@@ -99,6 +102,43 @@ const CLUMP_RANDOM_FILL_KEYS: &[&str] = &["type", "box", "count", "clump", "scal
 const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material", "motion", "load_point"];
 const BOX_KEYS: &[&str] = &["type", "name", "min", "max", "material", "open", "motion", "load_point"];
 const FACES: [&str; 6] = ["-x", "+x", "-y", "+y", "-z", "+z"];
+
+/// The keys the parser accepts in each context of a scene file, one list per context
+/// (docs/scenes.md names them; `tests/scene_keys.rs` compares the two): `top`, `output`,
+/// `until_rest`, `domain`, `initial_state`, `materials`, `particles`, `generators`,
+/// `walls`, `walls.transform`, `insert`, `outlets`, `clump_templates`, `contacts.default`
+/// and `contacts.pairs` per model (`contacts.pairs (hooke)`).
+pub fn accepted_keys() -> Vec<(String, Vec<&'static str>)> {
+    let union = |lists: &[&[&'static str]]| {
+        let mut v: Vec<&'static str> = lists.concat();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let mut out: Vec<(String, Vec<&'static str>)> = [
+        ("top", union(&[TOP_KEYS])),
+        ("output", union(&[OUTPUT_KEYS])),
+        ("until_rest", union(&[UNTIL_REST_KEYS])),
+        ("domain", union(&[DOMAIN_KEYS])),
+        ("initial_state", union(&[INITIAL_STATE_KEYS])),
+        ("materials", union(&[MATERIAL_KEYS])),
+        ("particles", union(&[PARTICLE_KEYS])),
+        ("generators", union(&[LATTICE_KEYS, RANDOM_FILL_KEYS, CLUMP_LATTICE_KEYS, CLUMP_RANDOM_FILL_KEYS])),
+        ("walls", union(&[PLANE_KEYS, BOX_KEYS, mesh::MESH_KEYS])),
+        ("walls.transform", union(&[mesh::TRANSFORM_KEYS])),
+        ("insert", union(&[flow::INSERT_KEYS, flow::CLUMP_INSERT_KEYS])),
+        ("outlets", union(&[flow::OUTLET_KEYS])),
+        ("clump_templates", union(&[clump::TEMPLATE_KEYS])),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for m in ContactModel::ALL {
+        out.push((format!("contacts.default ({})", m.name()), contacts::allowed_keys(m, &[], INHERITED_KEYS)));
+        out.push((format!("contacts.pairs ({})", m.name()), contacts::allowed_keys(m, &["materials"], &[])));
+    }
+    out
+}
 
 /// Read and parse a scene file.
 pub fn load(path: &Path) -> Result<Setup> {
@@ -171,7 +211,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let output = match top.obj_opt("output")? {
         None => Output::Default,
         Some(o) => {
-            o.allow(&["every_steps", "interval"])?;
+            o.allow(OUTPUT_KEYS)?;
             match (o.get("every_steps"), o.get("interval")) {
                 (Some(e), Some(i)) => {
                     return Err(cx.err(
@@ -195,7 +235,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let until_rest = match top.obj_opt("until_rest")? {
         None => None,
         Some(o) => {
-            o.allow(&["kinetic_fraction", "outputs"])?;
+            o.allow(UNTIL_REST_KEYS)?;
             let key = o.key("kinetic_fraction");
             let f = o.f64_req("kinetic_fraction")?;
             if !(f > 0.0 && f < 1.0) {
@@ -601,7 +641,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let explicit_domain = top.get("domain").is_some();
     let domain = match top.obj_opt("domain")? {
         Some(d) => {
-            d.allow(&["min", "max", "periodic"])?;
+            d.allow(DOMAIN_KEYS)?;
             let (min, max) = (d.vec3_req("min")?, d.vec3_req("max")?);
             cx.ordered_box(min, max, &d.key("min"))?;
             let domain = Aabb { min, max };

@@ -122,11 +122,11 @@ pub(crate) fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = 
     }
 }
 
-/// The candidate closest to `word`: at most a third of its length (at least 1, at most 3)
-/// edits away, or equal ignoring case and `_`.
+/// The candidate closest to `word`: at most about a third of its length (1 to 3) edits
+/// away, or equal ignoring case and `_`.
 pub(crate) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let fold = |s: &str| s.to_lowercase().replace(['_', '-'], "");
-    let limit = (word.chars().count() / 3).clamp(1, 3);
+    let limit = ((word.chars().count() + 1) / 3).clamp(1, 3);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = if fold(c) == fold(word) { 0 } else { strsim::damerau_levenshtein(word, c) };
