@@ -130,7 +130,13 @@ fn a_random_fill_through_walls_rejects_the_places_that_cut_them() {
         r#""generators": [ {{ "type": "random_fill", "box": {{ "min": [0, 0, -0.1], "max": [0.1, 0.1, -0.01] }}, "count": 5, "radius": 0.003 }} ],
   "walls": [ {FLOOR} ]"#
     )));
-    has_all(&e, &["generators[0]", "could not place particle 1 of 5", "cut wall \"floor\"", "shrink the box to z >= 0"]);
+    has_all(&e, &["generators[0]", "could not place particle 1 of 5", "cut wall \"floor\"", "the box lies wholly behind the wall: move it to z >= 0"]);
+    // a box through the floor that random placement cannot fill names the clipped box
+    let e = err(&scene(&format!(
+        r#""generators": [ {{ "type": "random_fill", "box": {{ "min": [0, 0, -0.1], "max": [0.01, 0.01, 0.004] }}, "count": 5, "radius": 0.003 }} ],
+  "walls": [ {FLOOR} ]"#
+    )));
+    has_all(&e, &["cut wall \"floor\"", "shrink the box to z >= 0 (the wall's plane): [0, 0, 0] .. [0.01, 0.01, 0.004]"]);
 }
 
 /// A cube around the particles wound inside out gets the winding warning; wound right, none.
