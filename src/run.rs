@@ -111,10 +111,10 @@ pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Bac
 /// One line describing the time step, e.g. `dt = 1.2e-6 s (auto: 0.2 × Rayleigh step 6e-6 s)`.
 pub fn describe_time_step(setup: &Setup) -> String {
     match &setup.dt_choice {
-        TimeStepChoice::Explicit => format!("dt = {} s (explicit)", crate::scene::format_sci(setup.dt)),
+        TimeStepChoice::Explicit => format!("dt = {} s (explicit)", crate::error::fmt_sci(setup.dt)),
         TimeStepChoice::Auto { fraction, rayleigh } => {
-            let sci = crate::scene::format_sci;
-            format!("dt = {} s (auto: {} × Rayleigh step {} s)", sci(setup.dt), crate::scene::format_number(*fraction), sci(*rayleigh))
+            let sci = crate::error::fmt_sci;
+            format!("dt = {} s (auto: {} × Rayleigh step {} s)", sci(setup.dt), crate::error::fmt_num(*fraction), sci(*rayleigh))
         }
     }
 }

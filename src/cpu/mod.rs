@@ -12,6 +12,7 @@ pub mod neighbour;
 pub mod prefetch;
 pub mod rigid;
 pub mod state;
+pub mod wall_hits;
 
 use glam::DVec3;
 
@@ -398,16 +399,16 @@ impl CpuBackend {
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
             .collect();
         let (x, r) = (self.state.position[i], self.state.radius[i]);
-        let hit = crate::flow::insert::deepest_wall_hit(&self.setup.walls, t, &meshes, x, r).filter(|h| h.depth() > OVERLAP_MAX_FRACTION * r);
-        let name = hit.map(|h| crate::flow::insert::describe_hit(&h, &self.setup.walls, &meshes));
+        let hit = wall_hits::deepest_wall_hit(&self.setup.walls, t, &meshes, x, r).filter(|h| h.depth() > OVERLAP_MAX_FRACTION * r);
+        let name = hit.map(|h| wall_hits::describe_hit(&h, &self.setup.walls, &meshes));
         // a one-sided mesh the particle is behind, or one wrapped around the particles with its
         // normals pointing away from them (the particle may have been pushed through already)
         let behind = match hit {
-            Some(crate::flow::insert::WallHit::Mesh { behind: true, .. }) => true,
-            Some(crate::flow::insert::WallHit::Mesh { mesh, .. }) if !self.setup.meshes[mesh].mesh.two_sided => {
+            Some(wall_hits::WallHit::Mesh { behind: true, .. }) => true,
+            Some(wall_hits::WallHit::Mesh { mesh, .. }) if !self.setup.meshes[mesh].mesh.two_sided => {
                 let stride = self.state.len().div_ceil(256).max(1);
                 let at: Vec<DVec3> = self.state.position.iter().step_by(stride).copied().collect();
-                crate::scene::mesh_wraps_away(&self.setup.meshes[mesh], &at)
+                crate::mesh::winding::wraps_away(&self.setup.meshes[mesh].mesh, &at)
             }
             _ => false,
         };

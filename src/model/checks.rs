@@ -116,7 +116,7 @@ impl Problem {
 }
 
 fn num(x: f64) -> String {
-    crate::scene::format_number(x)
+    crate::error::fmt_num(x)
 }
 
 /// What an overlap beyond the limit (`Quantity::Overlap`) is put down to: `at_start`, the

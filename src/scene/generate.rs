@@ -190,7 +190,7 @@ pub(crate) fn random_fill(
         grid.prepare(particles, c.radius.max());
     }
     // the last wall a place was rejected for, and how many were
-    let (mut cut, mut cuts): (Option<crate::flow::insert::WallHit>, u64) = (None, 0);
+    let (mut cut, mut cuts): (Option<crate::cpu::wall_hits::WallHit>, u64) = (None, 0);
     for (n, &r) in radii.iter().enumerate() {
         let lo = [min[0] + r, min[1] + r, min[2] + r];
         let w = [max[0] - r - lo[0], max[1] - r - lo[1], max[2] - r - lo[2]];
@@ -206,7 +206,7 @@ pub(crate) fn random_fill(
                 None => grid.overlap(particles, x, r).is_none(),
             };
             // places that cut a wall or mesh are rejected, as insertion rejects them
-            let free = free && match walls.cut(x, r) {
+            let free = free && match walls.cut_place(x, r) {
                 None => true,
                 Some(hit) => {
                     cut = Some(hit);

@@ -8,13 +8,17 @@ use glam::DVec3;
 use super::parse::{fmt_num, fmt_vec, Cx};
 use crate::cpu::forces::MeshView;
 use crate::error::{Result, TalusError};
-use crate::flow::insert::{deepest_wall_hit, describe_hit, WallHit};
+use crate::cpu::wall_hits::{deepest_wall_hit, describe_hit, WallHit};
 use crate::mesh::grid::TriangleGrid;
+use crate::mesh::winding::{wrap_away, WRAP_WARN};
 use crate::setup::{MeshWall, Wall};
 
-/// A particle may reach this fraction of its radius into a wall (rounding of a centre placed
-/// exactly one radius in front of it).
+/// A random fill's place may reach this fraction of its radius into a wall (rounding of a
+/// centre placed exactly one radius in front of it).
 const TOUCH_TOLERANCE: f64 = 1e-6;
+/// A lattice or explicit particle reaching more than this fraction of its radius into a wall is
+/// an error (less is a contact the first steps resolve gently, as in a settled bed).
+pub const CUT_TOLERANCE: f64 = 0.01;
 
 /// Triangle grids of the mesh walls for the load-time checks (cells of about 1/32 of a mesh's
 /// largest extent; the cell budget of `TriangleGrid::build` bounds them).
@@ -45,12 +49,27 @@ impl<'a> Obstacles<'a> {
         self.walls.is_empty() && self.meshes.is_empty()
     }
 
-    /// The deepest wall or mesh a sphere (x, r) cuts, if any (touching allowed).
-    pub fn cut(&self, x: [f64; 3], r: f64) -> Option<WallHit> {
+    /// The deepest wall or mesh a sphere (x, r) reaches more than `tolerance` × r into.
+    fn hit(&self, x: [f64; 3], r: f64, tolerance: f64) -> Option<WallHit> {
         if self.is_empty() {
             return None;
         }
-        deepest_wall_hit(self.walls, 0.0, &self.meshes, DVec3::from(x), r * (1.0 - TOUCH_TOLERANCE))
+        let reach = r * (1.0 - tolerance);
+        deepest_wall_hit(self.walls, 0.0, &self.meshes, DVec3::from(x), reach).map(|h| match h {
+            // depths as from the surface of the sphere itself
+            WallHit::Plane { wall, depth } => WallHit::Plane { wall, depth: depth + r - reach },
+            WallHit::Mesh { mesh, facet, depth, behind } => WallHit::Mesh { mesh, facet, depth: depth + r - reach, behind },
+        })
+    }
+
+    /// The deepest wall or mesh a placed particle (x, r) cuts (beyond `CUT_TOLERANCE`).
+    pub fn cut(&self, x: [f64; 3], r: f64) -> Option<WallHit> {
+        self.hit(x, r, CUT_TOLERANCE)
+    }
+
+    /// The deepest wall or mesh a random fill's place (x, r) cuts (touching allowed).
+    pub fn cut_place(&self, x: [f64; 3], r: f64) -> Option<WallHit> {
+        self.hit(x, r, TOUCH_TOLERANCE)
     }
 
     /// `wall "floor"` / `mesh "hopper" facet 12`.
@@ -59,9 +78,9 @@ impl<'a> Obstacles<'a> {
     }
 
     /// `wall "floor"` / `mesh "hopper" facet 12`, with where the centre is relative to it.
-    pub fn describe(&self, hit: &WallHit, x: [f64; 3], r: f64) -> String {
+    pub fn describe(&self, hit: &WallHit, r: f64) -> String {
         let name = describe_hit(hit, self.walls, &self.meshes);
-        let reach = r * (1.0 - TOUCH_TOLERANCE);
+        let reach = r;
         match *hit {
             WallHit::Plane { wall, depth } => {
                 let w = &self.walls[wall];
@@ -74,7 +93,6 @@ impl<'a> Obstacles<'a> {
                 let [a, b, c] = m.triangles[facet as usize];
                 let centroid = (a + b + c) / 3.0;
                 let side = if behind { "; the centre is behind the facet (its normal points away from the particle)" } else { "" };
-                let _ = x;
                 format!("{name} (centroid {}) by {} m{side}", fmt_vec(centroid.to_array()), fmt_num(depth))
             }
         }
@@ -132,36 +150,8 @@ impl<'a> Obstacles<'a> {
 /// particle, the wall or mesh facet and the fix.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cut_error(cx: &Cx, key: &str, obs: &Obstacles, hit: &WallHit, label: &str, x: [f64; 3], r: f64, fix: &str) -> TalusError {
-    cx.err(key, format!("{label} at {} (radius {}) cuts {}; {fix}", fmt_vec(x), fmt_num(r), obs.describe(hit, x, r)))
+    cx.err(key, format!("{label} at {} (radius {}) cuts {}; {fix}", fmt_vec(x), fmt_num(r), obs.describe(hit, r)))
 }
-
-/// Signed solid angle of triangle (a, b, c) seen from the origin (Van Oosterom and Strackee),
-/// positive when the triangle's winding normal points away from the origin.
-fn solid_angle(a: DVec3, b: DVec3, c: DVec3) -> f64 {
-    let (la, lb, lc) = (a.length(), b.length(), c.length());
-    let num = a.dot(b.cross(c));
-    let den = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
-    2.0 * num.atan2(den)
-}
-
-/// How far a one-sided mesh wraps around the points `at` with its normals pointing away from
-/// them: the mean over the points of the mesh's signed solid angle / 4π (1: a closed mesh
-/// around them wound inside out; −1: a closed mesh around them wound right; about 0: an open
-/// mesh off to one side).
-pub(crate) fn wrap_away(mesh: &MeshWall, at: &[DVec3]) -> f64 {
-    if at.is_empty() {
-        return 0.0;
-    }
-    let total: f64 = at
-        .iter()
-        .map(|&p| mesh.mesh.triangles.iter().map(|[a, b, c]| solid_angle(*a - p, *b - p, *c - p)).sum::<f64>())
-        .sum();
-    total / (4.0 * std::f64::consts::PI * at.len() as f64)
-}
-
-/// A one-sided mesh wraps at least this much (`wrap_away`) around the particles, normals
-/// away from them, before it gets the winding warning.
-pub const WRAP_WARN: f64 = 0.3;
 
 /// The winding warnings of the one-sided meshes (`walls[i]` at `keys[i]`) for particles at
 /// `at` (a sample of the particle centres and the insertion regions' centres).
@@ -171,7 +161,7 @@ pub(crate) fn winding_warnings(cx: &Cx, meshes: &[MeshWall], keys: &[String], at
         if m.mesh.two_sided {
             continue;
         }
-        let w = wrap_away(m, at);
+        let w = wrap_away(&m.mesh, at);
         if w >= WRAP_WARN {
             out.push(format!(
                 "{}: {key}: warning: mesh \"{}\" ({}) wraps {:.0}% around the particles with its facet normals pointing away from them, so it pushes them out through itself: reverse its winding (swap two vertices of every triangle, so that the facets run anticlockwise seen from the particles) or set \"two_sided\": true",

@@ -36,14 +36,7 @@ use crate::model::overlap::Grid;
 use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, RestCriterion, Setup, TimeStepChoice, Wall};
 use generate::{Common, Sources};
 use parse::{did_you_mean, fmt_num, fmt_vec, index, show, Cx, Obj};
-pub(crate) use parse::{fmt_num as format_number, fmt_sci as format_sci};
 
-/// Whether the one-sided mesh wall `mesh` wraps around the points `at` (particle centres) with
-/// its normals pointing away from them, as a mesh wound inside out does (the load-time winding
-/// warning's test).
-pub fn mesh_wraps_away(mesh: &crate::setup::MeshWall, at: &[glam::DVec3]) -> bool {
-    !mesh.mesh.two_sided && geometry::wrap_away(mesh, at) >= geometry::WRAP_WARN
-}
 
 /// Default fraction of the Rayleigh step for `"time_step": "auto"`.
 pub const DEFAULT_TIME_STEP_FRACTION: f64 = 0.2;
