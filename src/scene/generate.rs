@@ -30,6 +30,19 @@ impl Sources {
     pub fn begin(&mut self, first: usize, generator: Option<usize>) {
         self.starts.push((first, generator));
     }
+    /// The key path a particle came from: `particles[k]` or `generators[g]`.
+    pub fn key(&self, j: usize) -> String {
+        let mut src = (0, None);
+        for &(s, g) in &self.starts {
+            if s <= j {
+                src = (s, g);
+            }
+        }
+        match src.1 {
+            None => format!("particles[{}]", j - src.0),
+            Some(g) => format!("generators[{g}]"),
+        }
+    }
     pub fn label(&self, j: usize) -> String {
         let mut src = (0, None);
         for &(s, g) in &self.starts {
@@ -126,7 +139,7 @@ pub(crate) fn lattice(
                     let lo = std::array::from_fn(|k| origin[k] - jitter);
                     let hi = std::array::from_fn(|k| span(k) + jitter);
                     let fix = walls.fix(&hit, lo, hi, c.radius.max(), "lattice");
-                    let fix = format!("{fix} (move origin or lower count; the lattice's centres span {} .. {})", fmt_vec(lo), fmt_vec(hi));
+                    let fix = format!("{fix} (move origin or lower count)");
                     let label = format!("lattice particle {n} (i, j, k = {i}, {j}, {k}; particle #{} of the scene)", particles.len());
                     return Err(super::geometry::cut_error(cx, path, walls, &hit, &label, x, r, &fix));
                 }

@@ -782,8 +782,8 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         for (i, x) in setup.particles.position.iter().enumerate() {
             if crate::model::checks::outside(glam::DVec3::from(*x), lo, hi, 0.0, setup.periodic) {
                 return Err(cx.err(
-                    &index("particles", i),
-                    format!("starts at {} outside the domain [{}, {}]", fmt_vec(*x), fmt_vec(setup.domain.min), fmt_vec(setup.domain.max)),
+                    &sources.key(i),
+                    format!("{}starts at {} outside the domain [{}, {}]", Some(sources.label(i)).filter(|l| *l != sources.key(i)).map(|l| l + " ").unwrap_or_default(), fmt_vec(*x), fmt_vec(setup.domain.min), fmt_vec(setup.domain.max)),
                 ));
             }
         }

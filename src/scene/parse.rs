@@ -86,11 +86,17 @@ pub(crate) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c s
     let fold = |s: &str| s.to_lowercase().replace(['_', '-'], "");
     let limit = ((word.chars().count() + 1) / 3).clamp(1, 3);
     let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
+    let candidates_kept: Vec<&'c str> = candidates.into_iter().collect();
+    for &c in &candidates_kept {
         let d = if fold(c) == fold(word) { 0 } else { strsim::damerau_levenshtein(word, c) };
         if d <= limit && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, c));
         }
+    }
+    if best.is_none() && word.chars().count() >= 4 {
+        // a part of a longer key: `restitution` for `coefficientRestitution`
+        let w = fold(word);
+        return candidates_kept.into_iter().find(|c| fold(c).contains(&w));
     }
     best.map(|(_, c)| c)
 }
