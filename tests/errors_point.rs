@@ -177,6 +177,8 @@ fn unknown_keys_and_values_get_a_did_you_mean() {
         ("\"steps\": 10,", "\"steps\": 10, \"contacts\": { \"default\": { \"model\": \"hertz_mindlin\", \"coefficientRestitutoin\": 0.5 } },", &["contacts.default.coefficientRestitutoin", "did you mean \"coefficientRestitution\"?"]),
         ("\"steps\": 10,", "\"steps\": 10, \"contacts\": { \"default\": { \"model\": \"hertz_mindlen\" } },", &["contacts.default.model", "did you mean \"hertz_mindlin\"?"]),
         ("\"type\": \"plane\"", "\"type\": \"plain\"", &["walls[0].type", "did you mean \"plane\"?"]),
+        // the spec's word for a longer key
+        ("\"steps\": 10,", "\"steps\": 10, \"contacts\": { \"default\": { \"model\": \"hertz_mindlin\", \"restitution\": 0.5 } },", &["contacts.default.restitution", "did you mean \"coefficientRestitution\"?"]),
         // a key of another model says which
         ("\"steps\": 10,", "\"steps\": 10, \"contacts\": { \"default\": { \"coefficientRestitution\": 0.5 } },", &["for contact model hertz (a key of hooke, hertz_mindlin, hertz_viscous)"]),
     ];
