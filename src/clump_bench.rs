@@ -117,7 +117,8 @@ fn setup(c: Contact, walls: serde_json::Value, gravity: [f64; 3], dt: f64, domai
         "domain": { "min": [-domain, -domain, -domain], "max": [domain, domain, domain] },
         "materials": { "m": { "density": DENSITY, "hz_shear": c.shear, "hz_poiss": 0.25, "fric": c.fric } },
         "contacts": { "default": { "model": "hertz_mindlin", "coefficientRestitution": c.restitution } },
-        "particles": [ { "position": [0.0, 0.0, 0.0], "radius": 1e-3, "material": "m" } ],
+        // (clear of the tests' floors at z = 0)
+        "particles": [ { "position": [0.0, 0.0, 0.5], "radius": 1e-3, "material": "m" } ],
         "walls": walls,
     });
     let mut s = crate::scene::parse_str(&text.to_string(), Path::new("<clumps benchmark>"))?;

@@ -59,3 +59,49 @@ impl TalusError {
 }
 
 pub type Result<T> = std::result::Result<T, TalusError>;
+
+// ---- numbers in messages ----
+
+/// A number for a message, to 4 significant figures: plain for ordinary magnitudes
+/// (`0.9`, `1234`), scientific otherwise (`5.015e-5`). Trailing zeros are dropped.
+pub fn fmt_num(x: f64) -> String {
+    fmt_sig(x, 4)
+}
+
+/// `x` to 4 significant figures in scientific notation, trailing zeros dropped (`5.015e-5`,
+/// `1e-3`): times and steps that range over many decades.
+pub fn fmt_sci(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x:e}");
+    }
+    let e = format!("{x:.3e}");
+    let (mantissa, exp) = e.split_once('e').expect("exponent");
+    format!("{}e{exp}", trim_zeros(mantissa.to_string()))
+}
+
+/// `x` to `sig` significant figures (1..=17), plain for 1e-4 <= |x| < 1e7.
+pub fn fmt_sig(x: f64, sig: usize) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let sig = sig.clamp(1, 17);
+    // the rounded mantissa and exponent, e.g. "5.015e-5"
+    let e = format!("{:.*e}", sig - 1, x);
+    let (mantissa, exp) = e.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent digits");
+    if (-4..7).contains(&exp) {
+        let decimals = (sig as i32 - 1 - exp).max(0) as usize;
+        let rounded: f64 = e.parse().expect("a number");
+        trim_zeros(format!("{rounded:.decimals$}"))
+    } else {
+        format!("{}e{exp}", trim_zeros(mantissa.to_string()))
+    }
+}
+
+fn trim_zeros(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}

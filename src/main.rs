@@ -292,11 +292,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let record = SceneRecord::read(&scene)?;
             let setup = talus::scene::parse_str(&record.text, &scene)?;
             let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
-            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into())?;
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
+            // a start the backend refuses still leaves the start state to look at
+            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into()).map_err(|e| talus::run::record_start_stop(&setup, &out, e))?;
             if let Some(notice) = notice {
                 eprintln!("{notice}");
             }
-            let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
             let steps_to_run = steps.unwrap_or(setup.steps);
             eprintln!(
                 "talus: {} ({} particles, {} steps) on {} [{}]",
@@ -432,7 +433,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let run_dir = if input.is_dir() { Some(input.clone()) } else { vtu.parent().and_then(|p| p.parent()).map(PathBuf::from) };
             let (outlines, note) = outlines_for(run_dir.as_deref(), &vtu, view);
             let out = out.unwrap_or_else(|| {
-                run_dir.clone().filter(|d| d.join("summary.json").is_file()).unwrap_or_else(|| vtu.parent().map(PathBuf::from).unwrap_or_default()).join(format!("render_{}_{}.png", view.name(), color.name()))
+                run_dir.clone().filter(|d| d.join("summary.json").is_file() || d.join(talus::run::STOPPED_JSON).is_file()).unwrap_or_else(|| vtu.parent().map(PathBuf::from).unwrap_or_default()).join(format!("render_{}_{}.png", view.name(), color.name()))
             });
             let info = talus::render::render_file(&vtu, &outlines, RenderOptions { view, color, size }, &out)?;
             if let Some(note) = note {
@@ -483,7 +484,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
 /// outlines, and the note says why.
 fn outlines_for(run_dir: Option<&std::path::Path>, vtu: &std::path::Path, view: talus::render::View) -> (Vec<[glam::DVec3; 2]>, Option<String>) {
     let Some(dir) = run_dir else { return (Vec::new(), Some("no run directory: drawn without wall outlines".into())) };
-    let summary = dir.join("summary.json");
+    // a finished run's summary.json, or a stopped run's stopped.json, names the scene
+    let summary = [dir.join("summary.json"), dir.join(talus::run::STOPPED_JSON)].into_iter().find(|p| p.is_file()).unwrap_or_else(|| dir.join("summary.json"));
     let scene = std::fs::read_to_string(&summary)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())

@@ -111,9 +111,10 @@ pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Bac
 /// One line describing the time step, e.g. `dt = 1.2e-6 s (auto: 0.2 × Rayleigh step 6e-6 s)`.
 pub fn describe_time_step(setup: &Setup) -> String {
     match &setup.dt_choice {
-        TimeStepChoice::Explicit => format!("dt = {:e} s (explicit)", setup.dt),
+        TimeStepChoice::Explicit => format!("dt = {} s (explicit)", crate::error::fmt_sci(setup.dt)),
         TimeStepChoice::Auto { fraction, rayleigh } => {
-            format!("dt = {:e} s (auto: {fraction} × Rayleigh step {rayleigh:e} s)", setup.dt)
+            let sci = crate::error::fmt_sci;
+            format!("dt = {} s (auto: {} × Rayleigh step {} s)", sci(setup.dt), crate::error::fmt_num(*fraction), sci(*rayleigh))
         }
     }
 }
@@ -204,6 +205,10 @@ pub fn continue_run(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, op
 }
 
 fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
+    run_loop(setup, backend, out_dir, opts, progress).map_err(|e| record_stop(setup, out_dir, e))
+}
+
+fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
     let every = setup.output_every.max(1);
     let mut n = setup.particles.len();
@@ -463,6 +468,79 @@ impl RestWatch {
             final_kinetic,
             final_ratio: if self.peak > 0.0 { final_kinetic / self.peak } else { 0.0 },
         }
+    }
+}
+
+/// What a run stopped by a check (`TalusError::BlowUp`) leaves in its output directory
+/// besides the outputs up to its last good state: the scene it ran and where it stopped.
+pub const STOPPED_JSON: &str = "stopped.json";
+
+/// After a run stopped by a check (`TalusError::BlowUp`): `render.png` of the last snapshot at
+/// or before the step it stopped at (the last good state), and `stopped.json` naming the scene
+/// (absolute path, so `talus render` draws its walls from anywhere), the step, that snapshot
+/// and the message; the message then says where they are. Other errors pass through.
+pub fn record_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
+    let TalusError::BlowUp { step, particle, message } = e else { return e };
+    let snapshots = out_dir.join("snapshots");
+    let last = std::fs::read_dir(&snapshots)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.ok().map(|f| f.path()))
+        .filter_map(|p| crate::render::snapshot_step(&p).filter(|&k| k <= step && p.extension().is_some_and(|x| x == "vtu")).map(|k| (k, p)))
+        .max_by_key(|(k, _)| *k);
+    let scene = std::path::absolute(&setup.source).unwrap_or_else(|_| setup.source.clone());
+    let kept = last.as_ref().map(|(k, p)| -> Result<()> {
+        let opts = crate::render::RenderOptions::default();
+        let outlines = crate::render::wall_outlines(setup, *k as f64 * setup.dt, opts.view);
+        crate::render::render_file(p, &outlines, opts, &out_dir.join(RENDER_PNG))?;
+        Ok(())
+    });
+    let record = serde_json::json!({
+        "scene": { "name": setup.name, "path": scene.display().to_string() },
+        "stopped_at_step": step,
+        "particle": particle,
+        "last_good_snapshot": last.as_ref().map(|(_, p)| format!("snapshots/{}", p.file_name().unwrap_or_default().to_string_lossy())),
+        "message": message,
+    });
+    let written = crate::output::write_atomic(&out_dir.join(STOPPED_JSON), format!("{record:#}\n").as_bytes());
+    let note = match (kept, written) {
+        (Some(Ok(())), Ok(())) => format!("; {} holds {RENDER_PNG} of the last good state and {STOPPED_JSON} (the scene: `talus render {}` draws it with its walls)", out_dir.display(), out_dir.display()),
+        (None, Ok(())) => format!("; no snapshot to render; {} names the scene", out_dir.join(STOPPED_JSON).display()),
+        (Some(Err(w)), _) | (_, Err(w)) => format!("; the stop record could not be written: {w}"),
+    };
+    TalusError::BlowUp { step, particle, message: message + &note }
+}
+
+/// A run that stops before its first step (the backend refused the start state, e.g. an
+/// overlap beyond the limit): write the scene's start state as the step-0 snapshot (with
+/// `particles.pvd`) into `out_dir`, then `record_stop`. Other errors pass through.
+pub fn record_start_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
+    if !matches!(e, TalusError::BlowUp { .. }) {
+        return e;
+    }
+    let p = &setup.particles;
+    let s = crate::backend::Snapshot {
+        step: 0,
+        time: 0.0,
+        position: p.position.clone(),
+        velocity: p.velocity.clone(),
+        angular_velocity: p.angular_velocity.clone(),
+        force: vec![[0.0; 3]; p.len()],
+        torque: vec![[0.0; 3]; p.len()],
+        radius: p.radius.clone(),
+        bodies: setup.bodies.clone(),
+    };
+    let file = snapshot_file(0);
+    let written = create_dir_all(&out_dir.join("snapshots")).and_then(|()| write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)).and_then(|()| {
+        let mut pvd = PvdIndex::new(out_dir.join("particles.pvd"));
+        pvd.push(0.0, &file)
+    });
+    match written {
+        Ok(()) => record_stop(setup, out_dir, e),
+        Err(w) => match e {
+            TalusError::BlowUp { step, particle, message } => TalusError::BlowUp { step, particle, message: format!("{message}; the start state could not be written: {w}") },
+            e => e,
+        },
     }
 }
 

@@ -333,7 +333,7 @@ const BED: &str = r#"{
   "walls": [ { "type": "box", "name": "bin", "min": [0, 0, 0], "max": [0.012, 0.012, 0.03], "open": ["+z"] } ],
   "PARTICLES"
 }"#;
-const BED_LATTICE: &str = r#""generators": [ { "type": "lattice", "origin": [0.0015, 0.0015, 0.0011], "count": [4, 4, 3], "spacing": 0.0024,
+const BED_LATTICE: &str = r#""generators": [ { "type": "lattice", "origin": [0.0015, 0.0015, 0.0012], "count": [4, 4, 3], "spacing": 0.0024,
                     "jitter": 0.0002, "radius": 0.001, "velocity": [0.05, 0, 0], "seed": 3 } ]"#;
 const FROM_BED: &str = r#""initial_state": { "file": "bed/checkpoint.talus", "format": "checkpoint" }"#;
 

@@ -119,7 +119,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("generated overlaps explicit", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [0.0, 0.0, 0.05], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0]", "particles[0]"]),
     ("lattice spacing too small", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [2,2,2], \"spacing\": 0.001, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0].spacing", "0.001"]),
     ("lattice zero count", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [2,0,2], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[0].count[1]", "got 0"]),
-    ("generator overlaps earlier generator", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [1, 1, 1], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" }, { \"type\": \"lattice\", \"origin\": [1, 1, 1.005], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[1]", "from generators[0]"]),
+    ("generator overlaps earlier generator", "\"generators\": [", "\"generators\": [ { \"type\": \"lattice\", \"origin\": [0.1, 0.1, 0.15], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" }, { \"type\": \"lattice\", \"origin\": [0.1, 0.1, 0.155], \"count\": [1,1,1], \"spacing\": 0.1, \"radius\": 0.005, \"material\": \"glass\" },", &["generators[1]", "from generators[0]"]),
     ("missing material with two materials", ", \"material\": \"steel\" }\n  ],\n  \"generators\"", " }\n  ],\n  \"generators\"", &["particles[1].material", "missing"]),
 ];
 

@@ -12,6 +12,7 @@ pub mod neighbour;
 pub mod prefetch;
 pub mod rigid;
 pub mod state;
+pub mod wall_hits;
 
 use glam::DVec3;
 
@@ -382,8 +383,36 @@ impl CpuBackend {
     fn blow_up(&self, problem: &Problem, good_step: u64) -> TalusError {
         let id = self.state.id[problem.index];
         let (lo, hi) = (DVec3::from(self.setup.domain.min), DVec3::from(self.setup.domain.max));
-        let message = format!("{}; the backend holds the last good state, step {good_step}", problem.describe((lo, hi), self.setup.checks.lost_margin.unwrap_or(0.0)));
+        let mut what = problem.describe((lo, hi), self.setup.checks.lost_margin.unwrap_or(0.0));
+        if problem.quantity == crate::model::checks::Quantity::Overlap {
+            what += &self.overlap_cause(problem.index);
+        }
+        let message = if self.steps_done == 0 { what } else { format!("{what}; the backend holds the last good state, step {good_step}") };
         TalusError::BlowUp { step: self.steps_done, particle: Some(id), message }
+    }
+
+    /// Why particle `i` (internal order) overlaps beyond the limit: the wall or mesh facet it
+    /// reaches deepest into, if that is beyond the limit, and whether the run just started.
+    fn overlap_cause(&self, i: usize) -> String {
+        let t = self.steps_done as f64 * self.setup.dt;
+        let meshes: Vec<MeshView> = (self.setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
+            .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
+            .collect();
+        let (x, r) = (self.state.position[i], self.state.radius[i]);
+        let hit = wall_hits::deepest_wall_hit(&self.setup.walls, t, &meshes, x, r).filter(|h| h.depth() > OVERLAP_MAX_FRACTION * r);
+        let name = hit.map(|h| wall_hits::describe_hit(&h, &self.setup.walls, &meshes));
+        // a one-sided mesh the particle is behind, or one wrapped around the particles with its
+        // normals pointing away from them (the particle may have been pushed through already)
+        let behind = match hit {
+            Some(wall_hits::WallHit::Mesh { behind: true, .. }) => true,
+            Some(wall_hits::WallHit::Mesh { mesh, .. }) if !self.setup.meshes[mesh].mesh.two_sided => {
+                let stride = self.state.len().div_ceil(256).max(1);
+                let at: Vec<DVec3> = self.state.position.iter().step_by(stride).copied().collect();
+                crate::mesh::winding::wraps_away(&self.setup.meshes[mesh].mesh, &at)
+            }
+            _ => false,
+        };
+        crate::model::checks::overlap_cause(self.steps_done == 0, name.as_deref().map(|n| (n, behind)))
     }
 
     pub fn state(&self) -> &State {

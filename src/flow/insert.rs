@@ -9,6 +9,8 @@
 //! s⁵) with its components after it, moving at the insertion's velocity without spin. In a
 //! scene with bodies (`Setup::has_bodies`) an inserted sphere enters as a one-component body.
 
+use std::ops::ControlFlow;
+
 use glam::DVec3;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -17,7 +19,7 @@ use crate::model::body::{random_orientation, rotate};
 use crate::model::flow::{ClumpOrientation, Insertion, Rate};
 use crate::model::state::ParticleState;
 use crate::cpu::forces::MeshView;
-use crate::mesh::closest::closest_point_on_triangle;
+use crate::cpu::wall_hits::wall_hits;
 use crate::model::overlap::Grid as OverlapGrid;
 use crate::setup::Setup;
 
@@ -55,24 +57,7 @@ pub struct Obstacles<'a> {
 impl Obstacles<'_> {
     /// Whether a sphere (x, r) keeps the clearance to every plane and mesh wall.
     fn clear_of_walls(&self, x: DVec3, r: f64) -> bool {
-        let reach = r + self.clearance;
-        for w in &self.setup.walls {
-            let s = w.state_at(self.time);
-            if (x - s.point).dot(s.normal) < reach {
-                return false;
-            }
-        }
-        for m in self.meshes {
-            let xb = m.to_mesh_frame(x);
-            let mesh = &m.wall.mesh;
-            for t in m.grid.candidates(xb, reach) {
-                let [a, b, c] = mesh.triangles[t as usize];
-                if (closest_point_on_triangle(xb, a, b, c).point - xb).length_squared() < reach * reach {
-                    return false;
-                }
-            }
-        }
-        true
+        wall_hits(&self.setup.walls, self.time, self.meshes, x, r + self.clearance, |_| ControlFlow::Break(())).is_continue()
     }
 }
 

@@ -33,7 +33,7 @@ impl GpuBackend {
         }
         let mut message = format!("{} not finite or out of range (GPU flag)", what.join(", "));
         if st.blowup_what == BLOWUP_OVERLAP {
-            message = format!("a contact overlap beyond {OVERLAP_MAX_FRACTION} of the radius (the time step is too large or the material too soft for the impact speed)");
+            message = format!("a contact overlap beyond {OVERLAP_MAX_FRACTION} of the radius{}", crate::model::checks::overlap_cause(s0 == 0 && step <= 1, None));
         }
         if let Ok(s) = bad {
             let v = |a: &[[f64; 3]], i: usize| DVec3::from(a[i]);

@@ -39,6 +39,7 @@ pub mod grid;
 pub mod groups;
 pub mod stl;
 pub mod transform;
+pub mod winding;
 
 use std::path::{Path, PathBuf};
 

@@ -95,26 +95,45 @@ impl Problem {
     /// "velocity is not finite ([NaN, 1e3, 0] m/s)" and the like; `domain` for lost particles.
     pub fn describe(&self, domain: (DVec3, DVec3), margin: f64) -> String {
         let v = self.value;
-        let show = format!("[{:e}, {:e}, {:e}]", v.x, v.y, v.z);
+        let show = format!("[{}, {}, {}]", num(v.x), num(v.y), num(v.z));
         match self.quantity {
             Quantity::Position => format!("position is not finite ({show} m)"),
             Quantity::Velocity => format!("velocity is not finite ({show} m/s)"),
             Quantity::AngularVelocity => format!("angular velocity is not finite ({show} rad/s)"),
             Quantity::Force => format!("contact force is not finite ({show} N)"),
             Quantity::Torque => format!("contact torque is not finite ({show} N m)"),
-            Quantity::Overlap => format!(
-                "a contact overlap of {:.3} of the radius, beyond {OVERLAP_MAX_FRACTION} (the time step is too large or the material too soft for the impact speed)",
-                v.x
-            ),
+            Quantity::Overlap => format!("a contact overlap of {} of the radius, beyond {OVERLAP_MAX_FRACTION}", num(v.x)),
             Quantity::Lost => {
                 let (lo, hi) = domain;
-                let within = if margin > 0.0 { format!(" grown by {margin:e} m") } else { String::new() };
+                let within = if margin > 0.0 { format!(" grown by {} m", num(margin)) } else { String::new() };
                 format!(
-                    "left the domain [{:e}, {:e}] x [{:e}, {:e}] x [{:e}, {:e}]{within}: position {show} m (lost particle; set \"lost_particles\": \"remove\" to remove such particles instead)",
-                    lo.x, hi.x, lo.y, hi.y, lo.z, hi.z
+                    "left the domain [{}, {}] x [{}, {}] x [{}, {}]{within}: position {show} m (lost particle; set \"lost_particles\": \"remove\" to remove such particles instead)",
+                    num(lo.x), num(hi.x), num(lo.y), num(hi.y), num(lo.z), num(hi.z)
                 )
             }
         }
+    }
+}
+
+fn num(x: f64) -> String {
+    crate::error::fmt_num(x)
+}
+
+/// What an overlap beyond the limit (`Quantity::Overlap`) is put down to: `at_start`, the
+/// state the run starts from (never the time step); `wall`, the wall or mesh facet the
+/// particle overlaps most (its name, and whether the centre is behind a one-sided facet).
+pub fn overlap_cause(at_start: bool, wall: Option<(&str, bool)>) -> String {
+    match (at_start, wall) {
+        (true, Some((name, behind))) => format!(
+            ", with {name}, in the state the run starts from (not a time-step problem): the particle is placed through the wall{}",
+            if behind { "; its centre is behind a one-sided facet (the facet's normal points away from it): if the particles belong on this side, reverse the mesh's winding or set \"two_sided\": true" } else { "; keep the particles clear of the walls" }
+        ),
+        (true, None) => ", between particles, in the state the run starts from (not a time-step problem): the initial particles overlap".to_string(),
+        (false, Some((name, true))) => format!(
+            ", with {name}, whose normals point away from the particles (a one-sided mesh pushes a particle behind it out through its front): if the particles belong on this side, reverse the mesh's winding or set \"two_sided\": true; not a time-step problem"
+        ),
+        (false, Some((name, false))) => format!(", with {name} (the time step is too large or the material too soft for the impact speed)"),
+        (false, None) => " (the time step is too large or the material too soft for the impact speed)".to_string(),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 
-use super::parse::{fmt_num, fmt_vec, index, Cx};
+use super::parse::{fmt_floor, fmt_num, fmt_vec, index, Cx};
 use super::timestep::rayleigh_time_step_single;
 use crate::contact::params::{ContactModel, PairParams};
 use crate::error::{Result, TalusError};
@@ -255,10 +255,16 @@ pub fn check_time_step(cx: &Cx, s: &Setup, mode: TimeStepCheck) -> Result<Vec<St
     );
     let mut warnings = Vec::new();
     if !(dt <= RAYLEIGH_ERROR_FRACTION * r.rayleigh && dt <= CONTACT_ERROR_FRACTION * r.contact) {
-        let msg = format!(
-            "{times}; above {RAYLEIGH_ERROR_FRACTION} × Rayleigh or {CONTACT_ERROR_FRACTION} × contact time the run is unstable or its collisions are wrong. The largest safe time step is {} s (or use \"time_step\": \"auto\"; \"time_step_check\": \"warn\" runs it anyway)",
-            fmt_num(r.safe)
-        );
+        // the bound printed is rounded down, so that the value as printed passes
+        let fix = match s.dt_choice {
+            TimeStepChoice::Explicit => format!("The largest safe time step is {} s (or use \"time_step\": \"auto\"; \"time_step_check\": \"warn\" runs it anyway)", fmt_floor(r.safe)),
+            TimeStepChoice::Auto { rayleigh, .. } => format!(
+                "The largest safe time_step_fraction is {} (a time step of {} s; \"time_step_check\": \"warn\" runs it anyway)",
+                fmt_floor(r.safe / rayleigh),
+                fmt_floor(r.safe)
+            ),
+        };
+        let msg = format!("{times}; above {RAYLEIGH_ERROR_FRACTION} × Rayleigh or {CONTACT_ERROR_FRACTION} × contact time the run is unstable or its collisions are wrong. {fix}");
         match mode {
             TimeStepCheck::Error => return Err(err(cx, key, msg)),
             TimeStepCheck::Warn => warnings.push(format!("{}: {key}: warning: {msg}", cx.file.display())),

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::model::clump::{check_moments, ClumpTemplate, MassOverride};
 use crate::model::material::Material;
 
-const TEMPLATE_KEYS: &[&str] = &["name", "material", "spheres", "file", "override"];
+pub(super) const TEMPLATE_KEYS: &[&str] = &["name", "material", "spheres", "file", "override"];
 const OVERRIDE_KEYS: &[&str] = &["mass", "moments", "orientation"];
 
 /// The templates of `"clump_templates"` (`path` is its key), in order. Every CSV file read is

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::parse::{show, Cx, Obj};
+use super::parse::{did_you_mean, show, Cx, Obj};
 use crate::contact::params::{Adhesion, ContactModel, PairParams};
 use crate::error::Result;
 
@@ -65,22 +65,34 @@ pub(crate) fn model_of(cx: &Cx, o: &Obj, inherited: ContactModel) -> Result<Cont
             let name = cx.string(v, &o.key("model"))?;
             ContactModel::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = ContactModel::ALL.iter().map(|m| m.name()).collect();
-                cx.err(&o.key("model"), format!("unknown contact model {}; the models are {}", show(v), names.join(", ")))
+                cx.err(&o.key("model"), format!("unknown contact model {}{}; the models are {}", show(v), did_you_mean(name, names.iter().copied()), names.join(", ")))
             })
         }
     }
 }
 
-/// Reject keys that `model` does not have (or that need missing features), naming the model.
-pub(crate) fn check_keys(cx: &Cx, o: &Obj, model: ContactModel, extra: &[&str]) -> Result<()> {
+/// The keys an object of contact model `model` accepts: every model's, the model's own and
+/// `extra`, less `excluded` (sorted).
+pub(crate) fn allowed_keys(model: ContactModel, extra: &[&'static str], excluded: &[&str]) -> Vec<&'static str> {
+    let mut allowed: Vec<&'static str> = COMMON.iter().chain(model_keys(model)).chain(extra).copied().filter(|k| !excluded.contains(k)).collect();
+    allowed.sort_unstable();
+    allowed.dedup();
+    allowed
+}
+
+/// Reject keys that `model` does not have (or that need missing features, or that are
+/// `excluded` here: `contacts.default` leaves out the inherited keys), naming the model.
+pub(crate) fn check_keys(cx: &Cx, o: &Obj, model: ContactModel, extra: &[&'static str], excluded: &[&str]) -> Result<()> {
+    let allowed = allowed_keys(model, extra, excluded);
     for k in o.map.keys() {
         if let Some((_, why)) = UNSUPPORTED.iter().find(|(name, _)| name == k) {
             return Err(cx.err(&o.key(k), format!("is not supported: {why}")));
         }
-        if !(COMMON.contains(&k.as_str()) || model_keys(model).contains(&k.as_str()) || extra.contains(&k.as_str())) {
-            let mut allowed: Vec<&str> = COMMON.iter().chain(model_keys(model)).chain(extra).copied().collect();
-            allowed.sort_unstable();
-            return Err(cx.err(&o.key(k), format!("unknown key \"{k}\" for contact model {}; allowed keys: {}", model.name(), allowed.join(", "))));
+        if !allowed.contains(&k.as_str()) {
+            // a key of another model: say which
+            let elsewhere: Vec<&str> = ContactModel::ALL.iter().filter(|m| model_keys(**m).contains(&k.as_str())).map(|m| m.name()).collect();
+            let other = if elsewhere.is_empty() { String::new() } else { format!(" (a key of {})", elsewhere.join(", ")) };
+            return Err(cx.err(&o.key(k), format!("unknown key \"{k}\" for contact model {}{other}{}; allowed keys: {}", model.name(), did_you_mean(k, allowed.iter().copied()), allowed.join(", "))));
         }
     }
     Ok(())

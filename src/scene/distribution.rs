@@ -63,7 +63,7 @@ impl RadiusDist {
             }
             other => Err(cx.err(
                 &o.key("distribution"),
-                format!("unknown distribution \"{other}\"; allowed: monodisperse, uniform, lognormal"),
+                format!("unknown distribution \"{other}\"{}; allowed: monodisperse, uniform, lognormal", super::parse::did_you_mean(other, ["monodisperse", "uniform", "lognormal"])),
             )),
         }
     }

@@ -61,7 +61,7 @@ pub fn region(o: &Obj) -> Result<Region> {
             let radius = cx.positive(o.f64_req("radius")?, &o.key("radius"))?;
             Ok(Region::Cylinder { base, axis, length, radius })
         }
-        other => Err(cx.err(&o.key("type"), format!("unknown region type \"{other}\"; allowed: box, cylinder"))),
+        other => Err(cx.err(&o.key("type"), format!("unknown region type \"{other}\"{}; allowed: box, cylinder", super::parse::did_you_mean(other, ["box", "cylinder"])))),
     }
 }
 
@@ -129,7 +129,7 @@ pub fn insertion(o: &Obj, i: usize, material: impl Fn(&Obj, &str) -> Result<u32>
             let orientation = match o.str_opt("orientation")? {
                 None | Some("random") => ClumpOrientation::Random,
                 Some("template") => ClumpOrientation::Template,
-                Some(other) => return Err(cx.err(&o.key("orientation"), format!("unknown orientation \"{other}\"; allowed: random, template"))),
+                Some(other) => return Err(cx.err(&o.key("orientation"), format!("unknown orientation \"{other}\"{}; allowed: random, template", super::parse::did_you_mean(other, ["random", "template"])))),
             };
             let reach = template.bounding_radius * scale.max();
             if region.sample_centre(reach, &mut rand_pcg::Pcg64::seed_from_u64(0)).is_none() {

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::model::distribution::RadiusDist;
 use crate::model::overlap::{BoxGrid, Grid};
 use crate::setup::Particles;
+use super::geometry::Obstacles;
 
 /// Placement attempts per particle before random_fill gives up.
 pub const MAX_ATTEMPTS: usize = 10_000;
@@ -28,6 +29,19 @@ pub(crate) struct Sources {
 impl Sources {
     pub fn begin(&mut self, first: usize, generator: Option<usize>) {
         self.starts.push((first, generator));
+    }
+    /// The key path a particle came from: `particles[k]` or `generators[g]`.
+    pub fn key(&self, j: usize) -> String {
+        let mut src = (0, None);
+        for &(s, g) in &self.starts {
+            if s <= j {
+                src = (s, g);
+            }
+        }
+        match src.1 {
+            None => format!("particles[{}]", j - src.0),
+            Some(g) => format!("generators[{g}]"),
+        }
     }
     pub fn label(&self, j: usize) -> String {
         let mut src = (0, None);
@@ -66,6 +80,7 @@ pub(crate) fn lattice(
     particles: &mut Particles,
     grid: &mut Grid,
     sources: &Sources,
+    walls: &Obstacles,
 ) -> Result<()> {
     let n = count[0] as u128 * count[1] as u128 * count[2] as u128;
     if n > LATTICE_MAX as u128 {
@@ -118,6 +133,16 @@ pub(crate) fn lattice(
                         ),
                     ));
                 }
+                if let Some(hit) = walls.cut(x, r) {
+                    let n = idx - 1;
+                    let span = |k: usize| origin[k] + (count[k] - 1) as f64 * spacing;
+                    let lo = std::array::from_fn(|k| origin[k] - jitter);
+                    let hi = std::array::from_fn(|k| span(k) + jitter);
+                    let fix = walls.fix(&hit, lo, hi, c.radius.max(), "lattice");
+                    let fix = format!("{fix} (move origin or lower count)");
+                    let label = format!("lattice particle {n} (i, j, k = {i}, {j}, {k}; particle #{} of the scene)", particles.len());
+                    return Err(super::geometry::cut_error(cx, path, walls, &hit, &label, x, r, &fix));
+                }
                 particles.push(x, c.velocity, c.angular_velocity, r, c.material);
                 if !alone {
                     grid.sync(particles);
@@ -141,6 +166,7 @@ pub(crate) fn random_fill(
     c: &Common,
     particles: &mut Particles,
     grid: &mut Grid,
+    walls: &Obstacles,
 ) -> Result<()> {
     if count > LATTICE_MAX {
         return Err(cx.err(&join(path, "count"), format!("{count} particles is too many (limit {LATTICE_MAX}, the most the GPU backend addresses)")));
@@ -176,16 +202,30 @@ pub(crate) fn random_fill(
     if cells.is_none() {
         grid.prepare(particles, c.radius.max());
     }
+    // the last wall a place was rejected for, and how many were
+    let (mut cut, mut cuts): (Option<crate::cpu::wall_hits::WallHit>, u64) = (None, 0);
     for (n, &r) in radii.iter().enumerate() {
         let lo = [min[0] + r, min[1] + r, min[2] + r];
         let w = [max[0] - r - lo[0], max[1] - r - lo[1], max[2] - r - lo[2]];
         let mut placed = false;
+        if n > 0 {
+            cuts = 0;
+        }
         for _ in 0..MAX_ATTEMPTS {
             let u: [f64; 3] = [rng.random(), rng.random(), rng.random()];
             let x = [lo[0] + w[0] * u[0], lo[1] + w[1] * u[1], lo[2] + w[2] * u[2]];
             let free = match &cells {
                 Some(cells) => !cells.overlaps(x, r),
                 None => grid.overlap(particles, x, r).is_none(),
+            };
+            // places that cut a wall or mesh are rejected, as insertion rejects them
+            let free = free && match walls.cut_place(x, r) {
+                None => true,
+                Some(hit) => {
+                    cut = Some(hit);
+                    cuts += 1;
+                    false
+                }
             };
             if free {
                 particles.push(x, c.velocity, c.angular_velocity, r, c.material);
@@ -198,6 +238,19 @@ pub(crate) fn random_fill(
             }
         }
         if !placed {
+            if let Some(hit) = cut.filter(|_| 2 * cuts >= MAX_ATTEMPTS as u64) {
+                // most attempts cut a wall: the box reaches through it
+                return Err(cx.err(
+                    path,
+                    format!(
+                        "could not place particle {} of {count} (radius {}): {cuts} of the attempted places cut {}; {}",
+                        n + 1,
+                        fmt_num(r),
+                        walls.name(&hit),
+                        walls.fix(&hit, min, max, 0.0, "box")
+                    ),
+                ));
+            }
             return Err(cx.err(
                 path,
                 format!(

@@ -39,7 +39,7 @@ pub(crate) fn measures(cx: &Cx, list: &[Value], gravity: [f64; 3], outlets: &[Ou
                 MeasureKind::Discharge(discharge(cx, &o, outlets)?)
             }
             other => {
-                return Err(cx.err(&o.key("type"), format!("unknown measurement type \"{other}\"; allowed: {}", TYPES.join(", "))))
+                return Err(cx.err(&o.key("type"), format!("unknown measurement type \"{other}\"{}; allowed: {}", super::parse::did_you_mean(other, TYPES.iter().copied()), TYPES.join(", "))))
             }
         };
         let name = o.str_opt("name")?.unwrap_or(ty).to_string();
@@ -95,7 +95,7 @@ fn discharge(cx: &Cx, o: &Obj, outlets: &[Outlet]) -> Result<Discharge> {
     let name = cx.string(o.req("outlet")?, &o.key("outlet"))?;
     let Some(outlet) = outlets.iter().position(|x| x.name == name) else {
         let names: Vec<&str> = outlets.iter().map(|x| x.name.as_str()).collect();
-        return Err(cx.err(&o.key("outlet"), format!("unknown outlet \"{name}\"; the scene's outlets: {}", if names.is_empty() { "none".to_string() } else { names.join(", ") })));
+        return Err(cx.err(&o.key("outlet"), format!("unknown outlet \"{name}\"{}; the scene's outlets: {}", super::parse::did_you_mean(name, names.iter().copied()), if names.is_empty() { "none".to_string() } else { names.join(", ") })));
     };
     let to_time = o.f64_opt("to_time")?.map(|t| cx.positive(t, &o.key("to_time"))).transpose()?;
     let b = o.obj_req("beverloo")?;

@@ -23,7 +23,7 @@ use crate::setup::{mesh_centre, MeshWall};
 
 /// Keys of a mesh wall.
 pub const MESH_KEYS: &[&str] = &["type", "name", "file", "transform", "material", "motion", "load_point", "two_sided"];
-const TRANSFORM_KEYS: &[&str] = &["scale", "axis", "angle", "translation"];
+pub(super) const TRANSFORM_KEYS: &[&str] = &["scale", "axis", "angle", "translation"];
 
 /// Parse the mesh wall `o` (its keys already checked against `MESH_KEYS`), read its STL file
 /// and place it. `material` is the resolved material index.

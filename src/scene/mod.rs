@@ -11,6 +11,7 @@ mod contacts;
 mod distribution;
 mod flow;
 mod generate;
+mod geometry;
 mod lammps_data;
 mod vtu_state;
 mod measure;
@@ -34,7 +35,8 @@ use crate::model::material::Material;
 use crate::model::overlap::Grid;
 use crate::setup::{mesh_group_bases, Aabb, PairTable, Particles, RestCriterion, Setup, TimeStepChoice, Wall};
 use generate::{Common, Sources};
-use parse::{fmt_num, fmt_vec, index, show, Cx, Obj};
+use parse::{did_you_mean, fmt_num, fmt_vec, index, show, Cx, Obj};
+
 
 /// Default fraction of the Rayleigh step for `"time_step": "auto"`.
 pub const DEFAULT_TIME_STEP_FRACTION: f64 = 0.2;
@@ -74,6 +76,9 @@ const TOP_KEYS: &[&str] = &[
     "clump_templates",
 ];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
+const OUTPUT_KEYS: &[&str] = &["every_steps", "interval"];
+const UNTIL_REST_KEYS: &[&str] = &["kinetic_fraction", "outputs"];
+const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 const MATERIAL_KEYS: &[&str] = &["density", "hz_shear", "hz_poiss", "youngsModulus", "poissonsRatio", "fric"];
 /// Pair keys that are inherited from the materials (not allowed in `contacts.default`).
 const INHERITED_KEYS: &[&str] = &["hz_shear", "hz_poiss", "fric"];
@@ -90,6 +95,43 @@ const CLUMP_RANDOM_FILL_KEYS: &[&str] = &["type", "box", "count", "clump", "scal
 const PLANE_KEYS: &[&str] = &["type", "name", "point", "normal", "material", "motion", "load_point"];
 const BOX_KEYS: &[&str] = &["type", "name", "min", "max", "material", "open", "motion", "load_point"];
 const FACES: [&str; 6] = ["-x", "+x", "-y", "+y", "-z", "+z"];
+
+/// The keys the parser accepts in each context of a scene file, one list per context
+/// (docs/scenes.md names them; `tests/scene_keys.rs` compares the two): `top`, `output`,
+/// `until_rest`, `domain`, `initial_state`, `materials`, `particles`, `generators`,
+/// `walls`, `walls.transform`, `insert`, `outlets`, `clump_templates`, `contacts.default`
+/// and `contacts.pairs` per model (`contacts.pairs (hooke)`).
+pub fn accepted_keys() -> Vec<(String, Vec<&'static str>)> {
+    let union = |lists: &[&[&'static str]]| {
+        let mut v: Vec<&'static str> = lists.concat();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let mut out: Vec<(String, Vec<&'static str>)> = [
+        ("top", union(&[TOP_KEYS])),
+        ("output", union(&[OUTPUT_KEYS])),
+        ("until_rest", union(&[UNTIL_REST_KEYS])),
+        ("domain", union(&[DOMAIN_KEYS])),
+        ("initial_state", union(&[INITIAL_STATE_KEYS])),
+        ("materials", union(&[MATERIAL_KEYS])),
+        ("particles", union(&[PARTICLE_KEYS])),
+        ("generators", union(&[LATTICE_KEYS, RANDOM_FILL_KEYS, CLUMP_LATTICE_KEYS, CLUMP_RANDOM_FILL_KEYS])),
+        ("walls", union(&[PLANE_KEYS, BOX_KEYS, mesh::MESH_KEYS])),
+        ("walls.transform", union(&[mesh::TRANSFORM_KEYS])),
+        ("insert", union(&[flow::INSERT_KEYS, flow::CLUMP_INSERT_KEYS])),
+        ("outlets", union(&[flow::OUTLET_KEYS])),
+        ("clump_templates", union(&[clump::TEMPLATE_KEYS])),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for m in ContactModel::ALL {
+        out.push((format!("contacts.default ({})", m.name()), contacts::allowed_keys(m, &[], INHERITED_KEYS)));
+        out.push((format!("contacts.pairs ({})", m.name()), contacts::allowed_keys(m, &["materials"], &[])));
+    }
+    out
+}
 
 /// Read and parse a scene file.
 pub fn load(path: &Path) -> Result<Setup> {
@@ -162,7 +204,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let output = match top.obj_opt("output")? {
         None => Output::Default,
         Some(o) => {
-            o.allow(&["every_steps", "interval"])?;
+            o.allow(OUTPUT_KEYS)?;
             match (o.get("every_steps"), o.get("interval")) {
                 (Some(e), Some(i)) => {
                     return Err(cx.err(
@@ -186,7 +228,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let until_rest = match top.obj_opt("until_rest")? {
         None => None,
         Some(o) => {
-            o.allow(&["kinetic_fraction", "outputs"])?;
+            o.allow(UNTIL_REST_KEYS)?;
             let key = o.key("kinetic_fraction");
             let f = o.f64_req("kinetic_fraction")?;
             if !(f > 0.0 && f < 1.0) {
@@ -254,17 +296,17 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         c.allow(&["default", "pairs"])?;
         if let Some(d) = c.obj_opt("default")? {
             let model = contacts::model_of(&cx, &d, ContactModel::Hertz)?;
-            contacts::check_keys(&cx, &d, model, &[])?;
             if let Some(k) = INHERITED_KEYS.iter().find(|k| d.get(k).is_some()) {
                 return Err(cx.err(&d.key(k), format!("is inherited from the materials (spec eqs 18-20); set it per material or per pair in contacts.pairs, got {}", show(d.get(k).unwrap()))));
             }
+            contacts::check_keys(&cx, &d, model, &[], INHERITED_KEYS)?;
             contacts::apply_pair_keys(&cx, &d, &mut base, model)?;
         }
         if let Some(pairs) = c.array_opt("pairs")? {
             for (i, v) in pairs.iter().enumerate() {
                 let p = cx.object(v, &index(&c.key("pairs"), i))?;
                 let model = contacts::model_of(&cx, &p, base.model)?;
-                contacts::check_keys(&cx, &p, model, &["materials"])?;
+                contacts::check_keys(&cx, &p, model, &["materials"], &[])?;
                 let mv = p.req("materials")?;
                 let mp = p.key("materials");
                 let names = match mv {
@@ -321,159 +363,13 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         None => Vec::new(),
     };
 
-    // ---- explicit particles ----
-    let mut particles = Particles::default();
-    let mut clump_runs = Vec::new();
-    let mut grid = Grid::new();
-    let mut sources = Sources::default();
-    sources.begin(0, None);
-    let mut saved_contacts = None;
-    if let Some(o) = top.obj_opt("initial_state")? {
-        o.allow(INITIAL_STATE_KEYS)?;
-        let format = cx.string(o.req("format")?, &o.key("format"))?;
-        if !["lammps_data", "vtu", "checkpoint"].contains(&format) {
-            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"; allowed: lammps_data, vtu, checkpoint")));
-        }
-        let file = cx.string(o.req("file")?, &o.key("file"))?;
-        let path = mesh::resolve(cx.file, file);
-        match format {
-            "vtu" => vtu_state::read(&cx, &o.key("file"), &path, mat_ref(&o, "material")?, &mut particles)?,
-            "lammps_data" => {
-                let m = mat_ref(&o, "material")?;
-                lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?
-            }
-            _ => {
-                let m = o.get("material").map(|_| mat_ref(&o, "material")).transpose()?;
-                saved_contacts = Some(checkpoint_state::read(&cx, &o.key("file"), &path, m, &materials, &mut particles)?);
-            }
-        }
-        input_files.push(path);
-    }
-    if let Some(list) = top.array_opt("particles")? {
-        let mut parsed = Vec::with_capacity(list.len());
-        for (i, v) in list.iter().enumerate() {
-            let o = cx.object(v, &index("particles", i))?;
-            o.allow(PARTICLE_KEYS)?;
-            let x = o.vec3_req("position")?;
-            let r = cx.positive(o.f64_req("radius")?, &o.key("radius"))?;
-            let vel = o.vec3_opt("velocity")?.unwrap_or([0.0; 3]);
-            let w = o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]);
-            let m = mat_ref(&o, "material")?;
-            parsed.push((x, vel, w, r, m));
-        }
-        let r_max = parsed.iter().map(|p| p.3).fold(0.0, f64::max);
-        grid.prepare(&particles, r_max);
-        for (i, (x, vel, w, r, m)) in parsed.into_iter().enumerate() {
-            if let Some(j) = grid.overlap(&particles, x, r) {
-                let y = particles.position[j];
-                let d = ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
-                return Err(cx.err(
-                    &index("particles", i),
-                    format!(
-                        "overlaps particles[{j}]: centre distance {} < sum of radii {} (positions {} and {})",
-                        fmt_num(d),
-                        fmt_num(r + particles.radius[j]),
-                        fmt_vec(x),
-                        fmt_vec(y)
-                    ),
-                ));
-            }
-            particles.push(x, vel, w, r, m);
-            grid.sync(&particles);
-        }
-    }
-
-    // ---- generators ----
-    if let Some(list) = top.array_opt("generators")? {
-        for (g, v) in list.iter().enumerate() {
-            let path = index("generators", g);
-            let o = cx.object(v, &path)?;
-            let ty = o.req("type")?;
-            let ty = cx.string(ty, &o.key("type"))?;
-            let clump = o.str_opt("clump")?;
-            let keys = match ty {
-                "lattice" if clump.is_some() => CLUMP_LATTICE_KEYS,
-                "random_fill" if clump.is_some() => CLUMP_RANDOM_FILL_KEYS,
-                "lattice" => LATTICE_KEYS,
-                "random_fill" => RANDOM_FILL_KEYS,
-                other => {
-                    return Err(cx.err(
-                        &o.key("type"),
-                        format!("unknown generator type \"{other}\"; allowed: lattice, random_fill"),
-                    ))
-                }
-            };
-            o.allow(keys)?;
-            if let Some(name) = clump {
-                let Some(t) = clump_templates.iter().position(|t| t.name == name) else {
-                    let known: Vec<&str> = clump_templates.iter().map(|t| t.name.as_str()).collect();
-                    return Err(cx.err(&o.key("clump"), format!("no clump template named \"{name}\" (clump_templates has: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") })));
-                };
-                let scale = match o.get("scale") {
-                    Some(v) => RadiusDist::parse(&cx, v, &o.key("scale"))?,
-                    None => RadiusDist::Monodisperse(1.0),
-                };
-                let orientation = match o.str_opt("orientation")? {
-                    None | Some("random") => clump_place::Orientation::Random,
-                    Some("template") => clump_place::Orientation::Template,
-                    Some(other) => return Err(cx.err(&o.key("orientation"), format!("unknown orientation \"{other}\"; allowed: random, template"))),
-                };
-                let cg = clump_place::ClumpGen { template: &clump_templates[t], template_index: t as u32, scale, orientation, velocity: o.vec3_opt("velocity")?.unwrap_or([0.0; 3]), seed: o.u64_opt("seed")?.unwrap_or(1) };
-                sources.begin(particles.len(), Some(g));
-                if ty == "lattice" {
-                    let origin = o.vec3_req("origin")?;
-                    let count = lattice_count(&cx, &o)?;
-                    let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
-                    clump_place::lattice(&cx, &path, origin, count, spacing, &cg, &mut particles, &mut clump_runs, &mut grid, &sources)?;
-                } else {
-                    let (min, max, count) = fill_box(&cx, &o)?;
-                    clump_place::random_fill(&cx, &path, min, max, count, &cg, &mut particles, &mut clump_runs, &mut grid)?;
-                }
-                continue;
-            }
-            let common = Common {
-                radius: RadiusDist::parse(&cx, o.req("radius")?, &o.key("radius"))?,
-                material: mat_ref(&o, "material")?,
-                velocity: o.vec3_opt("velocity")?.unwrap_or([0.0; 3]),
-                angular_velocity: o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]),
-                seed: o.u64_opt("seed")?.unwrap_or(1),
-            };
-            sources.begin(particles.len(), Some(g));
-            if ty == "lattice" {
-                let origin = o.vec3_req("origin")?;
-                let count = lattice_count(&cx, &o)?;
-                let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
-                let jitter = match o.f64_opt("jitter")? {
-                    Some(j) => cx.non_negative(j, &o.key("jitter"))?,
-                    None => 0.0,
-                };
-                generate::lattice(&cx, &path, origin, count, spacing, jitter, &common, &mut particles, &mut grid, &sources)?;
-            } else {
-                let (min, max, count) = fill_box(&cx, &o)?;
-                generate::random_fill(&cx, &path, min, max, count, &common, &mut particles, &mut grid)?;
-            }
-        }
-    }
-    drop(grid);
-    // insertions are parsed before the body table: an insertion of clumps makes every
-    // particle a body from the start
-    let (inserts, outlets) = flow::parse(&top, mat_ref, &clump_templates)?;
-    let clumps_inserted = inserts.iter().any(|s| s.clump.is_some());
-    let mut bodies = clump_place::bodies(&particles, &clump_runs, &clump_templates, |m| materials[m as usize].density, clumps_inserted);
-    if let Some(saved) = saved_contacts.as_mut().filter(|s| !s.bodies.is_empty()) {
-        if saved.bodies.body_of.len() != particles.len() {
-            return Err(cx.err("initial_state", format!("the checkpoint holds {} rigid bodies; a scene that starts from it may not add particles ({} added)", saved.bodies.len(), particles.len() - saved.bodies.body_of.len())));
-        }
-        bodies = std::mem::take(&mut saved.bodies);
-    }
-    if particles.is_empty() && inserts.is_empty() {
-        return Err(cx.err("particles", "the scene has no particles (no explicit particles, no generators and no insert)"));
-    }
-
     // ---- walls ----
     let mut walls = Vec::new();
     let mut meshes = Vec::new();
     let mut wall_boxes: Vec<Aabb> = Vec::new();
+    // (the mesh files go into `input_files` after the initial state's file)
+    let mut mesh_files = Vec::new();
+    let mut mesh_keys = Vec::new();
     if let Some(list) = top.array_opt("walls")? {
         for (i, v) in list.iter().enumerate() {
             let o = cx.object(v, &index("walls", i))?;
@@ -511,7 +407,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                                 None => {
                                     return Err(cx.err(
                                         &fp,
-                                        format!("unknown face \"{f}\"; allowed: {}", FACES.join(", ")),
+                                        format!("unknown face \"{f}\"{}; allowed: {}", did_you_mean(f, FACES), FACES.join(", ")),
                                     ))
                                 }
                             }
@@ -538,7 +434,8 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                     o.allow(mesh::MESH_KEYS)?;
                     let material = mat_ref(&o, "material")?;
                     let wall = mesh::mesh_wall(&o, name, material)?;
-                    input_files.push(wall.mesh.source.clone());
+                    mesh_keys.push(index("walls", i));
+                    mesh_files.push(wall.mesh.source.clone());
                     let (min, max) = mesh::bounds(&wall.mesh);
                     wall_boxes.push(Aabb { min, max });
                     meshes.push(wall);
@@ -549,11 +446,182 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
                 other => {
                     return Err(cx.err(
                         &o.key("type"),
-                        format!("unknown wall type \"{other}\"; allowed: plane, box, mesh"),
+                        format!("unknown wall type \"{other}\"{}; allowed: plane, box, mesh", did_you_mean(other, ["plane", "box", "mesh"])),
                     ))
                 }
             }
         }
+    }
+
+    let wall_grids = geometry::grids(&meshes)?;
+    let obstacles = geometry::Obstacles::new(&walls, &meshes, &wall_grids);
+
+    // ---- explicit particles ----
+    let mut particles = Particles::default();
+    let mut clump_runs = Vec::new();
+    let mut grid = Grid::new();
+    let mut sources = Sources::default();
+    sources.begin(0, None);
+    let mut saved_contacts = None;
+    if let Some(o) = top.obj_opt("initial_state")? {
+        o.allow(INITIAL_STATE_KEYS)?;
+        let format = cx.string(o.req("format")?, &o.key("format"))?;
+        if !["lammps_data", "vtu", "checkpoint"].contains(&format) {
+            return Err(cx.err(&o.key("format"), format!("unknown format \"{format}\"{}; allowed: lammps_data, vtu, checkpoint", did_you_mean(format, ["lammps_data", "vtu", "checkpoint"]))));
+        }
+        let file = cx.string(o.req("file")?, &o.key("file"))?;
+        let path = mesh::resolve(cx.file, file);
+        match format {
+            "vtu" => vtu_state::read(&cx, &o.key("file"), &path, mat_ref(&o, "material")?, &mut particles)?,
+            "lammps_data" => {
+                let m = mat_ref(&o, "material")?;
+                lammps_data::read(&cx, &o.key("file"), &path, m, materials[m as usize].density, &mut particles)?
+            }
+            _ => {
+                let m = o.get("material").map(|_| mat_ref(&o, "material")).transpose()?;
+                saved_contacts = Some(checkpoint_state::read(&cx, &o.key("file"), &path, m, &materials, &mut particles)?);
+            }
+        }
+        input_files.push(path);
+    }
+    input_files.append(&mut mesh_files);
+    if let Some(list) = top.array_opt("particles")? {
+        let mut parsed = Vec::with_capacity(list.len());
+        for (i, v) in list.iter().enumerate() {
+            let o = cx.object(v, &index("particles", i))?;
+            o.allow(PARTICLE_KEYS)?;
+            let x = o.vec3_req("position")?;
+            let r = cx.positive(o.f64_req("radius")?, &o.key("radius"))?;
+            let vel = o.vec3_opt("velocity")?.unwrap_or([0.0; 3]);
+            let w = o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]);
+            let m = mat_ref(&o, "material")?;
+            parsed.push((x, vel, w, r, m));
+        }
+        let r_max = parsed.iter().map(|p| p.3).fold(0.0, f64::max);
+        grid.prepare(&particles, r_max);
+        for (i, (x, vel, w, r, m)) in parsed.into_iter().enumerate() {
+            if let Some(j) = grid.overlap(&particles, x, r) {
+                let y = particles.position[j];
+                let d = ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
+                return Err(cx.err(
+                    &index("particles", i),
+                    format!(
+                        "overlaps particles[{j}]: centre distance {} < sum of radii {} (positions {} and {})",
+                        fmt_num(d),
+                        fmt_num(r + particles.radius[j]),
+                        fmt_vec(x),
+                        fmt_vec(y)
+                    ),
+                ));
+            }
+            if let Some(hit) = obstacles.cut(x, r) {
+                let key = index("particles", i);
+                let fix = format!("move {key}.position to at least its radius {} m in front of it, or shrink the radius", fmt_num(r));
+                return Err(geometry::cut_error(&cx, &key, &obstacles, &hit, &key, x, r, &fix));
+            }
+            particles.push(x, vel, w, r, m);
+            grid.sync(&particles);
+        }
+    }
+
+    // ---- generators ----
+    if let Some(list) = top.array_opt("generators")? {
+        for (g, v) in list.iter().enumerate() {
+            let path = index("generators", g);
+            let o = cx.object(v, &path)?;
+            let ty = o.req("type")?;
+            let ty = cx.string(ty, &o.key("type"))?;
+            let clump = o.str_opt("clump")?;
+            let keys = match ty {
+                "lattice" if clump.is_some() => CLUMP_LATTICE_KEYS,
+                "random_fill" if clump.is_some() => CLUMP_RANDOM_FILL_KEYS,
+                "lattice" => LATTICE_KEYS,
+                "random_fill" => RANDOM_FILL_KEYS,
+                other => {
+                    return Err(cx.err(
+                        &o.key("type"),
+                        format!("unknown generator type \"{other}\"{}; allowed: lattice, random_fill", did_you_mean(other, ["lattice", "random_fill"])),
+                    ))
+                }
+            };
+            o.allow(keys)?;
+            if let Some(name) = clump {
+                let Some(t) = clump_templates.iter().position(|t| t.name == name) else {
+                    let known: Vec<&str> = clump_templates.iter().map(|t| t.name.as_str()).collect();
+                    return Err(cx.err(&o.key("clump"), format!("no clump template named \"{name}\"{} (clump_templates has: {})", did_you_mean(name, clump_templates.iter().map(|t| t.name.as_str())), if known.is_empty() { "none".to_string() } else { known.join(", ") })));
+                };
+                let scale = match o.get("scale") {
+                    Some(v) => RadiusDist::parse(&cx, v, &o.key("scale"))?,
+                    None => RadiusDist::Monodisperse(1.0),
+                };
+                let orientation = match o.str_opt("orientation")? {
+                    None | Some("random") => clump_place::Orientation::Random,
+                    Some("template") => clump_place::Orientation::Template,
+                    Some(other) => return Err(cx.err(&o.key("orientation"), format!("unknown orientation \"{other}\"{}; allowed: random, template", did_you_mean(other, ["random", "template"])))),
+                };
+                let cg = clump_place::ClumpGen { template: &clump_templates[t], template_index: t as u32, scale, orientation, velocity: o.vec3_opt("velocity")?.unwrap_or([0.0; 3]), seed: o.u64_opt("seed")?.unwrap_or(1) };
+                sources.begin(particles.len(), Some(g));
+                if ty == "lattice" {
+                    let origin = o.vec3_req("origin")?;
+                    let count = lattice_count(&cx, &o)?;
+                    let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
+                    clump_place::lattice(&cx, &path, origin, count, spacing, &cg, &mut particles, &mut clump_runs, &mut grid, &sources)?;
+                } else {
+                    let (min, max, count) = fill_box(&cx, &o)?;
+                    clump_place::random_fill(&cx, &path, min, max, count, &cg, &mut particles, &mut clump_runs, &mut grid)?;
+                }
+                continue;
+            }
+            let common = Common {
+                radius: RadiusDist::parse(&cx, o.req("radius")?, &o.key("radius"))?,
+                material: mat_ref(&o, "material")?,
+                velocity: o.vec3_opt("velocity")?.unwrap_or([0.0; 3]),
+                angular_velocity: o.vec3_opt("angular_velocity")?.unwrap_or([0.0; 3]),
+                seed: o.u64_opt("seed")?.unwrap_or(1),
+            };
+            sources.begin(particles.len(), Some(g));
+            if ty == "lattice" {
+                let origin = o.vec3_req("origin")?;
+                let count = lattice_count(&cx, &o)?;
+                let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
+                let jitter = match o.f64_opt("jitter")? {
+                    Some(j) => cx.non_negative(j, &o.key("jitter"))?,
+                    None => 0.0,
+                };
+                generate::lattice(&cx, &path, origin, count, spacing, jitter, &common, &mut particles, &mut grid, &sources, &obstacles)?;
+            } else {
+                let (min, max, count) = fill_box(&cx, &o)?;
+                generate::random_fill(&cx, &path, min, max, count, &common, &mut particles, &mut grid, &obstacles)?;
+            }
+        }
+    }
+    drop(grid);
+    drop(obstacles);
+    // insertions are parsed before the body table: an insertion of clumps makes every
+    // particle a body from the start
+    let (inserts, outlets) = flow::parse(&top, mat_ref, &clump_templates)?;
+    let clumps_inserted = inserts.iter().any(|s| s.clump.is_some());
+    if meshes.iter().any(|m| !m.mesh.two_sided) {
+        // where the particles are: up to 256 centres and the insertion regions' centres
+        let stride = particles.len().div_ceil(256).max(1);
+        let mut at: Vec<glam::DVec3> = particles.position.iter().step_by(stride).map(|&x| glam::DVec3::from(x)).collect();
+        at.extend(inserts.iter().map(|s| {
+            let (lo, hi) = s.region.bounds();
+            0.5 * (lo + hi)
+        }));
+        for w in geometry::winding_warnings(&cx, &meshes, &mesh_keys, &at) {
+            eprintln!("talus: {w}");
+        }
+    }
+    let mut bodies = clump_place::bodies(&particles, &clump_runs, &clump_templates, |m| materials[m as usize].density, clumps_inserted);
+    if let Some(saved) = saved_contacts.as_mut().filter(|s| !s.bodies.is_empty()) {
+        if saved.bodies.body_of.len() != particles.len() {
+            return Err(cx.err("initial_state", format!("the checkpoint holds {} rigid bodies; a scene that starts from it may not add particles ({} added)", saved.bodies.len(), particles.len() - saved.bodies.body_of.len())));
+        }
+        bodies = std::mem::take(&mut saved.bodies);
+    }
+    if particles.is_empty() && inserts.is_empty() {
+        return Err(cx.err("particles", "the scene has no particles (no explicit particles, no generators and no insert)"));
     }
 
     // ---- domain ----
@@ -566,7 +634,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
     let explicit_domain = top.get("domain").is_some();
     let domain = match top.obj_opt("domain")? {
         Some(d) => {
-            d.allow(&["min", "max", "periodic"])?;
+            d.allow(DOMAIN_KEYS)?;
             let (min, max) = (d.vec3_req("min")?, d.vec3_req("max")?);
             cx.ordered_box(min, max, &d.key("min"))?;
             let domain = Aabb { min, max };
@@ -655,7 +723,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         Some(v) => match cx.string(v, "time_step_check")? {
             "error" => checks::TimeStepCheck::Error,
             "warn" => checks::TimeStepCheck::Warn,
-            other => return Err(cx.err("time_step_check", format!("unknown value \"{other}\"; allowed: error, warn"))),
+            other => return Err(cx.err("time_step_check", format!("unknown value \"{other}\"{}; allowed: error, warn", did_you_mean(other, ["error", "warn"])))),
         },
     };
     let lost_particles = match top.get("lost_particles") {
@@ -663,7 +731,7 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         Some(v) => match cx.string(v, "lost_particles")? {
             "error" => LostParticles::Error,
             "remove" => LostParticles::Remove,
-            other => return Err(cx.err("lost_particles", format!("unknown value \"{other}\"; allowed: error, remove"))),
+            other => return Err(cx.err("lost_particles", format!("unknown value \"{other}\"{}; allowed: error, remove", did_you_mean(other, ["error", "remove"])))),
         },
     };
     let energy_drift = match top.f64_opt("energy_drift")? {
@@ -714,8 +782,8 @@ pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
         for (i, x) in setup.particles.position.iter().enumerate() {
             if crate::model::checks::outside(glam::DVec3::from(*x), lo, hi, 0.0, setup.periodic) {
                 return Err(cx.err(
-                    &index("particles", i),
-                    format!("starts at {} outside the domain [{}, {}]", fmt_vec(*x), fmt_vec(setup.domain.min), fmt_vec(setup.domain.max)),
+                    &sources.key(i),
+                    format!("{}starts at {} outside the domain [{}, {}]", Some(sources.label(i)).filter(|l| *l != sources.key(i)).map(|l| l + " ").unwrap_or_default(), fmt_vec(*x), fmt_vec(setup.domain.min), fmt_vec(setup.domain.max)),
                 ));
             }
         }
@@ -774,7 +842,7 @@ fn lookup_material(cx: &Cx, materials: &[Material], name: &str, path: &str) -> R
         Some(i) => Ok(i as u32),
         None => {
             let names: Vec<&str> = materials.iter().map(|m| m.name.as_str()).collect();
-            Err(cx.err(path, format!("unknown material \"{name}\"; defined materials: {}", names.join(", "))))
+            Err(cx.err(path, format!("unknown material \"{name}\"{}; defined materials: {}", did_you_mean(name, names.iter().copied()), names.join(", "))))
         }
     }
 }

@@ -38,13 +38,67 @@ pub(crate) fn show(v: &Value) -> String {
     }
 }
 
-/// A number for a message: plain for ordinary magnitudes, scientific otherwise.
-pub(crate) fn fmt_num(x: f64) -> String {
-    if x != 0.0 && x.is_finite() && (x.abs() < 1e-4 || x.abs() >= 1e7) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
+pub(crate) use crate::error::{fmt_num, fmt_sig};
+
+/// `x` to 4 significant figures, or as many more as it takes to tell it from each of
+/// `others` (a value just outside a range reads `1.00001`, not `1`).
+pub(crate) fn fmt_apart(x: f64, others: &[f64]) -> String {
+    for sig in 4..=17 {
+        let s = fmt_sig(x, sig);
+        if others.iter().all(|&o| o == x || fmt_sig(o, sig) != s) {
+            return s;
+        }
     }
+    format!("{x}")
+}
+
+/// `x` to 4 significant figures rounded towards zero, so that the printed bound itself
+/// passes a check `value <= x` (the largest safe time step or fraction).
+pub(crate) fn fmt_floor(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let p = 10f64.powi(x.abs().log10().floor() as i32 - 3);
+    let mut y = (x / p).floor() * p;
+    // (the division can land a hair above an integer)
+    if y > x {
+        y -= p;
+    }
+    let s = fmt_sig(y, 4);
+    match s.parse::<f64>() {
+        Ok(v) if v <= x => s,
+        _ => fmt_sig(y - p, 4),
+    }
+}
+
+/// `; did you mean "x"?` for the candidate closest to `word` by edit distance, when one is
+/// close enough to be a likely typo (or differs only in case), else "".
+pub(crate) fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> String {
+    match closest(word, candidates) {
+        Some(c) => format!("; did you mean \"{c}\"?"),
+        None => String::new(),
+    }
+}
+
+/// The candidate closest to `word`: at most about a third of its length (1 to 3) edits
+/// away, or equal ignoring case and `_`.
+pub(crate) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let fold = |s: &str| s.to_lowercase().replace(['_', '-'], "");
+    let limit = ((word.chars().count() + 1) / 3).clamp(1, 3);
+    let mut best: Option<(usize, &str)> = None;
+    let candidates_kept: Vec<&'c str> = candidates.into_iter().collect();
+    for &c in &candidates_kept {
+        let d = if fold(c) == fold(word) { 0 } else { strsim::damerau_levenshtein(word, c) };
+        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    if best.is_none() && word.chars().count() >= 4 {
+        // a part of a longer key: `restitution` for `coefficientRestitution`
+        let w = fold(word);
+        return candidates_kept.into_iter().find(|c| fold(c).contains(&w));
+    }
+    best.map(|(_, c)| c)
 }
 
 pub(crate) fn fmt_vec(v: [f64; 3]) -> String {
@@ -153,7 +207,7 @@ impl<'a> Cx<'a> {
         if x >= lo && x <= hi {
             Ok(x)
         } else {
-            Err(self.err(path, format!("must be in [{}, {}], got {}", fmt_num(lo), fmt_num(hi), fmt_num(x))))
+            Err(self.err(path, format!("must be in [{}, {}], got {}", fmt_num(lo), fmt_num(hi), fmt_apart(x, &[lo, hi]))))
         }
     }
 
@@ -162,7 +216,7 @@ impl<'a> Cx<'a> {
         if x > lo && x <= hi {
             Ok(x)
         } else {
-            Err(self.err(path, format!("must be in ({}, {}], got {}", fmt_num(lo), fmt_num(hi), fmt_num(x))))
+            Err(self.err(path, format!("must be in ({}, {}], got {}", fmt_num(lo), fmt_num(hi), fmt_apart(x, &[lo, hi]))))
         }
     }
 
@@ -175,8 +229,8 @@ impl<'a> Cx<'a> {
                     path,
                     format!(
                         "min must be < max on every axis, but on {axis}: min {} >= max {} (min = {}, max = {})",
-                        fmt_num(min[k]),
-                        fmt_num(max[k]),
+                        fmt_apart(min[k], &[max[k]]),
+                        fmt_apart(max[k], &[min[k]]),
                         fmt_vec(min),
                         fmt_vec(max)
                     ),
@@ -205,7 +259,7 @@ impl<'v, 'a> Obj<'v, 'a> {
             if !allowed.contains(&k.as_str()) {
                 return Err(self.cx.err(
                     &self.key(k),
-                    format!("unknown key \"{k}\"; allowed keys here: {}", allowed.join(", ")),
+                    format!("unknown key \"{k}\"{}; allowed keys here: {}", did_you_mean(k, allowed.iter().copied()), allowed.join(", ")),
                 ));
             }
         }
