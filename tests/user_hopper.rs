@@ -4,7 +4,8 @@
 //! the winding rule (normals towards the particles: inwards and up); and a reduced run of the
 //! scene (the gate open from the start, the beads thrown down at 1.5 m/s, the outlet just below
 //! the orifice, 0.025 s: 1,726 steps, 2–3 s of CPU time) loads, discharges and reports the
-//! discharge measurement.
+//! discharge measurement; and the reversed-winding warning the docs quote is what `talus run`
+//! prints.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -125,4 +126,42 @@ fn a_reduced_run_of_the_example_discharges_and_reports_the_rate() {
     let left = summary["flow"]["outlets"][0]["count"].as_u64().unwrap();
     assert!(left > 0 && rate > 0.0, "grains left through the outlet: {left}, rate {rate} kg/s");
     assert!(m["details"]["beverloo"].as_f64().is_some_and(|b| b > 0.0), "{m}");
+}
+
+/// The warning docs/scenes.md quotes for the cone with its winding reversed is the one
+/// `talus run` prints.
+#[test]
+fn the_reversed_cone_gives_the_warning_the_docs_quote() {
+    let doc = std::fs::read_to_string(root().join("docs/scenes.md")).unwrap();
+    let start = doc.find(HEADING).unwrap();
+    let quoted = doc[start..]
+        .lines()
+        .find(|l| l.starts_with("talus: ") && l.contains("warning: mesh \"cone\""))
+        .expect("docs/scenes.md quotes the reversed-winding warning");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("meshes")).unwrap();
+    std::fs::copy(root().join("scenes/user_hopper.json"), dir.path().join("user_hopper.json")).unwrap();
+    // swap the last two vertices of every facet
+    let stl = std::fs::read_to_string(root().join("scenes/meshes/cone.stl")).unwrap();
+    let lines: Vec<&str> = stl.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("vertex") {
+            out.extend([lines[i], lines[i + 2], lines[i + 1]]);
+            i += 3;
+        } else {
+            out.push(lines[i]);
+            i += 1;
+        }
+    }
+    std::fs::write(dir.path().join("meshes/cone.stl"), out.join("\n") + "\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_talus"))
+        .current_dir(dir.path())
+        .args(["run", "user_hopper.json", "--backend", "cpu", "--no-progress", "--checkpoint-every", "0", "--steps", "1", "--out", "out"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the talus binary");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.lines().any(|l| l == quoted), "talus run printed\n{stderr}\nnot the line docs/scenes.md quotes:\n{quoted}");
 }
