@@ -39,6 +39,8 @@ const WINDOWS: &[Window] = &[
     Window { scene: "two_ball_elastic", cpu_steps: None, gpu_steps: 2_500, limit: CLOSURE },
     Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 6_000, limit: CLOSURE },
     Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 8_000, limit: CLOSURE },
+    // the worked example of docs/scenes.md: the random fill falls into the cone and settles
+    Window { scene: "user_hopper", cpu_steps: Some(4_000), gpu_steps: 1_500, limit: CLOSURE },
     // mesh contacts that end are found within the step's travel and book their end
     Window { scene: "rotating_drum", cpu_steps: Some(3_000), gpu_steps: 1_500, limit: CLOSURE },
     // rolling friction booked against each body's previous spin (grains rocking at rest); the

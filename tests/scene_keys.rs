@@ -145,3 +145,26 @@ fn docs_name_every_key_the_parser_accepts_and_no_other() {
     assert!(unchecked.is_empty(), "key lists with no docs section in this test: {unchecked:?}");
     assert!(problems.is_empty(), "docs/scenes.md and the parser disagree:\n{}", problems.join("\n"));
 }
+
+/// The index table "Every key at a glance" names every key the parser accepts, in any context,
+/// in its first column (as a part of a key path such as `walls[i].motion.velocity`).
+#[test]
+fn the_index_table_names_every_key_the_parser_accepts() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scenes.md")).unwrap();
+    let index = section(&doc, "## Every key at a glance");
+    let mut listed = BTreeSet::new();
+    for line in index.lines().filter(|l| l.starts_with("| `")) {
+        let first = line.split('|').nth(1).unwrap_or("");
+        for span in first.split('`').skip(1).step_by(2) {
+            for seg in span.split('.') {
+                let seg = seg.trim_start_matches('…').trim_end_matches("[i]");
+                if is_key(seg) {
+                    listed.insert(seg.to_string());
+                }
+            }
+        }
+    }
+    let missing: BTreeSet<String> =
+        talus::scene::accepted_keys().into_iter().flat_map(|(_, keys)| keys.into_iter().map(str::to_string)).filter(|k| !listed.contains(k)).collect();
+    assert!(missing.is_empty(), "docs/scenes.md, \"Every key at a glance\", lacks {missing:?}");
+}
