@@ -390,7 +390,7 @@ fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
 
     let steps = backend.steps_done() - start_step;
     let summary = Summary {
-        scene: Summary::scene_of(setup),
+        scene: Summary::scene_of(setup, opts.checkpoint.as_ref().map(|c| &c.scene)),
         backend: backend.kind().to_string(),
         adapter: backend.adapter(),
         particles: n,
