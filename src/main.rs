@@ -75,9 +75,9 @@ enum Command {
         #[arg(long)]
         steps: Option<u64>,
         /// Change a scene value without editing the file (repeatable): PATH is keys joined by
-        /// dots, list entries by number; VALUE is JSON or else a string; e.g. --set
-        /// materials.glass.fric=0.2 --set generators.0.count=500. Recorded in summary.json and
-        /// the checkpoint (docs/scenes.md, "Changing values from the command line")
+        /// dots, list entries by number; VALUE is JSON or else a string (null takes the key
+        /// out); e.g. --set materials.glass.fric=0.2 --set generators.0.count=500. Recorded in
+        /// summary.json and the checkpoint (docs/scenes.md, "Changing values from the command line")
         #[arg(long = "set", value_name = "PATH=VALUE", value_parser = parse_override)]
         set: Vec<Override>,
         /// Write checkpoint.talus every N outputs besides at the end and on Ctrl-C (0: only
@@ -306,7 +306,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
             // a start the backend refuses still leaves the start state to look at
-            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into()).map_err(|e| talus::run::record_start_stop(&setup, &out, e))?;
+            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into()).map_err(|e| talus::run::record_start_stop(&setup, Some(&checkpoint.scene), &out, e))?;
             if let Some(notice) = notice {
                 eprintln!("{notice}");
             }

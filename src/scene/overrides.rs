@@ -3,8 +3,10 @@
 //! PATH names a value by its keys joined with dots (`materials.glass.fric`,
 //! `contacts.default.coefficientRestitution`, `duration`); a list's entries are numbered from 0
 //! (`generators.0.count`). VALUE is read as JSON (a number, `true`, `[0, 0, 1]`, `"text"`) and
-//! otherwise taken as a string (`hertz_mindlin`). Each override replaces the value in the
-//! scene's JSON before it is parsed, so every check of the scene applies to it as to the file;
+//! otherwise taken as a string (`hertz_mindlin`); `null` takes the key out of its object
+//! (`--set steps=null --set duration=0.1` turns a scene of steps into one of duration). Each
+//! override replaces the value in the scene's JSON before it is parsed, so every check of the
+//! scene applies to it as to the file;
 //! a PATH may end in a key the scene does not have yet when the object above it exists (the
 //! parser then says whether the key belongs there). A run's overrides travel with its
 //! checkpoint (`SceneRecord::overrides`) and are recorded in `summary.json`.
@@ -60,6 +62,9 @@ pub fn apply(root: &mut Value, o: &Override, file: &Path) -> Result<()> {
         match cur {
             Value::Object(map) => {
                 if !map.contains_key(key) {
+                    if last && o.value.is_null() {
+                        return Err(err(format!("{here} has no key \"{key}\" to take out (`null` removes a key)")));
+                    }
                     if last {
                         // a key the scene leaves out: the parser checks that it belongs here
                         map.insert(key.to_string(), o.value.clone());
@@ -71,6 +76,11 @@ pub fn apply(root: &mut Value, o: &Override, file: &Path) -> Result<()> {
                     };
                     let keys: Vec<&str> = map.keys().map(|k| k.as_str()).collect();
                     return Err(err(format!("{here} has no key \"{key}\"{hint} (its keys: {})", keys.join(", "))));
+                }
+                if last && o.value.is_null() {
+                    // `null` takes the key out (`--set steps=null --set duration=0.1`)
+                    map.remove(key);
+                    return Ok(());
                 }
                 let next = map.get_mut(key).expect("the key is there");
                 if last {
@@ -166,6 +176,10 @@ mod tests {
         set(&mut v, "generators.0.count=7").unwrap();
         set(&mut v, "materials.glass.density=2500").unwrap();
         assert_eq!(v, json!({"materials": {"glass": {"fric": 0.2, "density": 2500}}, "generators": [{"count": 7}]}));
+        set(&mut v, "materials.glass.density=null").unwrap();
+        assert_eq!(v["materials"]["glass"], json!({"fric": 0.2}));
+        let e = set(&mut v, "materials.glass.density=null").unwrap_err().to_string();
+        assert!(e.contains("has no key \"density\" to take out"), "{e}");
         let e = set(&mut v, "materials.glas.fric=0.2").unwrap_err().to_string();
         assert!(e.contains("s.json: --set materials.glas.fric: `materials` has no key \"glas\"; did you mean \"glass\"?"), "{e}");
         let e = set(&mut v, "generators.3.count=1").unwrap_err().to_string();
