@@ -101,7 +101,9 @@ fn bad_paths_and_values_name_the_path() {
         ("particles.first.radius=0.01", "--set particles.first.radius: `particles` is a list of 1: give an entry's number, 0 to 0, not \"first\""),
         ("steps.x=1", "--set steps.x: `steps` is 300, not an object or a list: it has no \"x\""),
         ("materials.glass.fric", "invalid value 'materials.glass.fric' for '--set <PATH=VALUE>': `materials.glass.fric`: expected PATH=VALUE"),
-        ("duration=0.01", "give exactly one of duration and steps"),
+        ("duration=0.01", "case.json: duration: give exactly one of duration and steps, got both (duration = 0.01, steps = 300) (set by --set duration=0.01)"),
+        ("steps=null", "case.json: duration: missing: give exactly one of duration (s) or steps (with --set steps=null)"),
+        ("contacts={ \"default\": { \"model\": \"hooke\", \"dp_nratio\": 0.3 } }", "contacts.default.dp_nratio: unknown key \"dp_nratio\" for contact model hooke"),
     ];
     for (set, expected) in cases {
         let o = run(dir.path(), "bad", &[set]);

@@ -119,9 +119,14 @@ pub fn parse_with(text: &str, source: &Path, overrides: &[Override]) -> Result<S
         TalusError::Scene { file, key, message } => {
             let dotted = dotted(&key);
             let by = overrides.iter().rev().find(|o| dotted == o.path || dotted.starts_with(&format!("{}.", o.path)) || o.path.starts_with(&format!("{dotted}.")));
-            match by {
-                Some(o) => TalusError::Scene { file, key, message: format!("{message} (set by --set {})", o.arg()) },
-                None => TalusError::Scene { file, key, message },
+            // a key beside one an override set (`contacts.default.dp_nratio` after `--set
+            // contacts.default.model=hooke`)
+            let parent = |p: &str| p.rsplit_once('.').map(|(a, _)| a.to_string()).unwrap_or_default();
+            let beside = overrides.iter().rev().find(|o| parent(&o.path) == parent(&dotted));
+            match (by, beside) {
+                (Some(o), _) => TalusError::Scene { file, key, message: format!("{message} (set by --set {})", o.arg()) },
+                (None, Some(o)) => TalusError::Scene { file, key, message: format!("{message} (with --set {})", o.arg()) },
+                (None, None) => TalusError::Scene { file, key, message },
             }
         }
         e => e,
