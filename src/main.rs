@@ -76,8 +76,9 @@ enum Command {
         steps: Option<u64>,
         /// Change a scene value without editing the file (repeatable): PATH is keys joined by
         /// dots, list entries by number; VALUE is JSON or else a string (null takes the key
-        /// out); e.g. --set materials.glass.fric=0.2 --set generators.0.count=500. Recorded in
-        /// summary.json and the checkpoint (docs/scenes.md, "Changing values from the command line")
+        /// out); e.g. --set materials.glass.fric=0.2 --set generators.0.count=500; a later one
+        /// wins. Recorded in summary.json and the checkpoint (docs/scenes.md, "Changing values
+        /// from the command line")
         #[arg(long = "set", value_name = "PATH=VALUE", value_parser = parse_override)]
         set: Vec<Override>,
         /// Write checkpoint.talus every N outputs besides at the end and on Ctrl-C (0: only
@@ -301,7 +302,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
         Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
             let mut record = SceneRecord::read(&scene)?;
-            record.overrides = set;
+            record.overrides = talus::scene::overrides::effective(set);
             let setup = talus::scene::overrides::parse_record(&record, &scene)?;
             let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
@@ -397,7 +398,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Verify { scene: None, .. } => Err(TalusError::Verify("give a scene file or --benchmark".into())),
         Command::Verify { scene: Some(scene), steps, set, trace, .. } => {
             let mut record = SceneRecord::read(&scene)?;
-            record.overrides = set;
+            record.overrides = talus::scene::overrides::effective(set);
             let setup = talus::scene::overrides::parse_record(&record, &scene)?;
             for o in &record.overrides {
                 eprintln!("talus: --set {}", o.arg());

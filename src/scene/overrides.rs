@@ -49,6 +49,15 @@ impl Override {
     }
 }
 
+/// The overrides that count: one that a later override replaces (the same path, or a path
+/// above it) is left out. What is left gives the same scene in any order in which each path
+/// comes after the paths above it, such as the sorted order of `summary.json`'s object.
+pub fn effective(overrides: Vec<Override>) -> Vec<Override> {
+    let replaced = |i: usize| overrides[i + 1..].iter().any(|later| overrides[i].path == later.path || overrides[i].path.starts_with(&format!("{}.", later.path)));
+    let keep: Vec<bool> = (0..overrides.len()).map(|i| !replaced(i)).collect();
+    overrides.into_iter().zip(keep).filter_map(|(o, k)| k.then_some(o)).collect()
+}
+
 /// Replace the value `o.path` names in the scene JSON `root` of scene file `file`. An error
 /// names `--set PATH` and what the scene has there instead.
 pub fn apply(root: &mut Value, o: &Override, file: &Path) -> Result<()> {
@@ -191,6 +200,13 @@ mod tests {
         assert!(e.contains("`generators` is a list of 1: it has no entry 3"), "{e}");
         let e = set(&mut v, "materials.glass.fric.x=1").unwrap_err().to_string();
         assert!(e.contains("`materials.glass.fric` is 0.2, not an object or a list"), "{e}");
+    }
+
+    #[test]
+    fn later_overrides_replace_earlier_ones() {
+        let o = |a: &str| Override::parse(a).unwrap();
+        let kept = effective(vec![o("a.b=1"), o("c=2"), o("a={}"), o("a.d=3"), o("c=4")]);
+        assert_eq!(kept, vec![o("a={}"), o("a.d=3"), o("c=4")]);
     }
 
     #[test]
