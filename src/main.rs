@@ -12,6 +12,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 use talus::checkpoint::{Checkpoint, SceneRecord};
 use talus::run::{BackendChoice, CheckpointOptions, RunOptions};
+use talus::scene::overrides::Override;
 use talus::{Result, TalusError};
 
 #[derive(Parser)]
@@ -73,6 +74,13 @@ enum Command {
         /// Number of steps (overrides the scene's `steps`)
         #[arg(long)]
         steps: Option<u64>,
+        /// Change a scene value without editing the file (repeatable): PATH is keys joined by
+        /// dots, list entries by number; VALUE is JSON or else a string (null takes the key
+        /// out); e.g. --set materials.glass.fric=0.2 --set generators.0.count=500; a later one
+        /// wins. Recorded in summary.json and the checkpoint (docs/scenes.md, "Changing values
+        /// from the command line")
+        #[arg(long = "set", value_name = "PATH=VALUE", value_parser = parse_override)]
+        set: Vec<Override>,
         /// Write checkpoint.talus every N outputs besides at the end and on Ctrl-C (0: only
         /// then) [default: the scene's checkpoint_every]
         #[arg(long, value_name = "N")]
@@ -116,6 +124,10 @@ enum Command {
         /// Number of steps (default: the scene's `steps`)
         #[arg(long)]
         steps: Option<u64>,
+        /// Change a scene value without editing the file, as `talus run --set` (not with
+        /// --benchmark)
+        #[arg(long = "set", value_name = "PATH=VALUE", value_parser = parse_override, conflicts_with = "benchmark")]
+        set: Vec<Override>,
         /// Run a benchmark against analytic results instead of comparing backends on a scene
         #[arg(long, value_enum, conflicts_with = "scene")]
         benchmark: Option<BenchmarkArg>,
@@ -288,13 +300,14 @@ fn talus_main() -> ExitCode {
 
 fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Run { scene, backend, out, steps, checkpoint_every, no_progress } => {
-            let record = SceneRecord::read(&scene)?;
-            let setup = talus::scene::parse_str(&record.text, &scene)?;
+        Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
+            let mut record = SceneRecord::read(&scene)?;
+            record.overrides = talus::scene::overrides::effective(set);
+            let setup = talus::scene::overrides::parse_record(&record, &scene)?;
             let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
             // a start the backend refuses still leaves the start state to look at
-            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into()).map_err(|e| talus::run::record_start_stop(&setup, &out, e))?;
+            let (mut backend, notice) = talus::run::open_backend(&setup, backend.into()).map_err(|e| talus::run::record_start_stop(&setup, Some(&checkpoint.scene), &out, e))?;
             if let Some(notice) = notice {
                 eprintln!("{notice}");
             }
@@ -307,6 +320,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 backend.kind(),
                 backend.adapter()
             );
+            for o in &checkpoint.scene.overrides {
+                eprintln!("talus: --set {}", o.arg());
+            }
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));
             if let Some(note) = backend.layout_note() {
                 eprintln!("talus: {note}");
@@ -380,8 +396,13 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             }
         }
         Command::Verify { scene: None, .. } => Err(TalusError::Verify("give a scene file or --benchmark".into())),
-        Command::Verify { scene: Some(scene), steps, trace, .. } => {
-            let setup = talus::scene::load(&scene)?;
+        Command::Verify { scene: Some(scene), steps, set, trace, .. } => {
+            let mut record = SceneRecord::read(&scene)?;
+            record.overrides = talus::scene::overrides::effective(set);
+            let setup = talus::scene::overrides::parse_record(&record, &scene)?;
+            for o in &record.overrides {
+                eprintln!("talus: --set {}", o.arg());
+            }
             let steps = steps.unwrap_or(setup.steps);
             eprintln!("talus: {}", talus::run::describe_time_step(&setup));
             let report = talus::verify::verify(&setup, steps, &talus::verify::Tolerances::default())?;
@@ -486,17 +507,28 @@ fn outlines_for(run_dir: Option<&std::path::Path>, vtu: &std::path::Path, view: 
     let Some(dir) = run_dir else { return (Vec::new(), Some("no run directory: drawn without wall outlines".into())) };
     // a finished run's summary.json, or a stopped run's stopped.json, names the scene
     let summary = [dir.join("summary.json"), dir.join(talus::run::STOPPED_JSON)].into_iter().find(|p| p.is_file()).unwrap_or_else(|| dir.join("summary.json"));
-    let scene = std::fs::read_to_string(&summary)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["scene"]["path"].as_str().map(PathBuf::from));
+    let record = std::fs::read_to_string(&summary).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).unwrap_or_default();
+    let record = &record["scene"];
+    // the absolute path (summaries before it have the path as typed, relative to where the
+    // run was started)
+    let scene = record["absolute_path"].as_str().or_else(|| record["path"].as_str()).map(PathBuf::from);
     let Some(scene) = scene else {
         return (Vec::new(), Some(format!("{}: no scene path to take the walls from: drawn without wall outlines", summary.display())));
     };
-    match talus::scene::load(&scene) {
+    // the run's --set overrides, which may move or add walls
+    let overrides: Vec<Override> = record["overrides"].as_object().map(|m| m.iter().map(|(path, value)| Override { path: path.clone(), value: value.clone() }).collect()).unwrap_or_default();
+    let text = match std::fs::read_to_string(&scene) {
+        Ok(text) => text,
+        Err(e) => return (Vec::new(), Some(format!("walls not drawn: the run's scene {} cannot be read ({e})", scene.display()))),
+    };
+    let changed = record["checksum"]
+        .as_str()
+        .filter(|&c| c != format!("fnv1a-64:{}", talus::scene::overrides::fnv1a64(text.as_bytes())))
+        .map(|_| format!("{} changed since the run (its checksum differs from {}): walls drawn as the file has them now", scene.display(), summary.display()));
+    match talus::scene::overrides::parse_with(&text, &scene, &overrides) {
         Ok(setup) => {
             let time = talus::render::snapshot_step(vtu).map(|s| s as f64 * setup.dt).unwrap_or(0.0);
-            (talus::render::wall_outlines(&setup, time, view), None)
+            (talus::render::wall_outlines(&setup, time, view), changed)
         }
         Err(e) => (Vec::new(), Some(format!("walls not drawn: the run's scene does not load ({e})"))),
     }
@@ -548,6 +580,10 @@ fn stop_on_signal() -> Option<Arc<AtomicBool>> {
             None
         }
     }
+}
+
+fn parse_override(arg: &str) -> std::result::Result<Override, String> {
+    Override::parse(arg)
 }
 
 fn parse_model(name: &str) -> std::result::Result<talus::contact::ContactModel, String> {

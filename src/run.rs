@@ -205,7 +205,8 @@ pub fn continue_run(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, op
 }
 
 fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
-    run_loop(setup, backend, out_dir, opts, progress).map_err(|e| record_stop(setup, out_dir, e))
+    let scene = opts.checkpoint.as_ref().map(|c| c.scene.clone());
+    run_loop(setup, backend, out_dir, opts, progress).map_err(|e| record_stop(setup, scene.as_ref(), out_dir, e))
 }
 
 fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
@@ -390,7 +391,7 @@ fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
 
     let steps = backend.steps_done() - start_step;
     let summary = Summary {
-        scene: Summary::scene_of(setup),
+        scene: Summary::scene_of(setup, opts.checkpoint.as_ref().map(|c| &c.scene)),
         backend: backend.kind().to_string(),
         adapter: backend.adapter(),
         particles: n,
@@ -477,9 +478,9 @@ pub const STOPPED_JSON: &str = "stopped.json";
 
 /// After a run stopped by a check (`TalusError::BlowUp`): `render.png` of the last snapshot at
 /// or before the step it stopped at (the last good state), and `stopped.json` naming the scene
-/// (absolute path, so `talus render` draws its walls from anywhere), the step, that snapshot
-/// and the message; the message then says where they are. Other errors pass through.
-pub fn record_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
+/// (as `summary.json` does: with its absolute path, so `talus render` draws its walls from
+/// anywhere, and the run's `--set` overrides), the step, that snapshot and the message; the message then says where they are. Other errors pass through.
+pub fn record_stop(setup: &Setup, scene_record: Option<&SceneRecord>, out_dir: &Path, e: TalusError) -> TalusError {
     let TalusError::BlowUp { step, particle, message } = e else { return e };
     let snapshots = out_dir.join("snapshots");
     let last = std::fs::read_dir(&snapshots)
@@ -488,7 +489,9 @@ pub fn record_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
         .filter_map(|f| f.ok().map(|f| f.path()))
         .filter_map(|p| crate::render::snapshot_step(&p).filter(|&k| k <= step && p.extension().is_some_and(|x| x == "vtu")).map(|k| (k, p)))
         .max_by_key(|(k, _)| *k);
-    let scene = std::path::absolute(&setup.source).unwrap_or_else(|_| setup.source.clone());
+    // as summary.json names it, with `path` absolute as well
+    let mut scene = crate::output::Summary::scene_of(setup, scene_record);
+    scene.path = scene.absolute_path.clone();
     let kept = last.as_ref().map(|(k, p)| -> Result<()> {
         let opts = crate::render::RenderOptions::default();
         let outlines = crate::render::wall_outlines(setup, *k as f64 * setup.dt, opts.view);
@@ -496,7 +499,7 @@ pub fn record_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
         Ok(())
     });
     let record = serde_json::json!({
-        "scene": { "name": setup.name, "path": scene.display().to_string() },
+        "scene": scene,
         "stopped_at_step": step,
         "particle": particle,
         "last_good_snapshot": last.as_ref().map(|(_, p)| format!("snapshots/{}", p.file_name().unwrap_or_default().to_string_lossy())),
@@ -514,7 +517,7 @@ pub fn record_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
 /// A run that stops before its first step (the backend refused the start state, e.g. an
 /// overlap beyond the limit): write the scene's start state as the step-0 snapshot (with
 /// `particles.pvd`) into `out_dir`, then `record_stop`. Other errors pass through.
-pub fn record_start_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusError {
+pub fn record_start_stop(setup: &Setup, scene_record: Option<&SceneRecord>, out_dir: &Path, e: TalusError) -> TalusError {
     if !matches!(e, TalusError::BlowUp { .. }) {
         return e;
     }
@@ -536,7 +539,7 @@ pub fn record_start_stop(setup: &Setup, out_dir: &Path, e: TalusError) -> TalusE
         pvd.push(0.0, &file)
     });
     match written {
-        Ok(()) => record_stop(setup, out_dir, e),
+        Ok(()) => record_stop(setup, scene_record, out_dir, e),
         Err(w) => match e {
             TalusError::BlowUp { step, particle, message } => TalusError::BlowUp { step, particle, message: format!("{message}; the start state could not be written: {w}") },
             e => e,

@@ -42,6 +42,10 @@ pub struct SceneRecord {
     pub resolved: PathBuf,
     /// The JSON text.
     pub text: String,
+    /// `talus run --set PATH=VALUE`, in order: applied to `text` before it is parsed
+    /// (`scene::overrides`); absent from checkpoints of runs without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<crate::scene::overrides::Override>,
 }
 
 impl SceneRecord {
@@ -49,7 +53,7 @@ impl SceneRecord {
     pub fn read(path: &Path) -> Result<SceneRecord> {
         let text = std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))?;
         let resolved = std::fs::canonicalize(path).map_err(|e| TalusError::io(path, e))?;
-        Ok(SceneRecord { path: path.to_path_buf(), resolved, text })
+        Ok(SceneRecord { path: path.to_path_buf(), resolved, text, overrides: Vec::new() })
     }
 }
 

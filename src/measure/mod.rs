@@ -47,10 +47,58 @@ impl MeasurementResult {
         MeasurementResult { name: name.into(), kind: kind.into(), value: None, unit: unit.into(), details: serde_json::Value::Null }
     }
 
-    /// One line for the terminal, e.g. `repose_angle (repose_angle): 31.2 deg, {…}`.
+    /// One line for the terminal, with units and 4 significant figures, e.g.
+    /// `discharge 0.0831 kg/s, Beverloo 0.0815 kg/s (1.02), window 0.205–0.35 s (measure "rate", outlet "orifice", 30 samples)`
+    /// or `repose_angle 31.2 deg ± 1.9 deg, min 28.4 deg, max 34.1 deg (measure "angle", 40 samples)`.
+    /// `summary.json` holds every figure in full.
     pub fn line(&self) -> String {
-        let value = self.value.map_or_else(|| "no value".to_string(), |v| format!("{v:.4} {}", self.unit));
-        format!("measurement {} ({}): {value}, {}", self.name, self.kind, self.details)
+        use crate::error::fmt_num;
+        let d = &self.details;
+        let num = |key: &str| d.get(key).and_then(|v| v.as_f64());
+        let count = |key: &str| d.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+        let unit = &self.unit;
+        let value = self.value.map_or_else(|| "no value".to_string(), |v| format!("{} {unit}", fmt_num(v)));
+        let mut tail = vec![format!("measure \"{}\"", self.name)];
+        let mut parts = vec![format!("{} {value}", self.kind)];
+        match self.kind.as_str() {
+            "discharge" => {
+                if let Some(b) = num("beverloo") {
+                    match num("ratio_to_beverloo").filter(|r| r.is_finite()) {
+                        Some(r) => parts.push(format!("Beverloo {} {unit} ({})", fmt_num(b), fmt_num(r))),
+                        None => parts.push(format!("Beverloo {} {unit}", fmt_num(b))),
+                    }
+                }
+                if let Some([t0, t1]) = d.get("window").and_then(|w| w.as_array()).and_then(|w| <[serde_json::Value; 2]>::try_from(w.clone()).ok()) {
+                    if let (Some(t0), Some(t1)) = (t0.as_f64(), t1.as_f64()) {
+                        parts.push(format!("window {}–{} s", fmt_num(t0), fmt_num(t1)));
+                    }
+                }
+                if let Some(o) = d.get("outlet").and_then(|o| o.as_str()) {
+                    tail.push(format!("outlet \"{o}\""));
+                }
+                tail.push(format!("{} samples", count("samples")));
+            }
+            "repose_angle" => {
+                if self.value.is_some() {
+                    if let Some(s) = num("std") {
+                        parts[0] = format!("{} ± {} {unit}", parts[0], fmt_num(s));
+                    }
+                    if let (Some(lo), Some(hi)) = (num("min"), num("max")) {
+                        parts.push(format!("min {} {unit}, max {} {unit}", fmt_num(lo), fmt_num(hi)));
+                    }
+                }
+                tail.push(format!("{} samples", count("samples")));
+                if count("failed_samples") > 0 {
+                    tail.push(format!("{} failed", count("failed_samples")));
+                }
+            }
+            _ => {
+                if !d.is_null() {
+                    tail.push(d.to_string());
+                }
+            }
+        }
+        format!("{} ({})", parts.join(", "), tail.join(", "))
     }
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::atomic::write_atomic;
 use crate::backend::Energies;
+use crate::checkpoint::SceneRecord;
 use crate::error::Result;
 use crate::measure::MeasurementResult;
 use crate::setup::{Setup, TimeStepChoice};
@@ -88,10 +89,42 @@ impl From<&TimeStepChoice> for TimeStepSummary {
     }
 }
 
+/// The scene a run came from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SceneSummary {
     pub name: String,
+    /// The path as given to `talus run`.
     pub path: String,
+    /// The same file's absolute path (`talus render` loads it for the walls from any directory).
+    pub absolute_path: String,
+    /// `fnv1a-64:` and 16 hex digits: the FNV-1a hash of the scene file's text as run (before
+    /// any `--set`); absent where the set-up came from no scene file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// `talus run --set PATH=VALUE`: each PATH and its VALUE, in order; absent without them.
+    #[serde(skip_serializing_if = "Overrides::is_empty")]
+    pub overrides: Overrides,
+}
+
+/// `--set` overrides as a JSON object, PATH to VALUE, in the order given.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides(pub Vec<crate::scene::overrides::Override>);
+
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Overrides {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for o in &self.0 {
+            map.serialize_entry(&o.path, &o.value)?;
+        }
+        map.end()
+    }
 }
 
 /// Contents of `summary.json`.
@@ -193,8 +226,26 @@ impl FlowSummary {
 
 impl Summary {
     /// The scene/time-step fields from a set-up; the rest is filled by the caller.
-    pub fn scene_of(setup: &Setup) -> SceneSummary {
-        SceneSummary { name: setup.name.clone(), path: setup.source.display().to_string() }
+    /// With the run's scene record (`talus run`, `talus resume`): its absolute path, the text's
+    /// checksum and the overrides; without one, the absolute path of `setup.source`.
+    pub fn scene_of(setup: &Setup, record: Option<&SceneRecord>) -> SceneSummary {
+        let path = setup.source.display().to_string();
+        match record {
+            Some(r) => SceneSummary {
+                name: setup.name.clone(),
+                path,
+                absolute_path: r.resolved.display().to_string(),
+                checksum: Some(format!("fnv1a-64:{}", crate::scene::overrides::fnv1a64(r.text.as_bytes()))),
+                overrides: Overrides(r.overrides.clone()),
+            },
+            None => SceneSummary {
+                name: setup.name.clone(),
+                path,
+                absolute_path: std::path::absolute(&setup.source).unwrap_or_else(|_| setup.source.clone()).display().to_string(),
+                checksum: None,
+                overrides: Overrides::default(),
+            },
+        }
     }
 
     pub fn to_json(&self) -> String {

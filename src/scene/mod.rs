@@ -17,6 +17,7 @@ mod vtu_state;
 mod measure;
 mod mesh;
 mod motion;
+pub mod overrides;
 mod parse;
 pub mod timestep;
 
@@ -141,11 +142,20 @@ pub fn load(path: &Path) -> Result<Setup> {
 
 /// Parse a scene from text. `source` is used in messages and for `Setup::name` (its stem).
 pub fn parse_str(text: &str, source: &Path) -> Result<Setup> {
+    parse_value(&parse_json(text, source)?, source)
+}
+
+/// The JSON of a scene's text; a syntax error names the line and column.
+pub fn parse_json(text: &str, source: &Path) -> Result<Value> {
     let cx = Cx { file: source };
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        cx.err("(json)", format!("malformed JSON at line {}, column {}: {e}", e.line(), e.column()))
-    })?;
-    let top = cx.object(&root, "")?;
+    serde_json::from_str(text).map_err(|e| cx.err("(json)", format!("malformed JSON at line {}, column {}: {e}", e.line(), e.column())))
+}
+
+/// A scene's set-up from its JSON (`parse_str` after the syntax; `--set` overrides edit the
+/// JSON in between, `overrides::parse_record`).
+pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
+    let cx = Cx { file: source };
+    let top = cx.object(root, "")?;
     top.allow(TOP_KEYS)?;
     if let Some(d) = top.get("description") {
         cx.string(d, "description")?;
