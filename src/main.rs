@@ -303,7 +303,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
             let mut record = SceneRecord::read(&scene)?;
             record.overrides = talus::scene::overrides::effective(set);
-            let setup = talus::scene::overrides::parse_record(&record, &scene)?;
+            let setup = talus::scene::overrides::parse_with(&record.text, &scene, &record.overrides)?;
             let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
             // a start the backend refuses still leaves the start state to look at
@@ -399,7 +399,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Verify { scene: Some(scene), steps, set, trace, .. } => {
             let mut record = SceneRecord::read(&scene)?;
             record.overrides = talus::scene::overrides::effective(set);
-            let setup = talus::scene::overrides::parse_record(&record, &scene)?;
+            let setup = talus::scene::overrides::parse_with(&record.text, &scene, &record.overrides)?;
             for o in &record.overrides {
                 eprintln!("talus: --set {}", o.arg());
             }

@@ -60,7 +60,7 @@ pub fn steps_to_run(file: &Path, c: &Checkpoint, extent: Extent) -> Result<u64> 
 pub fn setup_of(file: &Path, c: &Checkpoint) -> Result<Setup> {
     inputs::check(file, &c.meta.inputs)?;
     let scene = &c.meta.scene;
-    let mut setup = crate::scene::overrides::parse_record(scene, &scene.resolved).map_err(|e| TalusError::checkpoint(file, format!("its scene no longer loads: {e}")))?;
+    let mut setup = crate::scene::overrides::parse_with(&scene.text, &scene.resolved, &scene.overrides).map_err(|e| TalusError::checkpoint(file, format!("its scene no longer loads: {e}")))?;
     setup.source = scene.path.clone();
     let bad = |m: String| Err(TalusError::checkpoint(file, format!("its scene gives another set-up now ({m}); was it written by another Talus version?")));
     if setup.dt.to_bits() != c.meta.dt.to_bits() {

@@ -45,10 +45,11 @@ pub struct SceneRecord {
     /// `talus run --set PATH=VALUE`, in order: applied to `text` before it is parsed
     /// (`scene::overrides`); absent from checkpoints of runs without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub overrides: Vec<crate::scene::overrides::Override>,
+    pub overrides: Vec<crate::scene::override_arg::Override>,
 }
 
 impl SceneRecord {
+
     /// Read the scene file `path`.
     pub fn read(path: &Path) -> Result<SceneRecord> {
         let text = std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))?;

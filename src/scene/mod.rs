@@ -17,6 +17,7 @@ mod vtu_state;
 mod measure;
 mod mesh;
 mod motion;
+pub mod override_arg;
 pub mod overrides;
 mod parse;
 pub mod timestep;
@@ -152,7 +153,7 @@ pub fn parse_json(text: &str, source: &Path) -> Result<Value> {
 }
 
 /// A scene's set-up from its JSON (`parse_str` after the syntax; `--set` overrides edit the
-/// JSON in between, `overrides::parse_record`).
+/// JSON in between, `overrides::parse_with`).
 pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
     let cx = Cx { file: source };
     let top = cx.object(root, "")?;

@@ -9,45 +9,17 @@
 //! scene applies to it as to the file;
 //! a PATH may end in a key the scene does not have yet when the object above it exists (the
 //! parser then says whether the key belongs there). A run's overrides travel with its
-//! checkpoint (`SceneRecord::overrides`) and are recorded in `summary.json`.
+//! checkpoint (`checkpoint::SceneRecord::overrides`; `parse_with` reads a record's text with them) and are recorded in `summary.json`.
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::parse::{closest, join, show};
-use crate::checkpoint::SceneRecord;
 use crate::error::{Result, TalusError};
 use crate::setup::Setup;
 
-/// One `--set PATH=VALUE`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Override {
-    pub path: String,
-    pub value: Value,
-}
-
-impl Override {
-    /// `PATH=VALUE` as typed after `--set`; the message says what is wrong.
-    pub fn parse(arg: &str) -> std::result::Result<Override, String> {
-        let Some((path, value)) = arg.split_once('=') else {
-            return Err(format!("`{arg}`: expected PATH=VALUE, e.g. materials.glass.fric=0.2"));
-        };
-        let path = path.trim();
-        if path.is_empty() || path.split('.').any(|k| k.is_empty()) {
-            return Err(format!("`{arg}`: `{path}` is not a path: give keys joined by dots, e.g. materials.glass.fric=0.2"));
-        }
-        let value = value.trim();
-        let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
-        Ok(Override { path: path.to_string(), value })
-    }
-
-    /// `PATH=VALUE` with the value as JSON (`materials.glass.fric=0.2`, `contacts.default.model="hooke"`).
-    pub fn arg(&self) -> String {
-        format!("{}={}", self.path, self.value)
-    }
-}
+pub use super::override_arg::Override;
 
 /// The overrides that count: one that a later override replaces (the same path, or a path
 /// above it) is left out. What is left gives the same scene in any order in which each path
@@ -140,12 +112,6 @@ pub fn parse_with(text: &str, source: &Path, overrides: &[Override]) -> Result<S
         }
         e => e,
     })
-}
-
-/// The set-up of a scene record: its text with its overrides, parsed against `source` (the
-/// path messages name and the scene's files are resolved against).
-pub fn parse_record(record: &SceneRecord, source: &Path) -> Result<Setup> {
-    parse_with(&record.text, source, &record.overrides)
 }
 
 /// A parser key path (`generators[1].radius.min`) in `--set` form (`generators.1.radius.min`).
