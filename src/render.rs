@@ -453,7 +453,11 @@ fn color_bar(pixmap: &Pixmap, color: ColorBy, range: &ColorRange, out: &Path) ->
                 let hi = f(range.hi);
                 let hi_w = root.estimate_text_size(&hi, &style).map(|s| s.0 as i32).unwrap_or(0);
                 root.draw(&Text::new(hi.clone(), (x1 - hi_w, ty), style.clone())).map_err(|e| err(&e))?;
+                // the caption, smaller where it would not fit the width
                 let caption = range.caption(color);
+                let cw = root.estimate_text_size(&caption, &style).map(|s| s.0 as f64).unwrap_or(0.0);
+                let small = font * (0.96 * w as f64 / cw.max(1.0)).min(1.0);
+                let style = ("sans-serif", small).into_font().color(&BLACK);
                 let cw = root.estimate_text_size(&caption, &style).map(|s| s.0 as i32).unwrap_or(0);
                 root.draw(&Text::new(caption, ((((w as i32) - cw) / 2).max(0), ty + font as i32), style)).map_err(|e| err(&e))?;
             }
