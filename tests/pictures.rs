@@ -166,7 +166,7 @@ fn output_interval_is_snapped_to_whole_steps() {
     let o = talus(&["run", scene.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let err = text(&o.stderr);
-    assert!(err.contains(&format!("output.interval 0.005 s is {} time steps", talus::error::fmt_num(x))) && err.contains(&format!("snapped to {every} steps")), "{err}");
+    assert!(err.contains(&format!("output.interval 0.005 s is {} time steps", talus::error::fmt_sig(x, 7))) && err.contains(&format!("snapped to {every} steps")), "{err}");
     let csv = std::fs::read_to_string(out.join("energy.csv")).unwrap();
     let steps: Vec<u64> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
     assert_eq!(steps, (0..=setup.steps / every).map(|k| k * every).collect::<Vec<_>>());

@@ -845,9 +845,9 @@ pub fn output_cadence(asked: OutputAsked, duration: Option<f64>, steps: u64, dt:
                 said.push(format!(
                     "output.interval {} s is {} time steps of {} s: snapped to {n} steps ({} s); every output time is a multiple of it",
                     fmt_num(t),
-                    fmt_num(x),
+                    crate::error::fmt_sig(x, 7),
                     sci(dt),
-                    sci(n as f64 * dt)
+                    crate::error::fmt_sig(n as f64 * dt, 7)
                 ));
             }
             n
