@@ -334,8 +334,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
             let c = Checkpoint::read(&file)?;
-            let steps = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until })?;
             let setup = talus::resume::setup_of(&file, &c)?;
+            let (steps, until_note) = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until }, setup.output_every)?;
             let out = talus::resume::out_dir(&file, &c, &setup.name, out)?;
             let (mut backend, notice) = talus::resume::open_at(&setup, &c, backend.into())?;
             if let Some(notice) = notice {
@@ -352,7 +352,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             );
             let checkpoint = CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: checkpoint_every };
             let opts = RunOptions { steps: Some(steps), progress: !no_progress, checkpoint: Some(checkpoint), stop: stop_on_signal() };
-            let s = talus::run::continue_run(&setup, backend.as_mut(), &out, opts, c.meta.run)?;
+            if let Some(note) = until_note {
+                eprintln!("talus: {note}");
+            }
+            let progress = talus::resume::progress_in(&file, &c, &out);
+            let s = talus::run::continue_run(&setup, backend.as_mut(), &out, opts, progress)?;
             report_run(&setup, &s, &out);
             Ok(ExitCode::SUCCESS)
         }

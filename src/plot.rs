@@ -21,7 +21,7 @@ pub const FONT_PATHS: &[&str] = &[
 ];
 
 /// Registers the first font found as "sans-serif" (once); false when there is none.
-fn font_available() -> bool {
+pub(crate) fn font_available() -> bool {
     static FONT: OnceLock<bool> = OnceLock::new();
     *FONT.get_or_init(|| {
         for p in FONT_PATHS {
@@ -127,10 +127,35 @@ pub fn named_chart(path: &Path, title: &str, x_label: &str, y_label: &str, theor
     Ok(())
 }
 
+/// The partitions `energy.png` can show, each with its own colour (no two alike, none black:
+/// black is the drift line): kinetic, gravitational, strain, dissipated (slip + dashpot),
+/// stiffness work, wall work, inserted, removed.
+pub const PARTITION_COLORS: [(&str, RGBColor); 8] = [
+    ("kinetic", RGBColor(220, 50, 32)),
+    ("gravitational", RGBColor(0, 90, 181)),
+    ("strain", RGBColor(0, 140, 70)),
+    ("dissipated", RGBColor(150, 60, 170)),
+    ("stiffness work", RGBColor(230, 150, 0)),
+    ("wall work", RGBColor(90, 90, 90)),
+    ("inserted", RGBColor(0, 170, 200)),
+    ("removed", RGBColor(160, 100, 40)),
+];
+
+/// The colour of partition `name` in `energy.png` (the first word(s) of its legend label, as in
+/// `PARTITION_COLORS`); an unknown name gets grey.
+pub fn partition_color(name: &str) -> RGBColor {
+    PARTITION_COLORS.iter().find(|(n, _)| name.starts_with(n)).map_or(RGBColor(128, 128, 128), |&(_, c)| c)
+}
+
+/// The title above `energy.png`'s partitions: kinetic and strain energy are drawn as they are,
+/// every other partition as its change since the first row.
+pub const ENERGY_TITLE: &str = "energy partitions: kinetic and strain as they are, the others as change since the start";
+
 /// The energy chart of a run (`energy.png`, 900×700): above, every energy partition of
-/// `energy.csv` against time, as the change since the first row (gravitational, strain and the
-/// work terms only matter as differences): kinetic, gravitational, strain, dissipated (slip +
-/// dashpot) and, where not zero throughout, stiffness work, wall work, inserted and removed;
+/// `energy.csv` against time, each in its own colour (`partition_color`): kinetic and strain as
+/// they are, the others as the change since the first row (gravitational and the work terms
+/// only matter as differences): gravitational, dissipated (slip + dashpot) and, where not zero
+/// throughout, stiffness work, wall work, inserted and removed (title `ENERGY_TITLE`);
 /// below, on its own scale, the drift of the total (total − its first value) with its largest
 /// size as a fraction of the largest partition change. A run without energy tracking
 /// (`energy_tracking` false: no slip, dashpot or total column) shows no dissipation and no
@@ -199,7 +224,7 @@ pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::Energy
         let mut builder = ChartBuilder::on(&top);
         builder.margin(15);
         if text {
-            builder.caption("energy partitions (change since the start)", ("sans-serif", 20)).x_label_area_size(35).y_label_area_size(75);
+            builder.caption(ENERGY_TITLE, ("sans-serif", 18)).x_label_area_size(35).y_label_area_size(75);
         }
         let mut chart = builder.build_cartesian_2d(t0..t1, y0..y1).map_err(|e| plot_err(path, e))?;
         let mut mesh = chart.configure_mesh();
@@ -210,8 +235,8 @@ pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::Energy
             mesh.disable_x_axis().disable_y_axis();
         }
         mesh.draw().map_err(|e| plot_err(path, e))?;
-        for (k, (name, v)) in series.iter().enumerate() {
-            let c = COLORS[k % COLORS.len()];
+        for (name, v) in &series {
+            let c = partition_color(name);
             chart
                 .draw_series(LineSeries::new(time.iter().copied().zip(v.iter().copied()), c.stroke_width(2)))
                 .map_err(|e| plot_err(path, e))?
@@ -245,7 +270,7 @@ pub fn energy_chart(path: &Path, csv: &Path, table: &crate::output::read::Energy
 }
 
 /// Encode an RGB buffer as PNG and write it atomically.
-fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
+pub(crate) fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, w, h);

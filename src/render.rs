@@ -147,20 +147,102 @@ impl Default for RenderOptions {
     }
 }
 
+/// The percentile of |contact force| that tops the colour scale of `--color force`: a few
+/// grains with a far larger force (a wedged grain, an impact) would otherwise leave every
+/// other grain at the bottom of the scale. Larger forces get the top colour.
+pub const FORCE_PERCENTILE: f64 = 99.0;
+
+/// The values the colours span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColorRange {
+    /// The value drawn at the bottom (dark blue) and at the top (yellow) of the scale.
+    pub lo: f64,
+    pub hi: f64,
+    /// The largest value drawn (above `hi` where the scale was clipped).
+    pub max: f64,
+    /// Particles above `hi`, drawn in the top colour (0 unless clipped).
+    pub clipped: usize,
+    /// The percentile the top was taken at (`FORCE_PERCENTILE` for force), `None`: the largest
+    /// value.
+    pub percentile: Option<f64>,
+}
+
+impl ColorRange {
+    /// The range of the finite `values` of `color`: smallest to largest, except for force,
+    /// whose top is the `FORCE_PERCENTILE` percentile (nearest rank) of the values; (0, 1)
+    /// when there is none.
+    pub fn of(color: ColorBy, values: impl IntoIterator<Item = f64>) -> ColorRange {
+        let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return ColorRange { lo: 0.0, hi: 1.0, max: 1.0, clipped: 0, percentile: None };
+        }
+        v.sort_by(f64::total_cmp);
+        let (lo, max) = (v[0], v[v.len() - 1]);
+        match color {
+            ColorBy::Force => {
+                let p = FORCE_PERCENTILE;
+                let rank = ((p / 100.0 * v.len() as f64).ceil() as usize).clamp(1, v.len());
+                let hi = v[rank - 1];
+                let clipped = v.len() - v.partition_point(|&x| x <= hi);
+                ColorRange { lo, hi, max, clipped, percentile: Some(p) }
+            }
+            _ => ColorRange { lo, hi: max, max, clipped: 0, percentile: None },
+        }
+    }
+
+    /// Where `x` sits on the scale, 0 (bottom) to 1 (top), clamped; 0.5 for a single value.
+    pub fn fraction(&self, x: f64) -> f32 {
+        if self.hi > self.lo {
+            (((x - self.lo) / (self.hi - self.lo)) as f32).clamp(0.0, 1.0)
+        } else {
+            0.5
+        }
+    }
+
+    /// The colour bar's caption, e.g. `force, N: 0 … 0.1234 (99th percentile; 3 particles above,
+    /// up to 5.1 N, drawn yellow)`.
+    pub fn caption(&self, color: ColorBy) -> String {
+        let unit = color.unit();
+        let name = if unit.is_empty() { color.name().to_string() } else { format!("{}, {unit}", color.name()) };
+        let f = crate::error::fmt_num;
+        let mut text = format!("{name}: {} … {}", f(self.lo), f(self.hi));
+        if let Some(p) = self.percentile {
+            text += &format!(" ({}th percentile", f(p));
+            if self.clipped > 0 {
+                text += &format!("; {} above, up to {}{}{}, drawn yellow", self.clipped, f(self.max), if unit.is_empty() { "" } else { " " }, unit);
+            }
+            text += ")";
+        }
+        text
+    }
+}
+
+/// Height in pixels of the colour bar strip at the bottom of a picture of `size` pixels.
+pub fn bar_height(size: u32) -> u32 {
+    (size / 10).clamp(8, 80)
+}
+
 /// What was drawn: particles, the colour range and the outline segments.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderInfo {
     pub particles: usize,
     pub color_min: f64,
     pub color_max: f64,
+    /// The colour scale, as drawn in the colour bar (`color_min`/`color_max` are its ends).
+    pub range: ColorRange,
     pub outlines: usize,
 }
 
 impl RenderInfo {
     /// e.g. "20000 particles, speed 0 … 0.12 m/s (viridis: dark = low, yellow = high), 3 wall outlines"
     pub fn describe(&self, color: ColorBy) -> String {
+        let clip = match self.range.percentile {
+            Some(p) if self.range.clipped > 0 => format!(" ({}th percentile; {} particles above, up to {:.3e} {}, drawn yellow)", crate::error::fmt_num(p), self.range.clipped, self.range.max, color.unit()),
+            Some(p) => format!(" ({}th percentile)", crate::error::fmt_num(p)),
+            None => String::new(),
+        };
         format!(
-            "{} particles, {} {:.3e} … {:.3e} {} (viridis: dark blue = low, yellow = high), {} outline segments",
+            "{} particles, {} {:.3e} … {:.3e} {}{clip} (viridis: dark blue = low, yellow = high), {} outline segments",
             self.particles,
             color.name(),
             self.color_min,
@@ -269,20 +351,14 @@ pub fn render_png(s: &VtuPoints, source: &Path, outlines: &[[DVec3; 2]], opts: R
     let span = (u1 - u0).max(v1 - v0).max(1e-12) * 1.08;
     let (uc, vc) = (0.5 * (u0 + u1), 0.5 * (v0 + v1));
     let size = opts.size.max(16);
-    let scale = size as f64 / span;
-    let to_px = |u: f64, v: f64| (((u - uc) * scale + 0.5 * size as f64) as f32, ((vc - v) * scale + 0.5 * size as f64) as f32);
+    // the particles above, the colour bar in a strip at the bottom
+    let bar_h = bar_height(size);
+    let area = (size - bar_h) as f64;
+    let scale = area / span;
+    let to_px = |u: f64, v: f64| (((u - uc) * scale + 0.5 * size as f64) as f32, ((vc - v) * scale + 0.5 * area) as f32);
 
-    // colour range over the drawn particles (ids: the whole range)
-    let (mut c0, mut c1) = (f64::MAX, f64::MIN);
-    for &(_, _, _, _, i) in &discs {
-        if values[i].is_finite() {
-            c0 = c0.min(values[i]);
-            c1 = c1.max(values[i]);
-        }
-    }
-    if c0 > c1 {
-        (c0, c1) = (0.0, 1.0);
-    }
+    // colour range over the drawn particles (force: clipped at a percentile)
+    let range = ColorRange::of(opts.color, discs.iter().map(|d| values[d.4]));
 
     let mut pixmap = Pixmap::new(size, size).ok_or_else(|| render_err(out, format!("bad size {size}")))?;
     pixmap.fill(Color::from_rgba8(250, 250, 250, 255));
@@ -295,8 +371,7 @@ pub fn render_png(s: &VtuPoints, source: &Path, outlines: &[[DVec3; 2]], opts: R
         if rp < 0.3 {
             continue;
         }
-        let h = if c1 > c0 { ((values[i] - c0) / (c1 - c0)) as f32 } else { 0.5 };
-        let base = ViridisRGB.get_color(h.clamp(0.0, 1.0));
+        let base = ViridisRGB.get_color(range.fraction(values[i]));
         let (br, bg, bb) = (base.0 as f32 / 255.0, base.1 as f32 / 255.0, base.2 as f32 / 255.0);
         let lift = |c: f32, k: f32| c + (1.0 - c) * k;
         let light = Color::from_rgba(lift(br, 0.6), lift(bg, 0.6), lift(bb, 0.6), 1.0).expect("in range");
@@ -337,9 +412,59 @@ pub fn render_png(s: &VtuPoints, source: &Path, outlines: &[[DVec3; 2]], opts: R
         }
     }
 
-    let png = pixmap.encode_png().map_err(|e| render_err(out, e))?;
-    crate::output::write_atomic(out, &png)?;
-    Ok(RenderInfo { particles: discs.len(), color_min: c0, color_max: c1, outlines: drawn })
+    let rgb = color_bar(&pixmap, opts.color, &range, out)?;
+    crate::plot::write_png(out, &rgb, size, size)?;
+    Ok(RenderInfo { particles: discs.len(), color_min: range.lo, color_max: range.hi, range, outlines: drawn })
+}
+
+/// The picture as RGB with the colour bar drawn into the strip at the bottom (`bar_height`):
+/// the viridis scale from `range.lo` (left) to `range.hi` (right) with the field, its unit and
+/// both ends written beside it (`ColorRange::caption`; no text without a font, see
+/// `crate::plot`). Body colours are no scale: the strip then only says so.
+fn color_bar(pixmap: &Pixmap, color: ColorBy, range: &ColorRange, out: &Path) -> Result<Vec<u8>> {
+    use plotters::prelude::*;
+    let (w, h) = (pixmap.width(), pixmap.height());
+    let bar_h = bar_height(w);
+    let mut rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let text = crate::plot::font_available();
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let err = |e: &dyn std::fmt::Display| render_err(out, e);
+        let top = (h - bar_h) as i32;
+        root.draw(&Rectangle::new([(0, top), (w as i32, h as i32)], RGBColor(250, 250, 250).filled())).map_err(|e| err(&e))?;
+        let (x0, x1) = ((w as f64 * 0.05) as i32, (w as f64 * 0.95) as i32);
+        let (y0, y1) = (top + (bar_h as i32) / 8, top + (bar_h as i32) * 3 / 8);
+        let font = ((bar_h as f64) * 0.28).max(8.0);
+        if color == ColorBy::Body {
+            if text {
+                root.draw(&Text::new("colour: one per rigid body (no scale)", (x0, y0), ("sans-serif", font).into_font().color(&BLACK))).map_err(|e| err(&e))?;
+            }
+        } else {
+            for x in x0..x1 {
+                let c = ViridisRGB.get_color((x - x0) as f32 / (x1 - x0 - 1).max(1) as f32);
+                root.draw(&PathElement::new(vec![(x, y0), (x, y1)], RGBColor(c.0, c.1, c.2))).map_err(|e| err(&e))?;
+            }
+            root.draw(&Rectangle::new([(x0, y0), (x1, y1)], RGBColor(60, 60, 60))).map_err(|e| err(&e))?;
+            if text {
+                let style = ("sans-serif", font).into_font().color(&BLACK);
+                let f = crate::error::fmt_num;
+                let ty = y1 + (bar_h as i32) / 16;
+                root.draw(&Text::new(f(range.lo), (x0, ty), style.clone())).map_err(|e| err(&e))?;
+                let hi = f(range.hi);
+                let hi_w = root.estimate_text_size(&hi, &style).map(|s| s.0 as i32).unwrap_or(0);
+                root.draw(&Text::new(hi.clone(), (x1 - hi_w, ty), style.clone())).map_err(|e| err(&e))?;
+                // the caption, smaller where it would not fit the width
+                let caption = range.caption(color);
+                let cw = root.estimate_text_size(&caption, &style).map(|s| s.0 as f64).unwrap_or(0.0);
+                let small = font * (0.96 * w as f64 / cw.max(1.0)).min(1.0);
+                let style = ("sans-serif", small).into_font().color(&BLACK);
+                let cw = root.estimate_text_size(&caption, &style).map(|s| s.0 as i32).unwrap_or(0);
+                root.draw(&Text::new(caption, ((((w as i32) - cw) / 2).max(0), ty + font as i32), style)).map_err(|e| err(&e))?;
+            }
+        }
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(rgb)
 }
 
 /// The snapshot a `talus render` input names: a `.vtu` file, or a run directory (its last

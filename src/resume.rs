@@ -24,14 +24,17 @@ pub struct Extent {
     pub until: Option<f64>,
 }
 
-/// The steps to run from checkpoint `file`.
-pub fn steps_to_run(file: &Path, c: &Checkpoint, extent: Extent) -> Result<u64> {
+/// The steps to run from checkpoint `file`, and what to say about them. `every` is the run's
+/// output cadence (`Setup::output_every`): `--until T` lands on it, ending at the whole number
+/// of outputs from the checkpoint nearest T (at least one), and the note says so when T is
+/// not on it; `--steps N` runs exactly N steps.
+pub fn steps_to_run(file: &Path, c: &Checkpoint, extent: Extent, every: u64) -> Result<(u64, Option<String>)> {
     let bad = |m: String| TalusError::checkpoint(file, m);
     let (step, dt) = (c.meta.step, c.meta.dt);
     let at = format!("the checkpoint is at step {step} (t = {:e} s)", c.time());
     match (extent.steps, extent.until) {
         (Some(n), Some(t)) => Err(bad(format!("give --steps or --until, not both (got --steps {n} and --until {t})"))),
-        (Some(n), None) => Ok(n),
+        (Some(n), None) => Ok((n, None)),
         (None, Some(t)) => {
             if !t.is_finite() {
                 return Err(bad(format!("--until {t}: not a time")));
@@ -43,16 +46,79 @@ pub fn steps_to_run(file: &Path, c: &Checkpoint, extent: Extent) -> Result<u64> 
             if end <= step as f64 {
                 return Err(bad(format!("--until {t} s is not after the checkpoint: {at}")));
             }
-            Ok(end as u64 - step)
+            let asked = end as u64 - step;
+            let every = every.max(1);
+            let outputs = ((asked as f64 / every as f64).round() as u64).max(1);
+            let n = outputs * every;
+            let note = (n != asked).then(|| {
+                let sci = crate::error::fmt_sci;
+                format!(
+                    "--until {} s is not on the output cadence (every {every} steps from the checkpoint's step {step}): the run ends at step {} (t = {} s), after {outputs} outputs, the nearest whole number",
+                    crate::error::fmt_num(t),
+                    step + n,
+                    sci((step + n) as f64 * dt)
+                )
+            });
+            Ok((n, note))
         }
         (None, None) => {
             let end = c.meta.run.end_step;
             if end <= step {
                 return Err(bad(format!("the run already reached its last step {end}: {at}; give --steps N or --until T to go on")));
             }
-            Ok(end - step)
+            Ok((end - step, None))
         }
     }
+}
+
+/// The checkpoint's saved progress for a run that goes on in `out_dir`: the snapshots
+/// `particles.pvd` listed (relative to the checkpoint's directory, the earlier run's) are
+/// listed relative to `out_dir` (e.g. `../run/snapshots/particles_0000000100.vtu`), so the
+/// resumed run's index shows the whole run as one series in ParaView; snapshots no longer
+/// there are left out.
+pub fn progress_in(file: &Path, c: &Checkpoint, out_dir: &Path) -> crate::checkpoint::RunProgress {
+    let mut run = c.meta.run.clone();
+    let earlier = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    run.pvd = run
+        .pvd
+        .into_iter()
+        .filter_map(|(t, f)| {
+            let target = earlier.join(&f);
+            if !target.is_file() {
+                return None;
+            }
+            Some((t, relative_path(&target, out_dir).unwrap_or(f)))
+        })
+        .collect();
+    run
+}
+
+/// `target` relative to the directory `base`, with `/` separators (both made absolute and
+/// `.`/`..` resolved by their names; `None` where they share no root).
+pub fn relative_path(target: &Path, base: &Path) -> Option<String> {
+    use std::path::Component;
+    let norm = |p: &Path| -> Option<Vec<std::ffi::OsString>> {
+        let abs = std::path::absolute(p).ok()?;
+        let mut parts: Vec<std::ffi::OsString> = Vec::new();
+        for c in abs.components() {
+            match c {
+                Component::ParentDir => {
+                    parts.pop();
+                }
+                Component::CurDir => {}
+                other => parts.push(other.as_os_str().to_os_string()),
+            }
+        }
+        Some(parts)
+    };
+    let (t, b) = (norm(target)?, norm(base)?);
+    if t.first() != b.first() {
+        return None;
+    }
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<String> = vec!["..".to_string(); b.len() - common];
+    out.extend(t[common..].iter().map(|p| p.to_string_lossy().into_owned()));
+    Some(out.join("/"))
 }
 
 /// The set-up of checkpoint `file`'s run: its scene text parsed again, against the scene's

@@ -212,6 +212,11 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
 fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
     let every = setup.output_every.max(1);
+    if progress.is_none() {
+        for note in crate::scene::start_notes(setup, opts.steps) {
+            eprintln!("talus: {note}");
+        }
+    }
     let mut n = setup.particles.len();
     let mut flow = FlowDriver::new(setup)?;
     create_dir_all(out_dir)?;
@@ -286,10 +291,15 @@ fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
                 (None, None) => None,
                 _ => return Err(mismatch("until_rest")),
             };
-            // the earlier snapshots that are in this directory stay listed
+            // the earlier snapshots that are there stay listed (paths relative to this
+            // directory: `talus resume` lists an earlier run's as `../run/snapshots/…`,
+            // `crate::resume::progress_in`)
             let kept = p.pvd.into_iter().filter(|(_, f)| out_dir.join(f).is_file()).collect();
             pvd = PvdIndex::continued(out_dir.join("particles.pvd"), kept)?;
-            if setup.snapshot_every > 0 && !pvd.entries().iter().any(|(_, f)| *f == snapshot_file(start_step)) {
+            // (an earlier run's snapshot of this step, listed as `../run/snapshots/…`, counts)
+            let this_step = snapshot_file(start_step);
+            let this_step = this_step.rsplit('/').next().unwrap_or_default();
+            if setup.snapshot_every > 0 && !pvd.entries().iter().any(|(_, f)| f.rsplit('/').next() == Some(this_step)) {
                 snapshot(backend, &mut pvd)?;
             }
         }

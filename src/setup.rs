@@ -225,6 +225,10 @@ pub struct Setup {
     /// Rigid clump templates (`"clump_templates"`), in scene order; empty for sphere scenes.
     /// Clump generators place them (`bodies`).
     pub clump_templates: Vec<ClumpTemplate>,
+    /// What the loader adjusted, said once at the start of a run (`talus run`): e.g. an output
+    /// interval that is not a whole number of time steps, snapped to whole steps
+    /// (`crate::scene::output_cadence`).
+    pub notes: Vec<String>,
 }
 
 /// The default neighbour-list skin as a fraction of the largest particle diameter (LIGGGHTS

@@ -86,7 +86,8 @@ fn resume(file: &Path, choice: BackendChoice, steps: u64, out: &Path) -> Summary
     let (mut backend, _) = talus::resume::open_at(&setup, &c, choice).unwrap();
     assert_eq!(backend.steps_done(), c.meta.step);
     let checkpoint = Some(CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: None });
-    continue_run(&setup, backend.as_mut(), out, RunOptions { steps: Some(steps), checkpoint, ..Default::default() }, c.meta.run).unwrap()
+    let progress = talus::resume::progress_in(file, &c, out);
+    continue_run(&setup, backend.as_mut(), out, RunOptions { steps: Some(steps), checkpoint, ..Default::default() }, progress).unwrap()
 }
 
 fn read(path: &Path) -> Vec<u8> {
@@ -129,9 +130,25 @@ fn split_run_is_byte_identical(choice: BackendChoice) {
     assert!(a.meta.run.sentinel.is_some_and(|s| s.start_step == 0 && s.peak > 0.0), "{:?}", a.meta.run.sentinel);
     assert_eq!(a.meta.run.sentinel, b.meta.run.sentinel);
     assert_eq!((s_whole.energies, s_whole.flow, s_whole.contacts), (s_rest.energies, s_rest.flow, s_rest.contacts));
-    // the resumed directory lists its own snapshots: the checkpoint's step, then the cadence
+    // the resumed directory's particles.pvd lists the earlier run's snapshots (up to the
+    // checkpoint's step, by relative path) and then its own: one series in ParaView
     let pvd: Vec<String> = b.meta.run.pvd.iter().map(|(_, f)| f.clone()).collect();
-    assert_eq!(pvd, ["snapshots/particles_0000000200.vtu", "snapshots/particles_0000000300.vtu", "snapshots/particles_0000000400.vtu"]);
+    assert_eq!(
+        pvd,
+        [
+            "../part/snapshots/particles_0000000000.vtu",
+            "../part/snapshots/particles_0000000100.vtu",
+            "../part/snapshots/particles_0000000200.vtu",
+            "snapshots/particles_0000000300.vtu",
+            "snapshots/particles_0000000400.vtu"
+        ]
+    );
+    let index = std::fs::read_to_string(rest.join("particles.pvd")).unwrap();
+    for f in &pvd {
+        assert!(rest.join(f).is_file(), "{f} listed in the resumed particles.pvd is not there");
+        assert!(index.contains(&format!("file=\"{f}\"")), "{f} not in particles.pvd:\n{index}");
+    }
+    assert_eq!(entries(&rest.join("snapshots")), ["particles_0000000300.vtu", "particles_0000000400.vtu"]);
 }
 
 #[test]
@@ -319,6 +336,23 @@ fn bad_checkpoints_and_flags_are_refused_naming_the_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read(&d.join("base/energy.csv")), read(&d.join("base-resume-50/energy.csv")));
     assert_eq!(Checkpoint::read(&d.join("base").join(CHECKPOINT_FILE)).unwrap().meta.step, 75);
+
+    // --until lands on the output cadence (every 25 steps): 37 steps after the checkpoint's
+    // step 75 is off it, so the run ends at the nearest output, step 100, and says so
+    let dt = Checkpoint::read(&d.join("base").join(CHECKPOINT_FILE)).unwrap().meta.dt;
+    let until = format!("{:e}", (75.0 + 37.0) * dt);
+    let o = talus(&["resume", "base/checkpoint.talus", "--backend", "cpu", "--until", &until, "--out", "until", "--no-progress"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not on the output cadence (every 25 steps from the checkpoint's step 75): the run ends at step 100"), "{}", stderr(&o));
+    let rows = std::fs::read_to_string(d.join("until/energy.csv")).unwrap();
+    let steps: Vec<u64> = rows.lines().skip(1).filter_map(|l| l.split(',').next()?.parse().ok()).collect();
+    assert_eq!(steps.last(), Some(&100), "{rows}");
+    assert!(steps.iter().all(|k| k % 25 == 0), "{steps:?}");
+    // on the cadence: no note
+    let until = format!("{:e}", 125.0 * dt);
+    let o = talus(&["resume", "until/checkpoint.talus", "--backend", "cpu", "--until", &until, "--out", "until2", "--no-progress"], d);
+    assert!(o.status.success() && !stderr(&o).contains("cadence"), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(d.join("until2/energy.csv")).unwrap().lines().last().unwrap().starts_with("125,"));
 }
 
 /// A bed settled in an open box, saved, then the start of other scenes: particles and every

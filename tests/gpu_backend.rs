@@ -40,6 +40,7 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         initial_contacts: Vec::new(),
         input_files: Vec::new(),
         clump_templates: Vec::new(),
+        notes: Vec::new(),
         bodies: Default::default(),
     }
 }

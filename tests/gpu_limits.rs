@@ -39,6 +39,7 @@ fn tiny_setup() -> Setup {
         input_files: Vec::new(),
         bodies: Default::default(),
         clump_templates: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -78,6 +78,108 @@ fn run_writes_pictures_and_stops_at_rest() {
     assert!(out.join(format!("snapshots/particles_{step:010}.vtu")).is_file(), "no snapshot of the final step {step}");
 }
 
+/// The RGB(A) pixels of a PNG file: (width, height, samples per pixel, data).
+fn png_pixels(path: &Path) -> (u32, u32, usize, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap();
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, info.color_type.samples(), buf)
+}
+
+#[test]
+fn render_has_a_colour_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_settle(dir.path());
+    let (w, h, px, buf) = png_pixels(&out.join("render.png"));
+    let bar = talus::render::bar_height(w);
+    // the middle row of the bar: viridis from dark blue-violet (left) to yellow (right)
+    let y = (h - bar + bar / 4) as usize;
+    let at = |x: u32| &buf[(y * w as usize + x as usize) * px..][..3];
+    let (left, right) = (at(w / 20 + 3), at(w - w / 20 - 4));
+    assert!(left[2] > left[1] && left[0] < 100, "left end of the bar {left:?}");
+    assert!(right[0] > 200 && right[1] > 200 && right[2] < 100, "right end of the bar {right:?}");
+    // the range and unit are said
+    let o = talus(&["render", out.to_str().unwrap(), "--color", "force", "-o", dir.path().join("f.png").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains(" N (99th percentile"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn force_colours_are_clipped_at_a_percentile() {
+    use talus::render::{ColorBy, ColorRange};
+    // 99 grains at 1..2 N and one wedged grain at 1000 N: the outlier does not set the scale
+    let values: Vec<f64> = (0..99).map(|i| 1.0 + i as f64 / 98.0).chain([1000.0]).collect();
+    let r = ColorRange::of(ColorBy::Force, values.iter().copied());
+    assert_eq!((r.lo, r.max, r.clipped, r.percentile), (1.0, 1000.0, 1, Some(99.0)));
+    assert!(r.hi < 2.0 + 1e-12, "{r:?}");
+    assert_eq!(r.fraction(1000.0), 1.0);
+    assert!(r.fraction(1.5) > 0.2, "a typical grain is not at the bottom of the scale: {}", r.fraction(1.5));
+    let caption = r.caption(ColorBy::Force);
+    assert!(caption.starts_with("force, N: 1 … 2") && caption.contains("99th percentile; 1 above, up to 1000 N, drawn yellow"), "{caption}");
+    // speed: the whole range
+    let r = ColorRange::of(ColorBy::Speed, values.iter().copied());
+    assert_eq!((r.lo, r.hi, r.clipped, r.percentile), (1.0, 1000.0, 0, None));
+    assert_eq!(ColorRange::of(ColorBy::Speed, values).caption(ColorBy::Speed), "speed, m/s: 1 … 1000");
+}
+
+#[test]
+fn energy_partitions_have_their_own_colours_and_an_accurate_title() {
+    use talus::plot::{partition_color, ENERGY_TITLE, PARTITION_COLORS};
+    for (i, (a, ca)) in PARTITION_COLORS.iter().enumerate() {
+        assert_ne!((ca.0, ca.1, ca.2), (0, 0, 0), "{a} is black, the drift's colour");
+        for (b, cb) in &PARTITION_COLORS[i + 1..] {
+            assert_ne!((ca.0, ca.1, ca.2), (cb.0, cb.1, cb.2), "{a} and {b} share a colour");
+        }
+    }
+    let c = |n: &str| {
+        let c = partition_color(n);
+        (c.0, c.1, c.2)
+    };
+    // the legend labels of energy.png
+    assert_ne!(c("kinetic"), c("removed"));
+    assert_eq!(c("gravitational − initial"), c("gravitational"));
+    assert_ne!(c("dissipated (slip + dashpot)"), c("inserted"));
+    assert!(ENERGY_TITLE.contains("kinetic and strain as they are") && ENERGY_TITLE.contains("the others as change since the start"), "{ENERGY_TITLE}");
+}
+
+/// An output interval of 0.005 s at an automatic time step that does not divide it: snapped to
+/// whole steps, said at the start, every row on the snapped cadence and no near-duplicate last
+/// row.
+#[test]
+fn output_interval_is_snapped_to_whole_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("cadence.json");
+    let scene_text = SETTLE.replace("\"duration\": 1.0,", "\"duration\": 0.1,").replace("\"until_rest\": { \"kinetic_fraction\": 1e-4 },", "");
+    assert_ne!(scene_text, SETTLE);
+    std::fs::write(&scene, &scene_text).unwrap();
+    let setup = talus::scene::parse_str(&scene_text, &scene).unwrap();
+    let every = setup.output_every;
+    let x = 0.005 / setup.dt;
+    assert!((x - x.round()).abs() > 1e-3, "the time step divides the interval: {x}");
+    assert_eq!(every, x.round() as u64);
+    assert_eq!(setup.steps % every, 0, "{} steps", setup.steps);
+    let asked = (0.1 / setup.dt).ceil() as u64;
+    assert!(setup.steps.abs_diff(asked) <= every / 2, "{} steps for {asked}", setup.steps);
+    let out = dir.path().join("out");
+    let o = talus(&["run", scene.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains(&format!("output.interval 0.005 s is {} time steps", talus::error::fmt_sig(x, 7))) && err.contains(&format!("snapped to {every} steps")), "{err}");
+    let csv = std::fs::read_to_string(out.join("energy.csv")).unwrap();
+    let steps: Vec<u64> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(steps, (0..=setup.steps / every).map(|k| k * every).collect::<Vec<_>>());
+    // the pure rule: a duration one step past a whole number of outputs drops that step
+    let c = talus::scene::output_cadence(talus::scene::OutputAsked::Interval(0.005), Some(0.1), 20 * 243 + 1, 0.005 / 243.3);
+    assert_eq!((c.every, c.steps), (243, 20 * 243));
+    let note = c.note.unwrap();
+    assert!(note.contains("snapped to 243 steps") && note.contains("the run ends at step 4860"), "{note}");
+    // whole numbers already: nothing to say
+    let c = talus::scene::output_cadence(talus::scene::OutputAsked::Steps(25), None, 400, 1e-5);
+    assert_eq!((c.every, c.steps, c.note), (25, 400, None));
+}
+
 #[test]
 fn render_and_plot_draw_again() {
     let dir = tempfile::tempdir().unwrap();

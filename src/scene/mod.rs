@@ -707,11 +707,21 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
             (n as u64).max(1)
         }
     };
-    let output_every = match output {
-        Output::Default => (steps / 100).max(1),
-        Output::Every(n) => n,
-        Output::Interval(t) => ((t / dt).round().min(1e15) as u64).max(1),
-    };
+    let cadence = output_cadence(
+        match output {
+            Output::Default => OutputAsked::Default,
+            Output::Every(n) => OutputAsked::Steps(n),
+            Output::Interval(t) => OutputAsked::Interval(t),
+        },
+        match length {
+            Length::Steps(_) => None,
+            Length::Duration(d) => Some(d),
+        },
+        steps,
+        dt,
+    );
+    let (output_every, steps) = (cadence.every, cadence.steps);
+    let notes: Vec<String> = cadence.note.into_iter().collect();
 
     let measures = match top.array_opt("measure")? {
         Some(list) => measure::measures(&cx, list, gravity, &outlets)?,
@@ -786,6 +796,7 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         input_files,
         bodies,
         clump_templates,
+        notes,
     };
     checks::check_ranges(&cx, &setup)?;
     if explicit_domain {
@@ -803,6 +814,89 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         eprintln!("talus: {w}");
     }
     Ok(setup)
+}
+
+/// The output cadence a scene asks for: the default (`steps / 100`), `every_steps`, or
+/// `interval` (s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OutputAsked {
+    Default,
+    Steps(u64),
+    Interval(f64),
+}
+
+/// The output cadence of a run and its length in steps (`Setup::output_every`, `Setup::steps`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cadence {
+    /// Steps between outputs.
+    pub every: u64,
+    /// Steps the run takes: a whole number of outputs.
+    pub steps: u64,
+    /// What was snapped, to say at the start of the run (`Setup::notes`); `None` where the
+    /// scene's numbers were whole already.
+    pub note: Option<String>,
+}
+
+/// Output times fall on the cadence (docs/output.md, "Output cadence"): an `interval` that is
+/// not a whole number of time steps `dt` is snapped to the nearest whole number (at least 1),
+/// and a length of `steps` (from `duration` when given, else the scene's `steps`) that is not a
+/// whole number of outputs is snapped to the nearest whole number of outputs (at least one), so
+/// that no last short batch adds a row (and snapshot) just after the one before. Either snap is
+/// said in `note`.
+pub fn output_cadence(asked: OutputAsked, duration: Option<f64>, steps: u64, dt: f64) -> Cadence {
+    let sci = crate::error::fmt_sci;
+    let mut said: Vec<String> = Vec::new();
+    let every = match asked {
+        OutputAsked::Default => (steps / 100).max(1),
+        OutputAsked::Steps(n) => n.max(1),
+        OutputAsked::Interval(t) => {
+            let x = t / dt;
+            let n = (x.round().min(1e15) as u64).max(1);
+            if (x - n as f64).abs() > 1e-9 * x.max(1.0) {
+                said.push(format!(
+                    "output.interval {} s is {} time steps of {} s: snapped to {n} steps ({} s); every output time is a multiple of it",
+                    fmt_num(t),
+                    crate::error::fmt_sig(x, 7),
+                    sci(dt),
+                    crate::error::fmt_sig(n as f64 * dt, 7)
+                ));
+            }
+            n
+        }
+    };
+    let outputs = ((steps as f64 / every as f64).round() as u64).max(1);
+    let snapped = outputs.saturating_mul(every);
+    if snapped != steps {
+        let asked = match duration {
+            Some(d) => format!("duration {} s ({steps} steps)", fmt_num(d)),
+            None => format!("steps {steps}"),
+        };
+        said.push(format!(
+            "{asked} is not a whole number of outputs of {every} steps: the run ends at step {snapped} (t = {} s), after {outputs} outputs, the nearest whole number (--steps N runs exactly N)",
+            sci(snapped as f64 * dt)
+        ));
+    }
+    Cadence { every, steps: snapped, note: (!said.is_empty()).then(|| said.join("; ")) }
+}
+
+/// The part of a `Cadence` note that is about the run's length (it does not hold under
+/// `--steps N`) starts with this.
+pub const LENGTH_NOTE_MARK: &str = "(--steps N runs exactly N)";
+
+/// The notes of `setup` to say at the start of a run of `steps` steps (`None`: the scene's):
+/// under `--steps` the part about where the scene's run ends is left out.
+pub fn start_notes(setup: &Setup, steps: Option<u64>) -> Vec<String> {
+    setup
+        .notes
+        .iter()
+        .filter_map(|n| match steps {
+            None => Some(n.clone()),
+            Some(_) => {
+                let kept: Vec<&str> = n.split("; ").filter(|p| !p.ends_with(LENGTH_NOTE_MARK)).collect();
+                (!kept.is_empty()).then(|| kept.join("; "))
+            }
+        })
+        .collect()
 }
 
 /// A particle farther than this many of the largest domain extents outside a domain the loader

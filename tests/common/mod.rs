@@ -49,6 +49,7 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         input_files: Vec::new(),
         bodies: Default::default(),
         clump_templates: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
