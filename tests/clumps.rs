@@ -125,7 +125,7 @@ fn torque_free_body_keeps_its_angular_momentum_exactly() {
         assert!((q.iter().map(|c| c * c).sum::<f64>() - 1.0).abs() < 1e-14);
         worst = worst.max((cpu.energies().unwrap().kinetic_rotational / e0 - 1.0).abs());
     }
-    println!("torque-free dumbbell: worst relative rotational energy error over 10000 steps {worst:.3e}");
+    println!("torque-free dumbbell: worst relative rotational energy error over 2000 steps {worst:.3e}");
     assert!(worst < 1e-6, "rotational energy error {worst:.3e}");
 }
 
@@ -568,7 +568,9 @@ fn torque_free_body_on_the_gpu_keeps_its_angular_momentum() {
     let mut g = gpu(&setup);
     let (l0, e0) = (g.export_state().unwrap().bodies.angular_momentum[0], g.energies().unwrap().kinetic_rotational);
     let (mut worst, mut worst_q): (f64, f64) = (0.0, 0.0);
-    for _ in 0..100 {
+    // 2,000 steps: the benchmark's GPU rows (`talus verify --benchmark clumps`, below) follow a
+    // torque-free body over 20,000
+    for _ in 0..20 {
         g.step(100).unwrap();
         let s = g.export_state().unwrap();
         // no torque: L += 0 leaves every bit
@@ -577,10 +579,10 @@ fn torque_free_body_on_the_gpu_keeps_its_angular_momentum() {
         worst_q = worst_q.max((q.iter().map(|c| c * c).sum::<f64>() - 1.0).abs());
         worst = worst.max((g.energies().unwrap().kinetic_rotational / e0 - 1.0).abs());
     }
-    println!("torque-free dumbbell on the GPU: worst |q|² − 1 {worst_q:.3e}, worst relative rotational energy error over 10000 steps {worst:.3e}");
+    println!("torque-free dumbbell on the GPU: worst |q|² − 1 {worst_q:.3e}, worst relative rotational energy error over 2000 steps {worst:.3e}");
     assert!(worst_q < 1e-6, "|q|² − 1 = {worst_q:.3e}");
     // f32 rounding of q in five turns a step, a random walk: ~1e-5 after 10⁴ steps (the CPU's
-    // f64 splitting error is 3e-7 here)
+    // f64 splitting error is 3e-7 here); the limit holds for the benchmark's 2·10⁴ as well
     assert!(worst < 1e-4, "rotational energy error {worst:.3e}");
 }
 
@@ -735,19 +737,30 @@ fn gpu_bodies_with_arrays_split_across_bindings_give_the_same_bits() {
     assert_eq!(a.1, b.1);
 }
 
-/// `talus verify --benchmark clumps` on both backends: every analytic check within its
-/// tolerance (docs/verification.md, "Benchmark against theory: rigid clumps").
-#[test]
-fn clumps_benchmark_passes_on_both_backends() {
+/// `talus verify --benchmark clumps` on each backend (two tests, so that the test threads share
+/// them): every analytic check within its tolerance (docs/verification.md, "Benchmark against
+/// theory: rigid clumps").
+fn clumps_benchmark_passes_on(backend: &'static str) {
     let t = std::time::Instant::now();
-    let report = talus::clump_bench::run_benchmark(&["cpu", "gpu"], &talus::chung_ooi::open_backend).unwrap();
+    let report = talus::clump_bench::run_benchmark(&[backend], &talus::chung_ooi::open_backend).unwrap();
     print!("{}", report.table());
     println!("in {:.1} s", t.elapsed().as_secs_f64());
-    assert!(report.rows.len() >= 30, "{} rows", report.rows.len());
+    assert!(report.rows.len() >= 15, "{} rows", report.rows.len());
+    assert!(report.rows.iter().all(|r| r.backend == backend || r.backend == "host"), "rows of another backend");
     assert!(report.passed(), "{} rows beyond tolerance", report.failures().len());
     let dir = tempfile::tempdir().unwrap();
     let files = talus::clump_bench::write_outputs(&report, dir.path()).unwrap();
     assert!(files.iter().any(|f| f == "clumps_torque_free.png") && dir.path().join("clumps.csv").exists());
+}
+
+#[test]
+fn clumps_benchmark_passes_on_the_cpu() {
+    clumps_benchmark_passes_on("cpu");
+}
+
+#[test]
+fn clumps_benchmark_passes_on_the_gpu() {
+    clumps_benchmark_passes_on("gpu");
 }
 
 // ---- the shipped clump scenes ----

@@ -29,7 +29,7 @@ struct Window {
 const CLOSURE: f64 = 1e-3;
 
 const WINDOWS: &[Window] = &[
-    Window { scene: "ball_wall_damped", cpu_steps: None, gpu_steps: 12_000, limit: CLOSURE },
+    Window { scene: "ball_wall_damped", cpu_steps: None, gpu_steps: 8_000, limit: CLOSURE },
     Window { scene: "hertz_mindlin_rolling", cpu_steps: None, gpu_steps: 8_000, limit: CLOSURE },
     Window { scene: "hertz_viscous_bounce", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE },
     Window { scene: "hysteretic_drop", cpu_steps: None, gpu_steps: 20_000, limit: CLOSURE },
@@ -37,17 +37,17 @@ const WINDOWS: &[Window] = &[
     Window { scene: "oblique_wall_friction", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE },
     Window { scene: "settle_box", cpu_steps: None, gpu_steps: 500, limit: CLOSURE },
     Window { scene: "two_ball_elastic", cpu_steps: None, gpu_steps: 2_500, limit: CLOSURE },
-    Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 6_000, limit: CLOSURE },
-    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 8_000, limit: CLOSURE },
+    Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 3_000, limit: CLOSURE },
+    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 3_000, limit: CLOSURE },
     // the worked example of docs/scenes.md: the random fill falls into the cone and settles
-    Window { scene: "user_hopper", cpu_steps: Some(4_000), gpu_steps: 1_500, limit: CLOSURE },
+    Window { scene: "user_hopper", cpu_steps: Some(4_000), gpu_steps: 800, limit: CLOSURE },
     // mesh contacts that end are found within the step's travel and book their end
     Window { scene: "rotating_drum", cpu_steps: Some(3_000), gpu_steps: 1_500, limit: CLOSURE },
     // rolling friction booked against each body's previous spin (grains rocking at rest); the
     // GPU window (20,000 particles on lavapipe) ends before the pour lands
     Window { scene: "demo_pour", cpu_steps: None, gpu_steps: 600, limit: CLOSURE },
     // rigid clumps: the bodies' kinetic and potential energy, the components' contacts
-    Window { scene: "tablet_pour", cpu_steps: None, gpu_steps: 4_000, limit: CLOSURE },
+    Window { scene: "tablet_pour", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE },
     Window { scene: "clump_drum", cpu_steps: Some(6_000), gpu_steps: 1_500, limit: CLOSURE },
     // adhesion (JKR; Willett bridges): the surface energy and the energy of the bonds that
     // broke are booked (`surface`, `bond_break`); the CPU window runs past the gate's opening
@@ -107,27 +107,40 @@ fn every_shipped_scene_has_a_window() {
     assert_eq!(shipped, listed, "every scenes/*.json needs a closure window in WINDOWS, and only those");
 }
 
-fn check(backend: &str) {
-    let mut failures = Vec::new();
-    for w in WINDOWS {
-        let steps = if backend == "gpu" { Some(w.gpu_steps) } else { w.cpu_steps };
-        let (c, rows) = run(w.scene, backend, steps);
-        println!("{backend} {:<22} {:>7} steps, {rows:>4} rows: closure {c:.3e} (limit {:.1e})", w.scene, steps.map_or("all".into(), |n| n.to_string()), w.limit);
-        if !(c <= w.limit) {
-            failures.push(format!("{}: {c:.3e} > {:.1e}", w.scene, w.limit));
+/// Runs `scene`'s window on `backend` and asserts its closure.
+fn check(scene: &str, backend: &str) {
+    let w = WINDOWS.iter().find(|w| w.scene == scene).unwrap_or_else(|| panic!("{scene}: no window in WINDOWS"));
+    let steps = if backend == "gpu" { Some(w.gpu_steps) } else { w.cpu_steps };
+    let (c, rows) = run(w.scene, backend, steps);
+    println!("{backend} {:<22} {:>7} steps, {rows:>4} rows: closure {c:.3e} (limit {:.1e})", w.scene, steps.map_or("all".into(), |n| n.to_string()), w.limit);
+    assert!(c <= w.limit, "{backend} {scene}: energy closure {c:.3e} beyond its limit {:.1e}", w.limit);
+}
+
+/// One test per scene and backend, so that the test threads share the scenes out (the whole
+/// list in one test ran for four minutes on one thread while the other idled).
+macro_rules! closure_tests {
+    ($($scene:ident),* $(,)?) => {
+        /// The scenes that have tests below, in `WINDOWS`'s order.
+        const TESTED: &[&str] = &[$(stringify!($scene)),*];
+        mod cpu {
+            $( #[test] fn $scene() { super::check(stringify!($scene), "cpu"); } )*
         }
-    }
-    assert!(failures.is_empty(), "{backend}: energy closure beyond its limit: {failures:?}");
+        mod gpu {
+            $( #[test] fn $scene() { super::check(stringify!($scene), "gpu"); } )*
+        }
+    };
 }
 
-#[test]
-fn shipped_scenes_close_on_the_cpu() {
-    check("cpu");
-}
+closure_tests!(
+    ball_wall_damped, hertz_mindlin_rolling, hertz_viscous_bounce, hysteretic_drop, mixed_models_box, oblique_wall_friction, settle_box,
+    two_ball_elastic, periodic_chute, hopper_discharge, user_hopper, rotating_drum, demo_pour, tablet_pour, clump_drum, cohesive_heap,
+    wet_granules,
+);
 
 #[test]
-fn shipped_scenes_close_on_the_gpu() {
-    check("gpu");
+fn every_window_has_its_tests() {
+    let listed: Vec<&str> = WINDOWS.iter().map(|w| w.scene).collect();
+    assert_eq!(TESTED, listed.as_slice(), "closure_tests! must list the scenes of WINDOWS, in its order");
 }
 
 /// 250 grains with rolling friction poured into a 20 mm box and left to come to rest (0.3 s,

@@ -139,6 +139,40 @@ fn a_random_fill_through_walls_rejects_the_places_that_cut_them() {
     has_all(&e, &["cut wall \"floor\"", "shrink the box to z >= 0 (the wall's plane): [0, 0, 0] .. [0.01, 0.01, 0.004]"]);
 }
 
+/// Clump generators are checked against the walls by their component spheres: a lattice clump
+/// through the floor is named with its sphere and the fix, a fill box through the floor places
+/// every body in front of it, and a box wholly behind it is refused naming the wall.
+#[test]
+fn clump_generators_are_checked_against_walls() {
+    let template = r#""clump_templates": [ { "name": "dimer", "material": "glass", "spheres": [[-0.004, 0, 0, 0.004], [0.004, 0, 0, 0.004]] } ],"#;
+    // upright dimers (the template's x axis turned onto z would be random; keep the template's)
+    let e = err(&scene(&format!(
+        r#"{template}
+  "generators": [ {{ "type": "lattice", "clump": "dimer", "orientation": "template", "origin": [0.02, 0.02, 0.002], "count": [2, 2, 1], "spacing": 0.02 }} ],
+  "walls": [ {FLOOR} ]"#
+    )));
+    has_all(&e, &["generators[0]", "lattice clump 0 (i, j, k = 0, 0, 0", "its sphere", "cuts wall \"floor\"", "move the lattice to z >= 0.008", "move origin or lower count"]);
+    let s = parse(
+        &scene(&format!(
+            r#"{template}
+  "generators": [ {{ "type": "random_fill", "clump": "dimer", "box": {{ "min": [0, 0, -0.03], "max": [0.1, 0.1, 0.1] }}, "count": 40, "seed": 3 }} ],
+  "walls": [ {FLOOR} ]"#
+        )),
+        Path::new("case.json"),
+    )
+    .expect("the clump fill loads");
+    assert_eq!(s.particles.len(), 80);
+    for (x, r) in s.particles.position.iter().zip(&s.particles.radius) {
+        assert!(x[2] >= *r * (1.0 - 1e-6), "a component at {x:?} cuts the floor");
+    }
+    let e = err(&scene(&format!(
+        r#"{template}
+  "generators": [ {{ "type": "random_fill", "clump": "dimer", "box": {{ "min": [0, 0, -0.1], "max": [0.1, 0.1, -0.02] }}, "count": 5 }} ],
+  "walls": [ {FLOOR} ]"#
+    )));
+    has_all(&e, &["generators[0]", "could not place clump 1 of 5", "cut wall \"floor\"", "the box lies wholly behind the wall: move it to z >= 0"]);
+}
+
 /// A cube around the particles wound inside out gets the winding warning; wound right, none.
 #[test]
 fn reversed_winding_is_named_at_load() {
@@ -217,13 +251,20 @@ fn a_too_large_fraction_names_the_largest_safe_one() {
 }
 
 /// A run stopped by a check leaves its directory with the last good state, render.png of it and
-/// the scene it ran; `talus render` of that directory, from another directory, draws the walls.
+/// the scene it ran, and names the wall the particle went through; `talus render` of that
+/// directory, from another directory, draws the walls. Both backends.
 #[test]
 fn a_stopped_run_keeps_something_to_look_at() {
+    for backend in ["cpu", "gpu"] {
+        stopped_run_on(backend);
+    }
+}
+
+fn stopped_run_on(backend: &str) {
     let dir = tempfile::tempdir().unwrap();
-    // a fast ball onto the floor at 10 × its safe step, run anyway
+    // a fast ball onto the floor at many times its safe step, run anyway: it goes through the floor
     let text = scene(&format!(
-        r#""time_step_check": "warn", "time_step": 2e-4, "particles": [ {{ "position": [0, 0, 0.02], "radius": 0.005, "velocity": [0, 0, -5] }} ],
+        r#""time_step_check": "warn", "time_step": 2e-4, "particles": [ {{ "position": [0, 0, 0.006], "radius": 0.005, "velocity": [0, 0, -20] }} ],
   "walls": [ {FLOOR} ], "output": {{ "every_steps": 5 }}, "domain": {{ "min": [-0.05, -0.05, -0.01], "max": [0.05, 0.05, 0.1] }}"#
     ))
     .replace("\"time_step\": \"auto\",", "")
@@ -231,10 +272,10 @@ fn a_stopped_run_keeps_something_to_look_at() {
     let path = dir.path().join("stop.json");
     std::fs::write(&path, text).unwrap();
     let out: PathBuf = dir.path().join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", path.to_str().unwrap(), "--backend", "cpu", "--no-progress", "--out", out.to_str().unwrap()]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", path.to_str().unwrap(), "--backend", backend, "--no-progress", "--out", out.to_str().unwrap()]).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{stderr}");
-    has_all(&stderr, &["run stopped at step", "render.png of the last good state", "stopped.json"]);
+    assert_eq!(o.status.code(), Some(3), "{backend}: {stderr}");
+    has_all(&stderr, &["run stopped at step", "contact overlap", "with wall \"floor\" (the time step is too large", "render.png of the last good state", "stopped.json"]);
     assert!(out.join("render.png").is_file() && out.join("particles.pvd").is_file(), "{stderr}");
     let snapshots: Vec<_> = std::fs::read_dir(out.join("snapshots")).unwrap().flatten().collect();
     assert!(!snapshots.is_empty());

@@ -399,20 +399,13 @@ impl CpuBackend {
             .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(t) })
             .collect();
         let (x, r) = (self.state.position[i], self.state.radius[i]);
-        let hit = wall_hits::deepest_wall_hit(&self.setup.walls, t, &meshes, x, r).filter(|h| h.depth() > OVERLAP_MAX_FRACTION * r);
-        let name = hit.map(|h| wall_hits::describe_hit(&h, &self.setup.walls, &meshes));
-        // a one-sided mesh the particle is behind, or one wrapped around the particles with its
-        // normals pointing away from them (the particle may have been pushed through already)
-        let behind = match hit {
-            Some(wall_hits::WallHit::Mesh { behind: true, .. }) => true,
-            Some(wall_hits::WallHit::Mesh { mesh, .. }) if !self.setup.meshes[mesh].mesh.two_sided => {
-                let stride = self.state.len().div_ceil(256).max(1);
-                let at: Vec<DVec3> = self.state.position.iter().step_by(stride).copied().collect();
-                crate::mesh::winding::wraps_away(&self.setup.meshes[mesh].mesh, &at)
-            }
-            _ => false,
+        let sample = || {
+            let stride = self.state.len().div_ceil(256).max(1);
+            self.state.position.iter().step_by(stride).copied().collect()
         };
-        crate::model::checks::overlap_cause(self.steps_done == 0, name.as_deref().map(|n| (n, behind)))
+        let travel = self.state.velocity[i].length() * self.setup.dt;
+        let wall = wall_hits::overlap_wall(&self.setup.walls, t, &meshes, x, r, travel, sample);
+        crate::model::checks::overlap_cause(self.steps_done == 0, wall.as_ref().map(|(n, behind)| (n.as_str(), *behind)))
     }
 
     pub fn state(&self) -> &State {

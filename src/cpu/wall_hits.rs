@@ -78,3 +78,22 @@ pub fn describe_hit(hit: &WallHit, walls: &[Wall], meshes: &[MeshView]) -> Strin
         WallHit::Mesh { mesh, facet, .. } => format!("mesh \"{}\" facet {facet}", meshes[mesh].wall.name),
     }
 }
+
+/// The plane wall or mesh facet a particle at `x` (radius `r`, at `time`) overlapped beyond the
+/// run-time limit (`OVERLAP_MAX_FRACTION` of its radius), named, and whether the particles are
+/// behind it: its centre is behind a one-sided facet, or the one-sided mesh wraps around
+/// `positions()` (a sample of the particle centres) with its normals pointing away from them
+/// (the particle may have been pushed through already). The checked state may be up to a step
+/// past the force pass that found the overlap (the wall's push may already have moved the
+/// particle back), so a wall counts when the sphere, moved by up to `travel` (its speed × Δt),
+/// reaches that deep. `None` when no wall does: the overlap is with another particle. Both
+/// backends name a stopped run's wall with it.
+pub fn overlap_wall(walls: &[Wall], time: f64, meshes: &[MeshView], x: DVec3, r: f64, travel: f64, positions: impl FnOnce() -> Vec<DVec3>) -> Option<(String, bool)> {
+    let hit = deepest_wall_hit(walls, time, meshes, x, r + travel).filter(|h| h.depth() > crate::model::checks::OVERLAP_MAX_FRACTION * r)?;
+    let behind = match hit {
+        WallHit::Mesh { behind: true, .. } => true,
+        WallHit::Mesh { mesh, .. } if !meshes[mesh].wall.mesh.two_sided => crate::mesh::winding::wraps_away(&meshes[mesh].wall.mesh, &positions()),
+        _ => false,
+    };
+    Some((describe_hit(&hit, walls, meshes), behind))
+}

@@ -12,18 +12,24 @@ use glam::DVec3;
 
 use super::layout::StepStateRead;
 use super::GpuBackend;
+use crate::backend::Snapshot;
+use crate::cpu::forces::MeshView;
+use crate::cpu::wall_hits::overlap_wall;
 use crate::error::{Result, TalusError};
+use crate::mesh::grid::TriangleGrid;
 use crate::layout::consts::{BLOWUP_FORCE, BLOWUP_LOST, BLOWUP_OVERLAP, BLOWUP_POSITION, BLOWUP_VELOCITY};
 use crate::model::checks::{first_problem, OVERLAP_MAX_FRACTION};
 
 impl GpuBackend {
-    /// The error of a batch of `n` steps from `s0` that raised BLOWUP (`st`: its step state);
+    /// The error of a batch of `n` steps from `s0` that raised BLOWUP (`st`: its step state; n =
+    /// 0: the initial force evaluation);
     /// leaves the backend stopped (see the module doc).
     pub(crate) fn blow_up(&mut self, st: &StepStateRead, s0: u64, n: u64) -> TalusError {
         let bad = self.read_snapshot();
         // the device step counter stopped at the flagged step (the kick closing the batch runs
         // after the last step's `advance`)
-        let step = (s0 + st.step.wrapping_sub(s0 as u32) as u64 + 1).min(s0 + n.max(1));
+        // (n = 0: the initial force evaluation, the state the run starts from)
+        let step = if n == 0 { s0 } else { (s0 + st.step.wrapping_sub(s0 as u32) as u64 + 1).min(s0 + n) };
         let mut particle = (st.blowup_particle != 0).then_some(!st.blowup_particle);
         let mut what = Vec::new();
         for (bit, name) in [(BLOWUP_POSITION, "position"), (BLOWUP_VELOCITY, "velocity"), (BLOWUP_FORCE, "contact force"), (BLOWUP_LOST, "left the domain"), (BLOWUP_OVERLAP, "contact overlap")] {
@@ -33,7 +39,12 @@ impl GpuBackend {
         }
         let mut message = format!("{} not finite or out of range (GPU flag)", what.join(", "));
         if st.blowup_what == BLOWUP_OVERLAP {
-            message = format!("a contact overlap beyond {OVERLAP_MAX_FRACTION} of the radius{}", crate::model::checks::overlap_cause(s0 == 0 && step <= 1, None));
+            let wall = match (&bad, particle) {
+                (Ok(s), Some(p)) if (p as usize) < s.position.len() => self.overlap_wall(s, p as usize, step),
+                _ => None,
+            };
+            let cause = crate::model::checks::overlap_cause(n == 0, wall.as_ref().map(|(n, behind)| (n.as_str(), *behind)));
+            message = format!("a contact overlap beyond {OVERLAP_MAX_FRACTION} of the radius{cause}");
         }
         if let Ok(s) = bad {
             let v = |a: &[[f64; 3]], i: usize| DVec3::from(a[i]);
@@ -53,6 +64,21 @@ impl GpuBackend {
         };
         self.stopped = Some(format!("a blow-up at step {step}"));
         TalusError::BlowUp { step, particle, message: format!("{message}; {held}") }
+    }
+
+    /// The wall or mesh facet particle `i` of the halted state `s` (at `step`) overlaps beyond
+    /// the limit, named as the CPU backend names it (`wall_hits::overlap_wall`; the meshes are
+    /// binned again on the host, once, for this message).
+    fn overlap_wall(&self, s: &Snapshot, i: usize, step: u64) -> Option<(String, bool)> {
+        let t = step as f64 * self.dt;
+        let grids: Vec<TriangleGrid> = self.meshes.walls.iter().map(|m| TriangleGrid::coarse(&m.mesh)).collect::<Result<_>>().ok()?;
+        let views: Vec<MeshView> = self.meshes.walls.iter().zip(&grids).map(|(wall, grid)| MeshView { wall, grid, group_base: 0, pose: wall.pose_at(t) }).collect();
+        let sample = || {
+            let stride = s.position.len().div_ceil(256).max(1);
+            s.position.iter().step_by(stride).map(|&x| DVec3::from(x)).collect()
+        };
+        let travel = DVec3::from(s.velocity[i]).length() * self.dt;
+        overlap_wall(&self.walls, t, &views, DVec3::from(s.position[i]), s.radius[i], travel, sample)
     }
 
     /// An error once a blow-up has stopped the backend.

@@ -36,6 +36,14 @@ pub fn cell_budget(n: usize) -> usize {
 }
 
 impl TriangleGrid {
+    /// A coarse grid for one-off queries (the scene loader's checks, naming the wall a stopped
+    /// run's particle overlaps): cells of about 1/32 of the mesh's largest extent, no margin.
+    pub fn coarse(mesh: &TriangleMesh) -> Result<TriangleGrid> {
+        let (lo, hi) = mesh.bounds();
+        let cell = ((hi - lo).max_element() / 32.0).max(1e-9);
+        TriangleGrid::build(mesh, cell, 0.0)
+    }
+
     /// Bin `mesh` with cell edge `cell` (grown if over budget) and box margin `margin`.
     pub fn build(mesh: &TriangleMesh, cell: f64, margin: f64) -> Result<TriangleGrid> {
         if !(cell.is_finite() && cell > 0.0 && margin.is_finite() && margin >= 0.0) {

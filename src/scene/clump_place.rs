@@ -9,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::generate::{Sources, MAX_ATTEMPTS};
+use super::geometry::{cut_error, Obstacles};
 use super::parse::{fmt_num, fmt_vec, join, Cx};
 use crate::error::Result;
 use crate::model::body::{random_orientation, rotate, Bodies};
@@ -71,9 +72,10 @@ impl ClumpGen<'_> {
 
 /// A lattice of clumps: centres at origin + (i, j, k) × spacing, x fastest. The spacing must
 /// hold the largest scaled body (twice its bounding radius), so lattice bodies never touch;
-/// they are checked against the particles placed before.
+/// they are checked against the particles placed before, and every component against the walls
+/// and meshes (as a sphere lattice is).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn lattice(cx: &Cx, path: &str, origin: [f64; 3], count: [u64; 3], spacing: f64, g: &ClumpGen, particles: &mut Particles, runs: &mut Vec<ClumpRun>, grid: &mut Grid, sources: &Sources) -> Result<()> {
+pub(crate) fn lattice(cx: &Cx, path: &str, origin: [f64; 3], count: [u64; 3], spacing: f64, g: &ClumpGen, particles: &mut Particles, runs: &mut Vec<ClumpRun>, grid: &mut Grid, sources: &Sources, walls: &Obstacles) -> Result<()> {
     let n = count[0] * count[1] * count[2];
     let extent = 2.0 * g.template.bounding_radius * g.scale.max();
     if extent > spacing {
@@ -92,11 +94,15 @@ pub(crate) fn lattice(cx: &Cx, path: &str, origin: [f64; 3], count: [u64; 3], sp
                 let q = g.orientation(&mut rng);
                 let scale = scales[k];
                 k += 1;
-                if !alone {
-                    for (x, r) in g.spheres(centre, q, scale) {
-                        if let Some(o) = grid.overlap(particles, x, r) {
-                            return Err(cx.err(path, format!("lattice clump at {} has a sphere at {} (radius {}) that overlaps {} at {} (radius {})", fmt_vec(centre), fmt_vec(x), fmt_num(r), sources.label(o), fmt_vec(particles.position[o]), fmt_num(particles.radius[o]))));
-                        }
+                for (c, (x, r)) in g.spheres(centre, q, scale).into_iter().enumerate() {
+                    if let Some(o) = (!alone).then(|| grid.overlap(particles, x, r)).flatten() {
+                        return Err(cx.err(path, format!("lattice clump at {} has a sphere at {} (radius {}) that overlaps {} at {} (radius {})", fmt_vec(centre), fmt_vec(x), fmt_num(r), sources.label(o), fmt_vec(particles.position[o]), fmt_num(particles.radius[o]))));
+                    }
+                    if let Some(hit) = walls.cut(x, r) {
+                        let span = |a: usize| origin[a] + (count[a] - 1) as f64 * spacing;
+                        let fix = walls.fix(&hit, origin, std::array::from_fn(span), extent / 2.0, "lattice");
+                        let label = format!("lattice clump {} (i, j, k = {ix}, {iy}, {iz}; centre {}), its sphere {c}", k - 1, fmt_vec(centre));
+                        return Err(cut_error(cx, path, walls, &hit, &label, x, r, &format!("{fix} (move origin or lower count)")));
                     }
                 }
                 g.push(particles, runs, centre, q, scale);
@@ -107,9 +113,10 @@ pub(crate) fn lattice(cx: &Cx, path: &str, origin: [f64; 3], count: [u64; 3], sp
 }
 
 /// Random non-overlapping placement of `count` clumps with their bounding spheres inside
-/// `[min, max]`, largest scale first; the overlap checks use the component spheres.
+/// `[min, max]`, largest scale first; the overlap checks use the component spheres, and places
+/// where a component cuts a wall or mesh are rejected (as a sphere fill's are).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], count: u64, g: &ClumpGen, particles: &mut Particles, runs: &mut Vec<ClumpRun>, grid: &mut Grid) -> Result<()> {
+pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], count: u64, g: &ClumpGen, particles: &mut Particles, runs: &mut Vec<ClumpRun>, grid: &mut Grid, walls: &Obstacles) -> Result<()> {
     let mut rng = Pcg64::seed_from_u64(g.seed);
     let mut scales = g.scale.sample_n(count as usize, &mut rng, cx, &join(path, "scale"))?;
     scales.sort_by(|a, b| b.total_cmp(a));
@@ -130,6 +137,8 @@ pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], cou
         let lo = [min[0] + b, min[1] + b, min[2] + b];
         let w = [max[0] - b - lo[0], max[1] - b - lo[1], max[2] - b - lo[2]];
         let mut placed = false;
+        // the last wall a place was rejected for, and how many were
+        let (mut cut, mut cuts) = (None, 0u64);
         for _ in 0..MAX_ATTEMPTS {
             let u: [f64; 3] = [rng.random(), rng.random(), rng.random()];
             let centre = [lo[0] + w[0] * u[0], lo[1] + w[1] * u[1], lo[2] + w[2] * u[2]];
@@ -139,6 +148,15 @@ pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], cou
                 Some(cells) => !cells.overlaps(x, r),
                 None => grid.overlap(particles, x, r).is_none(),
             });
+            // places where a component cuts a wall or mesh are rejected
+            let free = free && match parts.iter().find_map(|&(x, r)| walls.cut_place(x, r)) {
+                None => true,
+                Some(hit) => {
+                    cut = Some(hit);
+                    cuts += 1;
+                    false
+                }
+            };
             if free {
                 g.push(particles, runs, centre, q, scale);
                 for &(x, r) in &parts {
@@ -152,6 +170,13 @@ pub(crate) fn random_fill(cx: &Cx, path: &str, min: [f64; 3], max: [f64; 3], cou
             }
         }
         if !placed {
+            if let Some(hit) = cut.filter(|_| 2 * cuts >= MAX_ATTEMPTS as u64) {
+                // most attempts cut a wall: the box reaches through it
+                return Err(cx.err(
+                    path,
+                    format!("could not place clump {} of {count} (scale {}): {cuts} of the attempted places cut {}; {}", n + 1, fmt_num(scale), walls.name(&hit), walls.fix(&hit, min, max, 0.0, "box")),
+                ));
+            }
             return Err(cx.err(path, format!("could not place clump {} of {count} (scale {}) after {MAX_ATTEMPTS} attempts: enlarge the box or lower count", n + 1, fmt_num(scale))));
         }
     }

@@ -20,17 +20,9 @@ const TOUCH_TOLERANCE: f64 = 1e-6;
 /// an error (less is a contact the first steps resolve gently, as in a settled bed).
 pub const CUT_TOLERANCE: f64 = 0.01;
 
-/// Triangle grids of the mesh walls for the load-time checks (cells of about 1/32 of a mesh's
-/// largest extent; the cell budget of `TriangleGrid::build` bounds them).
+/// Triangle grids of the mesh walls for the load-time checks (`TriangleGrid::coarse`).
 pub(crate) fn grids(meshes: &[MeshWall]) -> Result<Vec<TriangleGrid>> {
-    meshes
-        .iter()
-        .map(|m| {
-            let (lo, hi) = m.mesh.bounds();
-            let cell = ((hi - lo).max_element() / 32.0).max(1e-9);
-            TriangleGrid::build(&m.mesh, cell, 0.0)
-        })
-        .collect()
+    meshes.iter().map(|m| TriangleGrid::coarse(&m.mesh)).collect()
 }
 
 /// The walls and meshes of a scene at t = 0, as the checks see them.
@@ -115,7 +107,8 @@ impl<'a> Obstacles<'a> {
                         let mut lo2 = lo;
                         lo2[a] = bound;
                         if bound > hi[a] {
-                            return format!("the {what} lies wholly behind the wall: move it to {axis} >= {}{why}", fmt_num(bound));
+                            let behind = if hi[a] < w.point[a] { format!("the {what} lies wholly behind the wall: move it") } else { format!("move the {what}") };
+                            return format!("{behind} to {axis} >= {}{why}", fmt_num(bound));
                         }
                         format!("shrink the {what} to {axis} >= {}{why}: {} .. {}", fmt_num(bound), fmt_vec(lo2), fmt_vec(hi))
                     } else {
@@ -123,7 +116,8 @@ impl<'a> Obstacles<'a> {
                         let mut hi2 = hi;
                         hi2[a] = bound;
                         if bound < lo[a] {
-                            return format!("the {what} lies wholly behind the wall: move it to {axis} <= {}{why}", fmt_num(bound));
+                            let behind = if lo[a] > w.point[a] { format!("the {what} lies wholly behind the wall: move it") } else { format!("move the {what}") };
+                            return format!("{behind} to {axis} <= {}{why}", fmt_num(bound));
                         }
                         format!("shrink the {what} to {axis} <= {}{why}: {} .. {}", fmt_num(bound), fmt_vec(lo), fmt_vec(hi2))
                     }

@@ -576,10 +576,10 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
                     let origin = o.vec3_req("origin")?;
                     let count = lattice_count(&cx, &o)?;
                     let spacing = cx.positive(o.f64_req("spacing")?, &o.key("spacing"))?;
-                    clump_place::lattice(&cx, &path, origin, count, spacing, &cg, &mut particles, &mut clump_runs, &mut grid, &sources)?;
+                    clump_place::lattice(&cx, &path, origin, count, spacing, &cg, &mut particles, &mut clump_runs, &mut grid, &sources, &obstacles)?;
                 } else {
                     let (min, max, count) = fill_box(&cx, &o)?;
-                    clump_place::random_fill(&cx, &path, min, max, count, &cg, &mut particles, &mut clump_runs, &mut grid)?;
+                    clump_place::random_fill(&cx, &path, min, max, count, &cg, &mut particles, &mut clump_runs, &mut grid, &obstacles)?;
                 }
                 continue;
             }
