@@ -93,7 +93,7 @@ impl std::fmt::Display for BackendChoice {
 /// Open the chosen backend for `setup`. `Auto` is decided by `resolve_auto`: without a
 /// hardware adapter it opens the CPU backend and the second value holds the one-line notice
 /// saying why (other GPU errors are returned).
-pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>)> {
+pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend + Send>, Option<String>)> {
     match choice {
         BackendChoice::Cpu => Ok((Box::new(CpuBackend::new(setup)?), None)),
         BackendChoice::Gpu => Ok((Box::new(GpuBackend::new(setup, GpuOptions::default())?), None)),

@@ -517,6 +517,22 @@ impl<'a> Simulation<'a> {
         TalusError::BlowUp { step, particle, message: message + &note }
     }
 
+    /// Change the backend's state from outside the loop (Python's `set_velocities`, …) with
+    /// `edit`. The energy the change brings in or takes out is booked nowhere, so the energy
+    /// sentinel measures the drift from the total after the change (its start moves by the
+    /// jump); `energy.csv`'s total shows the jump.
+    pub fn edit_state(&mut self, edit: impl FnOnce(&mut dyn Backend) -> Result<()>) -> Result<()> {
+        let before = self.backend.get().energies()?;
+        edit(self.backend.get())?;
+        let after = self.backend.get().energies()?;
+        check_energies(&after, self.steps_done())?;
+        if let Some(s) = &mut self.sentinel {
+            s.state.start_total += after.total() - before.total();
+            s.state.peak = s.state.peak.max(after.kinetic() + after.strain);
+        }
+        Ok(())
+    }
+
     /// Hand the backend back (Python, to rebuild it around a changed set-up).
     pub fn into_parts(self) -> (Cow<'a, Setup>, BackendSlot<'a>) {
         (self.setup, self.backend)
