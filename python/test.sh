@@ -13,6 +13,6 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check maturin numpy pytest
 # the CLI the tests compare with (already built by `cargo test --release`)
-cargo build --release --quiet --bin talus
+[ -x "$target/release/talus" ] || cargo build --release --quiet --bin talus
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release --quiet -m python/Cargo.toml
 TALUS_BIN="$target/release/talus" "$venv/bin/python" -m pytest -q python/tests "$@"
