@@ -48,7 +48,7 @@ def main():
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--freq", type=float, default=50.0, help="Hz")
     ap.add_argument("--amp", type=float, default=0.5e-3, help="m")
-    ap.add_argument("--settle", type=float, default=0.1, help="s at rest before shaking")
+    ap.add_argument("--settle", type=float, default=0.2, help="s to settle before shaking")
     ap.add_argument("--shake", type=float, default=0.1, help="s of shaking")
     ap.add_argument("--backend", default="cpu", choices=["auto", "cpu", "gpu"])
     ap.add_argument("--png", default="shaker.png")

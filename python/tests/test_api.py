@@ -199,3 +199,45 @@ def test_machine_and_version():
     assert isinstance(talus.gpu_available(), bool)
     with pytest.raises(ValueError):
         talus.Simulation(talus.Scene.from_dict(free_scene()), backend="tpu")
+
+
+def test_ctrl_c_stops_between_batches_with_a_checkpoint(tmp_path):
+    import os
+    import signal
+    import threading
+
+    sim = talus.Simulation(talus.Scene.from_dict(free_scene(steps=50_000_000)), backend="cpu", out=tmp_path)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sim.run()
+    timer.join()
+    stopped = sim.step_count
+    assert 0 < stopped < 50_000_000 and stopped % 10 == 0
+    # the checkpoint of the step it stopped at, as `talus run` writes on Ctrl-C
+    again = talus.Simulation.from_checkpoint(tmp_path / "checkpoint.talus", backend="cpu")
+    assert again.step_count == stopped
+    assert np.array_equal(again.positions, sim.positions)
+
+
+def test_wall_velocity_from_python_is_the_scene_motion():
+    import copy
+
+    k0, v = 100, 0.05
+    base = drop_scene(steps=300)
+    dt = base["time_step"]
+    moved = copy.deepcopy(base)
+    # what set_wall_velocity makes of it: the velocity ramps to v over the step after k0
+    moved["walls"][0]["motion"] = {"velocity": [[k0 * dt, [0, 0, 0]], [k0 * dt + dt, [0, 0, v]]]}
+    a = talus.Simulation(talus.Scene.from_dict(moved), backend="cpu")
+    a.run()
+    b = talus.Simulation(talus.Scene.from_dict(base), backend="cpu")
+    b.step(k0)
+    b.set_wall_velocity("floor", [0.0, 0.0, v])
+    b.run()
+    assert b.step_count == a.step_count == 300
+    assert np.array_equal(a.positions, b.positions)
+    assert a.energies() == b.energies()
+    assert b.energies()["wall_work"] != 0
+    with pytest.raises(ValueError, match="no wall `flor`"):
+        b.set_wall_velocity("flor", [0.0, 0.0, 0.0])
