@@ -564,7 +564,7 @@ impl Simulation {
     }
 
     /// Run to the scene's end (``steps``/``duration``, or ``until_rest``), or ``steps`` more
-    /// steps, or to simulated time ``until`` (s). ``callback(sim)`` is called every ``every``
+    /// steps, or to simulated time ``until`` (s; these two ignore ``until_rest``). ``callback(sim)`` is called every ``every``
     /// steps (default: every output); returning ``False`` stops the run. Ends like ``talus
     /// run``: with ``out``, the checkpoint, ``summary.json`` and pictures are written. Returns
     /// the summary as a dict.
@@ -886,6 +886,9 @@ struct RunIter {
     end: u64,
     every: u64,
     from: u64,
+    /// Whether the scene's `until_rest` ends the run (a run to the scene's end; not one of
+    /// `steps` or `until`).
+    rest: bool,
     finished: bool,
     summary: Option<PyObject>,
 }
@@ -903,7 +906,8 @@ impl RunIter {
             None => i.sim.setup().output_every.max(1),
         };
         let from = i.sim.steps_done();
-        Ok(RunIter { sim: slf.clone().unbind(), end, every, from, finished: false, summary: None })
+        let rest = steps.is_none() && until.is_none();
+        Ok(RunIter { sim: slf.clone().unbind(), end, every, from, rest, finished: false, summary: None })
     }
 
     /// Step to the next call point (a multiple of `every` from the run's start, or the end);
@@ -914,7 +918,7 @@ impl RunIter {
             let mut g = sim.lock();
             let i = &mut g.0;
             let done = i.sim.steps_done();
-            (done, i.sim.at_rest() && done > self.from || done >= self.end)
+            (done, self.rest && i.sim.at_rest() && done > self.from || done >= self.end)
         };
         if over {
             return Ok(None);
@@ -925,7 +929,7 @@ impl RunIter {
             let mut g = sim.lock();
             let i = &mut g.0;
             let now = i.sim.steps_done();
-            if now >= target || i.sim.at_rest() {
+            if now >= target || (self.rest && i.sim.at_rest()) {
                 return Ok(Some(now));
             }
         }

@@ -241,3 +241,20 @@ def test_wall_velocity_from_python_is_the_scene_motion():
     assert b.energies()["wall_work"] != 0
     with pytest.raises(ValueError, match="no wall `flor`"):
         b.set_wall_velocity("flor", [0.0, 0.0, 0.0])
+
+
+def test_until_iter_run_and_split_runs_write_one_run(tmp_path):
+    sim = talus.Simulation(talus.Scene.from_dict(free_scene(steps=100)), backend="cpu", out=tmp_path / "split")
+    sim.set_velocities(np.tile([0.0, 0.1, 0.0], (sim.n_particles, 1)))
+    sim.run(until=5e-4)
+    assert sim.step_count == 50 and abs(sim.time - 5e-4) < 1e-15
+    it = sim.iter_run()
+    assert len(it) == 5 and it.total_steps == 50 and it.summary is None
+    assert list(it) == [60, 70, 80, 90, 100]
+    assert it.summary["steps"] == 100 and sim.summary()["steps"] == 100
+    whole = talus.Simulation(talus.Scene.from_dict(free_scene(steps=100)), backend="cpu", out=tmp_path / "whole")
+    whole.set_velocities(np.tile([0.0, 0.1, 0.0], (whole.n_particles, 1)))
+    whole.run()
+    text = (tmp_path / "whole" / "energy.csv").read_text()
+    assert (tmp_path / "split" / "energy.csv").read_text() == text
+    assert len(text.splitlines()) == 1 + 11
