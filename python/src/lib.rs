@@ -379,9 +379,13 @@ impl Simulation {
             if refresh {
                 state.refresh.iter_mut().for_each(|r| *r = true);
             }
-            // only the per-particle work (and bond-break energy) goes back: the backend's own
-            // arrays describe the state before the edit
-            exact.kind = format!("{} (edited)", exact.kind);
+            // The CPU's own arrays (strain, contact counts, last spins) do not depend on the
+            // velocities: after a velocity edit they go back as they were. Otherwise (moved
+            // particles; the GPU's arrays, which hold the velocities) only the per-particle
+            // work and bond-break energy go back, and the import re-evaluates the rest.
+            if refresh || exact.kind != "cpu" {
+                exact.kind = format!("{} (edited)", exact.kind);
+            }
             b.import_state(&state)?;
             b.import_exact(&exact)?;
             b.set_carried(carried);
