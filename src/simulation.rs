@@ -379,7 +379,7 @@ impl<'a> Simulation<'a> {
         self.measurements.observe(step, time, backend, self.flow.as_ref().map(|f| f.totals()))?;
         self.at_rest = self.rest.as_mut().is_some_and(|r| r.observe(time, self.energies.kinetic()));
         let at_rest = self.at_rest;
-        if setup.snapshot_every > 0 && (self.outputs % setup.snapshot_every == 0 || step == self.end_step || at_rest) && step != self.last_snapshot {
+        if setup.snapshot_every > 0 && (self.outputs.is_multiple_of(setup.snapshot_every) || step == self.end_step || at_rest) && step != self.last_snapshot {
             self.write_snapshot()?;
             self.last_snapshot = step;
         }

@@ -329,6 +329,7 @@ impl Simulation {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn make(scene: SceneRecord, inputs: Vec<InputFile>, setup: Setup, backend: Box<dyn Backend + Send>, out: Option<PathBuf>, steps: Option<u64>, progress: Option<engine::checkpoint::RunProgress>, every: Option<u64>) -> R<Inner> {
         let checkpoint = Some(CheckpointOptions { scene: scene.clone(), inputs: inputs.clone(), every });
         let sim = Sim::start(Cow::Owned(setup), BackendSlot::Owned(backend), out.as_deref(), steps, checkpoint, progress)?;
@@ -733,7 +734,7 @@ impl Simulation {
     /// ``velocity`` (m/s, 3 values) from now on: its velocity goes linearly from the current
     /// value to this one over the next step, then holds (its prescribed motion from now on is
     /// replaced). Applied before the next step, on either backend.
-    fn set_wall_velocity(&self, py: Python<'_>, name: &str, velocity: [f64; 3]) -> PyResult<()> {
+    fn set_wall_velocity(&self, name: &str, velocity: [f64; 3]) -> PyResult<()> {
         if velocity.iter().any(|v| !v.is_finite()) {
             return Err(PyValueError::new_err(format!("set_wall_velocity: {velocity:?} is not a velocity")));
         }
@@ -754,7 +755,6 @@ impl Simulation {
         motion.velocity.keys.push((t, now));
         motion.velocity.keys.push((t + setup.dt, glam::DVec3::from(velocity)));
         let kind: BackendChoice = i.sim.backend().kind().parse().expect("cpu or gpu");
-        let _ = py;
         let r = (|| -> R<()> {
             let b = i.sim.backend();
             let (state, exact, carried) = (b.export_state()?, b.export_exact()?, b.carried());
@@ -779,19 +779,29 @@ impl Simulation {
     /// Active contacts after the last step. Ball–ball: ``pairs`` (m, 2) int64 (ids, lower
     /// first), ``overlaps`` (m,) m, ``normal_forces`` (m,) N (magnitude) and ``shear_forces``
     /// (m, 3) N (on the second particle). Ball–wall: ``wall_particles`` (k,) int64,
-    /// ``wall_keys`` (k,) int64 (the wall's key: plane walls in scene order, then mesh facet
-    /// groups), ``wall_normal_forces`` (k,), ``wall_shear_forces`` (k, 3).
+    /// ``walls`` (a list of k wall names; a mesh wall once per facet group touched),
+    /// ``wall_normal_forces`` (k,), ``wall_shear_forces`` (k, 3).
     fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (state, snap, setup_period) = self.with(|i| {
+        let (state, snap) = self.with(|i| {
             let state = i.sim.backend().export_state()?;
             let snap = i.sim.backend().snapshot()?;
-            Ok((state, snap, ()))
+            Ok((state, snap))
         })?;
-        let _ = setup_period;
         let (mut pairs, mut overlaps, mut fnormal, mut fshear) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut wp, mut wk, mut wn, mut ws) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let g = self.lock();
         let setup = g.0.sim.setup();
+        let bases = engine::setup::mesh_group_bases(&setup.meshes).py_err()?;
+        let wall_name = |key: u32| -> String {
+            use engine::layout::consts::{MESH_KEY_BIT, WALL_KEY_BIT};
+            let k = key & !WALL_KEY_BIT;
+            if k & MESH_KEY_BIT == 0 {
+                return setup.walls.get(k as usize).map(|w| w.name.clone()).unwrap_or_default();
+            }
+            let group = k & !MESH_KEY_BIT;
+            let m = bases.iter().rposition(|&b| b <= group).unwrap_or(0);
+            setup.meshes.get(m).map(|w| w.name.clone()).unwrap_or_default()
+        };
         for c in &state.history {
             let h = &c.history;
             if c.between_particles() {
@@ -803,7 +813,7 @@ impl Simulation {
                 fshear.push(h.shear.to_array());
             } else {
                 wp.push(c.owner as i64);
-                wk.push((c.partner & !engine::layout::consts::WALL_KEY_BIT) as i64);
+                wk.push(wall_name(c.partner));
                 wn.push(h.normal_force);
                 ws.push(h.shear.to_array());
             }
@@ -816,7 +826,7 @@ impl Simulation {
         d.set_item("normal_forces", arr1(py, &fnormal)?)?;
         d.set_item("shear_forces", arr3(py, &fshear)?)?;
         d.set_item("wall_particles", arr1i(py, &wp)?)?;
-        d.set_item("wall_keys", arr1i(py, &wk)?)?;
+        d.set_item("walls", PyList::new(py, &wk)?)?;
         d.set_item("wall_normal_forces", arr1(py, &wn)?)?;
         d.set_item("wall_shear_forces", arr3(py, &ws)?)?;
         Ok(d)

@@ -179,6 +179,7 @@ def test_results_walls_contacts_measurements(tmp_path):
         assert np.all(c["overlaps"] > -1e-12)
         seen["pairs"] = max(seen["pairs"], len(c["pairs"]))
         seen["walls"] = max(seen["walls"], len(c["wall_particles"]))
+        assert set(c["walls"]) <= {"floor"} and len(c["walls"]) == len(c["wall_particles"])
 
     sim.run(every=10, callback=look)
     # the balls hit the floor (pushing it down) and each other
