@@ -28,3 +28,21 @@ def test_gpu_runs_and_agrees_with_cpu():
     eg, ec = gpu.energies(), cpu.energies()
     for k in ("kinetic", "gravitational"):
         assert abs(eg[k] - ec[k]) <= 1e-4 * max(abs(ec[k]), 1e-9), k
+
+
+def test_gpu_wall_velocity_and_shared_device():
+    scene = talus.Scene.from_dict(drop_scene(steps=200))
+    sims = {kind: talus.Simulation(scene, backend=kind) for kind in ("gpu", "cpu")}
+    # a second GPU simulation in the process (one device, shared)
+    other = talus.Simulation(scene, backend="gpu")
+    for s in sims.values():
+        s.step(50)
+        s.set_wall_velocity("floor", [0.0, 0.0, 0.02])
+        s.run()
+    other.run()
+    g, c = sims["gpu"], sims["cpu"]
+    assert g.step_count == c.step_count == other.step_count == 200
+    assert np.max(np.abs(g.positions - c.positions)) < 1e-6
+    assert g.energies()["wall_work"] != 0 and abs(g.energies()["wall_work"] - c.energies()["wall_work"]) <= 1e-3 * abs(c.energies()["wall_work"])
+    # the floor moved up under the first GPU simulation only
+    assert np.min(g.positions[:, 2]) > np.min(other.positions[:, 2])
