@@ -5,7 +5,7 @@ height is recorded.
     python python/examples/shaker.py [--count 300] [--freq 50] [--amp 0.5e-3] [--png shaker.png]
 
 Writes the heights to stdout and, with matplotlib installed, a PNG of the floor and the bed's
-mean height against time. About a minute on a 2-core machine.
+mean height against time. A few seconds on the CPU backend of a 2-core machine.
 """
 
 import argparse
