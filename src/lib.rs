@@ -28,6 +28,7 @@ pub mod rigid;
 pub mod run;
 pub mod scene;
 pub mod setup;
+pub mod simulation;
 pub mod verify;
 
 pub use backend::{Backend, Energies, Snapshot, WallLoad};

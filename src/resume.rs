@@ -144,7 +144,7 @@ pub fn setup_of(file: &Path, c: &Checkpoint) -> Result<Setup> {
 
 /// Open `choice` for `setup` and give it the checkpoint's state. The second value is `Auto`'s
 /// notice, as from `open_backend`.
-pub fn open_at(setup: &Setup, c: &Checkpoint, choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>)> {
+pub fn open_at(setup: &Setup, c: &Checkpoint, choice: BackendChoice) -> Result<(Box<dyn Backend + Send>, Option<String>)> {
     let (mut backend, notice) = open_backend(setup, choice)?;
     backend.import_state(&c.state)?;
     backend.import_exact(&c.exact)?;

@@ -1,29 +1,29 @@
-//! Running a scene: choose a backend, step it in batches of `output_every`, let particles
-//! enter and leave between batches (`crate::flow`), and write the outputs (`energy.csv`,
-//! `walls.csv`, `outflow.csv`, VTU snapshots + `particles.pvd`, `summary.json`, and
-//! `checkpoint.talus` when asked). `talus run` is a thin layer over `open_backend` and
-//! `run_scene`; `talus resume` continues a checkpoint's run with `continue_run`
-//! (`crate::resume`).
+//! Running a scene: choose a backend (`open_backend`) and drive the run loop,
+//! `crate::simulation::Simulation`, to the end: a progress bar, the stop flag a signal sets,
+//! and the stop record of a run a check stopped (`record_stop`). The loop itself (batches of
+//! `output_every`, particles entering and leaving, `energy.csv`, `walls.csv`, `outflow.csv`,
+//! VTU snapshots + `particles.pvd`, `summary.json`, `checkpoint.talus`) is the simulation's.
+//! `talus run` is a thin layer over `open_backend` and `run_scene`; `talus resume` continues a
+//! checkpoint's run with `continue_run` (`crate::resume`).
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::backend::Backend;
-use crate::checkpoint::inputs::InputFile;
-use crate::checkpoint::{Checkpoint, RestProgress, RunProgress, SceneRecord, SentinelProgress, CHECKPOINT_FILE};
+use crate::checkpoint::{RunProgress, SceneRecord};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
-use crate::measure::Measurements;
 use crate::gpu::{GpuBackend, GpuOptions};
 use crate::output::atomic::create_dir_all;
-use crate::output::summary::TimeStepSummary;
-use crate::flow::FlowDriver;
-use crate::output::{write_vtu, EnergyCsv, EnergySummary, FlowSummary, OutflowCsv, PvdIndex, RestSummary, Summary, VtuEncoding, WallsCsv};
-use crate::setup::{RestCriterion, Setup, TimeStepChoice};
+use crate::output::{write_vtu, PvdIndex, Summary, VtuEncoding};
+use crate::setup::Setup;
+use crate::simulation::{BackendSlot, Simulation};
+
+pub use crate::simulation::{bodies_file, describe_time_step, snapshot_file, CheckpointOptions, EnergySentinel, ENERGY_PNG, RENDER_PNG};
 
 /// Which step loop to run on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,7 +93,7 @@ impl std::fmt::Display for BackendChoice {
 /// Open the chosen backend for `setup`. `Auto` is decided by `resolve_auto`: without a
 /// hardware adapter it opens the CPU backend and the second value holds the one-line notice
 /// saying why (other GPU errors are returned).
-pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>)> {
+pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Backend + Send>, Option<String>)> {
     match choice {
         BackendChoice::Cpu => Ok((Box::new(CpuBackend::new(setup)?), None)),
         BackendChoice::Gpu => Ok((Box::new(GpuBackend::new(setup, GpuOptions::default())?), None)),
@@ -105,17 +105,6 @@ pub fn open_backend(setup: &Setup, choice: BackendChoice) -> Result<(Box<dyn Bac
                 Err(e) => Err(e),
             },
         },
-    }
-}
-
-/// One line describing the time step, e.g. `dt = 1.2e-6 s (auto: 0.2 × Rayleigh step 6e-6 s)`.
-pub fn describe_time_step(setup: &Setup) -> String {
-    match &setup.dt_choice {
-        TimeStepChoice::Explicit => format!("dt = {} s (explicit)", crate::error::fmt_sci(setup.dt)),
-        TimeStepChoice::Auto { fraction, rayleigh } => {
-            let sci = crate::error::fmt_sci;
-            format!("dt = {} s (auto: {} × Rayleigh step {} s)", sci(setup.dt), crate::error::fmt_num(*fraction), sci(*rayleigh))
-        }
     }
 }
 
@@ -132,39 +121,6 @@ pub struct RunOptions {
     /// Checked between batches: once set (by a Ctrl-C handler), the run writes its checkpoint
     /// at the last completed batch and returns `TalusError::Interrupted`.
     pub stop: Option<Arc<AtomicBool>>,
-}
-
-/// What a run's checkpoints record besides the state: the scene and the files it reads.
-#[derive(Clone, Debug)]
-pub struct CheckpointOptions {
-    pub scene: SceneRecord,
-    pub inputs: Vec<InputFile>,
-    /// Outputs between checkpoints (0: only at the end and when stopped); `None`: the scene's
-    /// `checkpoint_every`.
-    pub every: Option<u64>,
-}
-
-impl CheckpointOptions {
-    /// For the scene file `scene` of `setup`: its text and the files it read, by checksum.
-    pub fn for_scene(scene: SceneRecord, setup: &Setup, every: Option<u64>) -> Result<CheckpointOptions> {
-        Ok(CheckpointOptions { scene, inputs: crate::checkpoint::inputs::record(&setup.input_files)?, every })
-    }
-}
-
-/// The energy chart `run_scene` writes into the output directory (`plot::energy_chart`).
-pub const ENERGY_PNG: &str = "energy.png";
-/// The picture of the final state `run_scene` writes (`render::render_png`, default view and colour).
-pub const RENDER_PNG: &str = "render.png";
-
-/// File name of the snapshot at `step`, relative to the output directory.
-pub fn snapshot_file(step: u64) -> String {
-    format!("snapshots/particles_{step:010}.vtu")
-}
-
-/// The bodies file beside snapshot `step` (scenes with rigid clumps), relative to the run
-/// directory.
-pub fn bodies_file(step: u64) -> String {
-    format!("snapshots/bodies_{step:010}.csv")
 }
 
 fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
@@ -211,275 +167,31 @@ fn run_from(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunO
 
 fn run_loop(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path, opts: RunOptions, progress: Option<RunProgress>) -> Result<Summary> {
     let total = opts.steps.unwrap_or(setup.steps);
-    let every = setup.output_every.max(1);
-    if progress.is_none() {
-        for note in crate::scene::start_notes(setup, opts.steps) {
-            eprintln!("talus: {note}");
-        }
-    }
-    let mut n = setup.particles.len();
-    let mut flow = FlowDriver::new(setup)?;
-    create_dir_all(out_dir)?;
-    if setup.snapshot_every > 0 {
-        create_dir_all(&out_dir.join("snapshots"))?;
-    }
-    let load_points = setup.load_points();
-    let mut measurements = Measurements::new(setup);
-    let snapshot = |backend: &mut dyn Backend, pvd: &mut PvdIndex| -> Result<()> {
-        let mut s = backend.snapshot()?;
-        // a snapshot with a non-finite value is never written
-        check_snapshot(setup, &s)?;
-        // snapshots hold unwrapped positions; files show the particles inside the periodic box
-        if setup.periodic.iter().any(|&p| p) {
-            s.position.iter_mut().for_each(|x| *x = setup.wrap(glam::DVec3::from(*x)).0.to_array());
-        }
-        let file = snapshot_file(s.step);
-        create_dir_all(&out_dir.join("snapshots"))?;
-        write_vtu(&out_dir.join(&file), &s, VtuEncoding::Base64)?;
-        if !s.bodies.is_empty() {
-            crate::output::bodies_csv::write_bodies_csv(&out_dir.join(bodies_file(s.step)), &s.bodies, &setup.clump_template_names())?;
-        }
-        pvd.push(s.step as f64 * setup.dt, &file)
-    };
-
-    let start_step = backend.steps_done();
-    let end_step = start_step + total;
-    let t0 = Instant::now();
-    let mut outputs = 0u64;
-    let mut last_snapshot = start_step;
-    let mut rest = setup.until_rest.map(|c| RestWatch::new(c, start_step as f64 * setup.dt, 0.0));
-    let (mut csv, mut walls_csv, mut outflow_csv, mut pvd);
-    let mut energies = backend.energies()?;
-    check_energies(&energies, start_step)?;
-    let mut sentinel = EnergySentinel::new(setup, &energies, start_step, progress.as_ref().and_then(|p| p.sentinel));
-    match progress {
-        None => {
-            csv = EnergyCsv::new(out_dir.join("energy.csv"), crate::output::energy_csv::Kept::of(&setup));
-            walls_csv = (!load_points.is_empty()).then(|| WallsCsv::new(out_dir.join("walls.csv")));
-            outflow_csv = flow.as_ref().map(|_| OutflowCsv::new(out_dir.join("outflow.csv"), setup));
-            pvd = PvdIndex::new(out_dir.join("particles.pvd"));
-            rest = rest.map(|r| RestWatch { peak: energies.kinetic(), ..r });
-            csv.push(start_step, start_step as f64 * setup.dt, &energies)?;
-            if let (Some(f), Some(c)) = (&flow, &mut outflow_csv) {
-                c.push(start_step, start_step as f64 * setup.dt, f.totals())?;
-            }
-            if setup.snapshot_every > 0 {
-                snapshot(backend, &mut pvd)?;
-            }
-        }
-        Some(p) => {
-            let mismatch = |what: &str| TalusError::Other(format!("the run's saved progress does not fit the scene: {what}"));
-            csv = EnergyCsv::continued(out_dir.join("energy.csv"), &p.energy_csv, crate::output::energy_csv::Kept::of(&setup))?;
-            walls_csv = match (load_points.is_empty(), &p.walls_csv) {
-                (true, None) => None,
-                (false, Some(text)) => Some(WallsCsv::continued(out_dir.join("walls.csv"), text)?),
-                _ => return Err(mismatch("walls.csv")),
-            };
-            outflow_csv = match (&mut flow, p.flow) {
-                (None, None) => None,
-                (Some(f), Some(state)) => {
-                    f.restore(state)?;
-                    n = f.totals().held_count as usize;
-                    Some(OutflowCsv::continued(out_dir.join("outflow.csv"), p.outflow_csv.as_deref().ok_or_else(|| mismatch("outflow.csv"))?)?)
-                }
-                _ => return Err(mismatch("insertions and outlets")),
-            };
-            measurements.restore(&p.measurements)?;
-            (outputs, last_snapshot) = (p.outputs, p.last_snapshot);
-            rest = match (rest, p.rest) {
-                (Some(r), Some(saved)) => Some(RestWatch { peak: saved.peak, peak_time: saved.peak_time, below: saved.below, ..r }),
-                (None, None) => None,
-                _ => return Err(mismatch("until_rest")),
-            };
-            // the earlier snapshots that are there stay listed (paths relative to this
-            // directory: `talus resume` lists an earlier run's as `../run/snapshots/…`,
-            // `crate::resume::progress_in`)
-            let kept = p.pvd.into_iter().filter(|(_, f)| out_dir.join(f).is_file()).collect();
-            pvd = PvdIndex::continued(out_dir.join("particles.pvd"), kept)?;
-            // (an earlier run's snapshot of this step, listed as `../run/snapshots/…`, counts)
-            let this_step = snapshot_file(start_step);
-            let this_step = this_step.rsplit('/').next().unwrap_or_default();
-            if setup.snapshot_every > 0 && !pvd.entries().iter().any(|(_, f)| f.rsplit('/').next() == Some(this_step)) {
-                snapshot(backend, &mut pvd)?;
-            }
-        }
-    }
-
-    let checkpoint_every = opts.checkpoint.as_ref().map(|c| c.every.unwrap_or(setup.checkpoint_every)).unwrap_or(0);
-    let checkpoint_path = out_dir.join(CHECKPOINT_FILE);
-    let mut last_checkpoint = None;
-    // the whole state at this output boundary into `checkpoint.talus` (with `opts.checkpoint`)
-    #[allow(clippy::too_many_arguments)]
-    let write_checkpoint = |backend: &mut dyn Backend, outputs: u64, last_snapshot: u64, rest: &Option<RestWatch>, logs: (&EnergyCsv, &Option<WallsCsv>, &Option<OutflowCsv>, &PvdIndex), flow: &Option<FlowDriver>, measurements: &Measurements, sentinel: &Option<EnergySentinel>| -> Result<()> {
-        let Some(c) = &opts.checkpoint else { return Ok(()) };
-        let run = RunProgress {
-            end_step,
-            outputs,
-            last_snapshot,
-            rest: rest.as_ref().map(|r| RestProgress { peak: r.peak, peak_time: r.peak_time, below: r.below }),
-            energy_csv: logs.0.text().to_string(),
-            walls_csv: logs.1.as_ref().map(|w| w.text().to_string()),
-            outflow_csv: logs.2.as_ref().map(|o| o.text().to_string()),
-            pvd: logs.3.entries().to_vec(),
-            flow: flow.as_ref().map(|f| f.state()),
-            measurements: measurements.state(),
-            sentinel: sentinel.as_ref().map(|s| s.state),
-        };
-        Checkpoint::capture(setup, &c.scene, &c.inputs, backend, run)?.write(&checkpoint_path)
-    };
-
+    let mut sim = Simulation::start(Cow::Borrowed(setup), BackendSlot::Borrowed(backend), Some(out_dir), opts.steps, opts.checkpoint, progress)?;
     let bar = if opts.progress && std::io::stderr().is_terminal() { progress_bar(total) } else { None };
-    let mut particle_steps = 0.0;
-    while backend.steps_done() < end_step {
+    while !sim.is_done() {
         if opts.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst)) {
             if let Some(bar) = &bar {
                 bar.finish_and_clear();
             }
-            let step = backend.steps_done();
-            if opts.checkpoint.is_some() && last_checkpoint != Some(step) {
-                write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
-            }
-            return Err(TalusError::Interrupted { step, checkpoint: opts.checkpoint.as_ref().map(|_| checkpoint_path.clone()) });
+            return Err(sim.interrupt());
         }
-        let batch = every.min(end_step - backend.steps_done());
-        if let Err(e) = backend.step(batch) {
-            return Err(keep_last_good(e, backend, &mut pvd, last_snapshot, &snapshot));
-        }
-        particle_steps += (n as u64 * batch) as f64;
-        outputs += 1;
-        let step = backend.steps_done();
-        let time = step as f64 * setup.dt;
-        // loads of the batch's last step, before particles leave or enter
-        let loads = match walls_csv {
-            Some(_) => backend.wall_loads()?,
-            None => Vec::new(),
-        };
-        if let (Some(f), Some(c)) = (&mut flow, &mut outflow_csv) {
-            f.exchange(setup, backend)?;
-            n = f.totals().held_count as usize;
-            c.push(step, time, f.totals())?;
-        }
-        energies = backend.energies()?;
-        check_energies(&energies, step)?;
-        if let Some(s) = &mut sentinel {
-            s.observe(setup, &energies, step, &pvd)?;
-        }
-        csv.push(step, time, &energies)?;
-        if let Some(w) = &mut walls_csv {
-            w.push(step, time, &load_points, &loads)?;
-        }
-        measurements.observe(step, time, backend, flow.as_ref().map(|f| f.totals()))?;
-        let at_rest = rest.as_mut().is_some_and(|r| r.observe(time, energies.kinetic()));
-        if setup.snapshot_every > 0 && (outputs % setup.snapshot_every == 0 || step == end_step || at_rest) && step != last_snapshot {
-            snapshot(backend, &mut pvd)?;
-            last_snapshot = step;
-        }
-        if checkpoint_every > 0 && outputs.is_multiple_of(checkpoint_every) && step != end_step && !at_rest {
-            write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
-            last_checkpoint = Some(step);
-        }
+        let end = sim.end_step();
+        sim.advance(end)?;
         if let Some(bar) = &bar {
-            bar.set_position(step - start_step);
-            let secs = t0.elapsed().as_secs_f64();
+            bar.set_position(sim.steps_done() - sim.start_step());
+            let secs = sim.elapsed();
             if secs > 0.0 {
-                let rate = particle_steps / secs;
+                let rate = sim.particle_steps() / secs;
                 bar.set_message(format!("{rate:.3e} particle-steps/s"));
             }
         }
-        if at_rest {
-            break;
-        }
     }
-    if last_checkpoint != Some(backend.steps_done()) {
-        write_checkpoint(backend, outputs, last_snapshot, &rest, (&csv, &walls_csv, &outflow_csv, &pvd), &flow, &measurements, &sentinel)?;
-    }
-    let contacts = backend.contact_count()?;
-    let wall = t0.elapsed().as_secs_f64();
+    let contacts_and_summary = sim.finish();
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-
-    let steps = backend.steps_done() - start_step;
-    let summary = Summary {
-        scene: Summary::scene_of(setup, opts.checkpoint.as_ref().map(|c| &c.scene)),
-        backend: backend.kind().to_string(),
-        adapter: backend.adapter(),
-        particles: n,
-        steps,
-        dt: setup.dt,
-        time_step: TimeStepSummary::from(&setup.dt_choice),
-        simulated_time: backend.steps_done() as f64 * setup.dt,
-        wall_seconds: wall,
-        particle_steps_per_second: if wall > 0.0 { particle_steps / wall } else { 0.0 },
-        contacts,
-        energy_tracking: setup.energy_tracking(),
-        energies: EnergySummary::of(&energies, setup.has_adhesion()),
-        flow: flow.as_ref().map(|f| FlowSummary::of(setup, f.totals())),
-        measurements: measurements.finish(),
-        rest: rest.map(|r| r.summary(energies.kinetic())),
-    };
-    summary.write(&out_dir.join("summary.json"))?;
-    write_pictures(setup, backend, out_dir)?;
-    Ok(summary)
-}
-
-/// `energy.png` from `energy.csv`, and `render.png` of the final state (the last snapshot when
-/// snapshots are written), with the walls' outlines.
-fn write_pictures(setup: &Setup, backend: &mut dyn Backend, out_dir: &Path) -> Result<()> {
-    let csv = out_dir.join("energy.csv");
-    let table = crate::output::read::read_energy_csv(&csv)?;
-    crate::plot::energy_chart(&out_dir.join(ENERGY_PNG), &csv, &table)?;
-    let mut s = backend.snapshot()?;
-    if setup.periodic.iter().any(|&p| p) {
-        s.position.iter_mut().for_each(|x| *x = setup.wrap(glam::DVec3::from(*x)).0.to_array());
-    }
-    let opts = crate::render::RenderOptions::default();
-    let outlines = crate::render::wall_outlines(setup, s.step as f64 * setup.dt, opts.view);
-    let points = crate::output::read::VtuPoints::from_snapshot(&s);
-    crate::render::render_png(&points, &out_dir.join(RENDER_PNG), &outlines, opts, &out_dir.join(RENDER_PNG))?;
-    Ok(())
-}
-
-/// `until_rest`: the peak kinetic energy so far and how many consecutive outputs were below
-/// the fraction of it.
-struct RestWatch {
-    criterion: RestCriterion,
-    peak: f64,
-    peak_time: f64,
-    below: u64,
-}
-
-impl RestWatch {
-    fn new(criterion: RestCriterion, time: f64, kinetic: f64) -> Self {
-        RestWatch { criterion, peak: kinetic, peak_time: time, below: 0 }
-    }
-
-    /// One output: true once the criterion holds (never while the peak is 0: a scene that
-    /// starts at rest runs until something moves, or to its `steps`).
-    fn observe(&mut self, time: f64, kinetic: f64) -> bool {
-        if kinetic > self.peak {
-            self.peak = kinetic;
-            self.peak_time = time;
-        }
-        if self.peak > 0.0 && kinetic < self.criterion.kinetic_fraction * self.peak {
-            self.below += 1;
-        } else {
-            self.below = 0;
-        }
-        self.below >= self.criterion.outputs
-    }
-
-    fn summary(&self, final_kinetic: f64) -> RestSummary {
-        RestSummary {
-            reached: self.below >= self.criterion.outputs,
-            kinetic_fraction: self.criterion.kinetic_fraction,
-            outputs: self.criterion.outputs,
-            peak_kinetic: self.peak,
-            peak_time: self.peak_time,
-            final_kinetic,
-            final_ratio: if self.peak > 0.0 { final_kinetic / self.peak } else { 0.0 },
-        }
-    }
+    contacts_and_summary
 }
 
 /// What a run stopped by a check (`TalusError::BlowUp`) leaves in its output directory
@@ -557,119 +269,3 @@ pub fn record_start_stop(setup: &Setup, scene_record: Option<&SceneRecord>, out_
     }
 }
 
-/// After a caught blow-up (`TalusError::BlowUp`; the backend holds the last good state, the
-/// start of the failed batch): write that state as a snapshot unless it was the last one
-/// written, and say where it is. Other errors pass through.
-fn keep_last_good(
-    e: TalusError,
-    backend: &mut dyn Backend,
-    pvd: &mut PvdIndex,
-    last_snapshot: u64,
-    snapshot: &dyn Fn(&mut dyn Backend, &mut PvdIndex) -> Result<()>,
-) -> TalusError {
-    let TalusError::BlowUp { step, particle, message } = e else { return e };
-    let good = backend.steps_done();
-    let kept = if good == last_snapshot && !pvd.is_empty() {
-        Ok(())
-    } else {
-        snapshot(backend, pvd)
-    };
-    let note = match kept {
-        Ok(()) => format!("; last good state (step {good}) kept in {}; outputs up to it are complete", snapshot_file(good)),
-        Err(w) => format!("; the last good state (step {good}) could not be written: {w}"),
-    };
-    TalusError::BlowUp { step, particle, message: message + &note }
-}
-
-/// The energy sentinel (docs/scenes.md, "Checks"): with every partition booked (energy tracking
-/// on for every pair), the total energy may not move from its value at the run's start by more
-/// than `energy_drift` × the peak of kinetic + strain energy so far, the measure every shipped
-/// scene keeps within 1e-3 (`tests/energy_closure.rs`). A run past its stability limit gains
-/// orders of magnitude more. Checked at the output cadence from the energies already read.
-pub struct EnergySentinel {
-    bound: f64,
-    state: SentinelProgress,
-}
-
-impl EnergySentinel {
-    /// The sentinel of `setup` from `energies` at `step` (or from a resumed run's `saved`
-    /// state); `None` where it is off or some pair books no energy.
-    pub fn new(setup: &Setup, energies: &crate::backend::Energies, step: u64, saved: Option<SentinelProgress>) -> Option<Self> {
-        let bound = setup.checks.energy_drift.filter(|&b| b > 0.0)?;
-        if !setup.energy_tracking() {
-            return None;
-        }
-        let state = saved.unwrap_or(SentinelProgress { start_total: energies.total(), start_step: step, peak: energies.kinetic() + energies.strain });
-        Some(EnergySentinel { bound, state })
-    }
-
-    /// The energies of the output at `step`: a blow-up (exit status 3) when the drift is beyond
-    /// the bound, naming the drift, the step and the likely cause; `pvd` tells the last snapshot.
-    pub fn observe(&mut self, setup: &Setup, e: &crate::backend::Energies, step: u64, pvd: &PvdIndex) -> Result<()> {
-        let s = &mut self.state;
-        s.peak = s.peak.max(e.kinetic() + e.strain);
-        let drift = e.total() - s.start_total;
-        // (the energies are finite: `check_energies` ran first)
-        if drift.abs() <= self.bound * s.peak {
-            return Ok(());
-        }
-        let last = match pvd.entries().last() {
-            Some((_, file)) => format!("the last snapshot written, {file}, is the last good state"),
-            None => "no snapshot was written".to_string(),
-        };
-        Err(TalusError::BlowUp {
-            step,
-            particle: None,
-            message: format!(
-                "the total energy {} by {:.3e} J since step {} ({:.3e} J to {:.3e} J), {:.3} × the peak kinetic + strain energy {:.3e} J (energy_drift = {}): with every energy booked, the run no longer conserves energy. Likely cause: the time step ({}) or a stiffness too high for it (docs/scenes.md, \"Checks\"). energy.csv ends at the last good output; {last}",
-                if drift > 0.0 { "rose" } else { "fell" },
-                drift.abs(),
-                s.start_step,
-                s.start_total,
-                e.total(),
-                drift.abs() / s.peak,
-                s.peak,
-                self.bound,
-                describe_time_step(setup),
-            ),
-        })
-    }
-}
-
-/// Energies must be finite before they go into `energy.csv`.
-fn check_energies(e: &crate::backend::Energies, step: u64) -> Result<()> {
-    let parts = [
-        ("kinetic", e.kinetic()),
-        ("gravitational", e.gravitational),
-        ("strain", e.strain),
-        ("slip", e.slip),
-        ("dashpot", e.dashpot),
-        ("stiffness work", e.stiffness_work),
-        ("surface", e.surface),
-        ("bond break", e.bond_break),
-        ("wall work", e.wall_work),
-    ];
-    match parts.iter().find(|(_, x)| !x.is_finite()) {
-        None => Ok(()),
-        Some((name, x)) => Err(TalusError::BlowUp { step, particle: None, message: format!("{name} energy is {x:e} J (not finite); energy.csv ends at the last good output") }),
-    }
-}
-
-/// A snapshot must be finite (and, with the `error` policy, inside the domain) to be written.
-fn check_snapshot(setup: &Setup, s: &crate::backend::Snapshot) -> Result<()> {
-    use crate::model::checks::{first_problem, LostParticles};
-    use glam::DVec3;
-    let lost = match setup.checks.lost_particles {
-        LostParticles::Error => setup.lost_bounds(),
-        LostParticles::Remove => None,
-    };
-    let v = |a: &[[f64; 3]], i: usize| DVec3::from(a[i]);
-    // positions are unwrapped; the periodic axes are not tested for leaving
-    match first_problem(s.position.len(), |i| [v(&s.position, i), v(&s.velocity, i), v(&s.angular_velocity, i), v(&s.force, i), v(&s.torque, i)], lost, setup.periodic) {
-        None => Ok(()),
-        Some(p) => {
-            let (lo, hi, margin) = lost.unwrap_or((DVec3::ZERO, DVec3::ZERO, 0.0));
-            Err(TalusError::BlowUp { step: s.step, particle: Some(p.index as u32), message: format!("{}; snapshot not written", p.describe((lo, hi), margin)) })
-        }
-    }
-}

@@ -12,7 +12,8 @@ pub struct CsvLog {
 }
 
 impl CsvLog {
-    /// A log with a header line, written on the first `append`.
+    /// A log with a header line, written on the first `append`. An empty `path` keeps the
+    /// log in memory only (a simulation without an output directory).
     pub fn new(path: impl Into<PathBuf>, columns: &[&str]) -> Self {
         let mut text = columns.join(",");
         text.push('\n');
@@ -23,7 +24,7 @@ impl CsvLog {
     /// checkpoint), written at once.
     pub fn continued(path: impl Into<PathBuf>, text: &str) -> Result<Self> {
         let log = CsvLog { path: path.into(), text: text.to_string() };
-        write_atomic(&log.path, log.text.as_bytes())?;
+        log.write()?;
         Ok(log)
     }
 
@@ -34,6 +35,13 @@ impl CsvLog {
     /// Append complete lines (each ending in '\n') and replace the file.
     pub fn append(&mut self, lines: &str) -> Result<()> {
         self.text.push_str(lines);
+        self.write()
+    }
+
+    fn write(&self) -> Result<()> {
+        if self.path.as_os_str().is_empty() {
+            return Ok(());
+        }
         write_atomic(&self.path, self.text.as_bytes())
     }
 

@@ -173,10 +173,13 @@ impl PvdIndex {
         &self.path
     }
 
-    /// An index listing `entries` (time, file) first, written at once.
+    /// An index listing `entries` (time, file) first, written at once (not with an empty
+    /// `path`: a simulation without an output directory).
     pub fn continued(path: impl Into<PathBuf>, entries: Vec<(f64, String)>) -> Result<Self> {
         let index = PvdIndex { path: path.into(), entries };
-        write_atomic(&index.path, index.text().as_bytes())?;
+        if !index.path.as_os_str().is_empty() {
+            write_atomic(&index.path, index.text().as_bytes())?;
+        }
         Ok(index)
     }
 
