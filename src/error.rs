@@ -68,6 +68,12 @@ pub fn fmt_num(x: f64) -> String {
     fmt_sig(x, 4)
 }
 
+/// Two numbers that a message sets side by side as different (a mismatch): 4 significant
+/// figures, or as many more as it takes to tell them apart (up to the 17 that round-trip).
+pub fn fmt_apart(a: f64, b: f64) -> (String, String) {
+    (4..=17).map(|sig| (fmt_sig(a, sig), fmt_sig(b, sig))).find(|(x, y)| x != y).unwrap_or_else(|| (fmt_sig(a, 17), fmt_sig(b, 17)))
+}
+
 /// `x` to 4 significant figures in scientific notation, trailing zeros dropped (`5.015e-5`,
 /// `1e-3`): times and steps that range over many decades.
 pub fn fmt_sci(x: f64) -> String {

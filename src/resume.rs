@@ -31,7 +31,7 @@ pub struct Extent {
 pub fn steps_to_run(file: &Path, c: &Checkpoint, extent: Extent, every: u64) -> Result<(u64, Option<String>)> {
     let bad = |m: String| TalusError::checkpoint(file, m);
     let (step, dt) = (c.meta.step, c.meta.dt);
-    let at = format!("the checkpoint is at step {step} (t = {:e} s)", c.time());
+    let at = format!("the checkpoint is at step {step} (t = {} s)", crate::error::fmt_sci(c.time()));
     match (extent.steps, extent.until) {
         (Some(n), Some(t)) => Err(bad(format!("give --steps or --until, not both (got --steps {n} and --until {t})"))),
         (Some(n), None) => Ok((n, None)),
@@ -130,7 +130,8 @@ pub fn setup_of(file: &Path, c: &Checkpoint) -> Result<Setup> {
     setup.source = scene.path.clone();
     let bad = |m: String| Err(TalusError::checkpoint(file, format!("its scene gives another set-up now ({m}); was it written by another Talus version?")));
     if setup.dt.to_bits() != c.meta.dt.to_bits() {
-        return bad(format!("time step {:e} s, the checkpoint's {:e} s", setup.dt, c.meta.dt));
+        let (now, then) = crate::error::fmt_apart(setup.dt, c.meta.dt);
+        return bad(format!("time step {now} s, the checkpoint's {then} s"));
     }
     let materials: Vec<String> = setup.materials.iter().map(|m| m.name.clone()).collect();
     let walls: Vec<String> = setup.walls.iter().map(|w| w.name.clone()).collect();

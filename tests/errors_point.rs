@@ -289,3 +289,16 @@ fn stopped_run_on(backend: &str) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!stdout.contains(" 0 outline segments") && stdout.contains("outline segments"), "{stdout}");
 }
+
+/// Numbers in messages: 4 significant figures, and where two are set side by side as
+/// different (a checkpoint's time step against the scene's), as many more as tell them apart.
+#[test]
+fn numbers_in_messages_are_short_unless_they_must_differ() {
+    use talus::error::{fmt_apart, fmt_num};
+    assert_eq!(fmt_num(0.8999999999999999), "0.9");
+    assert_eq!(fmt_num(5.0149852633052795e-5), "5.015e-5");
+    assert_eq!(fmt_apart(2e-5, 3e-5), ("2e-5".to_string(), "3e-5".to_string()));
+    assert_eq!(fmt_apart(1e-4, 1.0000001e-4), ("0.0001".to_string(), "0.00010000001".to_string()));
+    let (a, b) = fmt_apart(0.1, 0.1 + f64::EPSILON / 8.0);
+    assert_ne!(a, b, "the nearest doubles print apart");
+}

@@ -112,7 +112,7 @@ pub fn mesh_grid(mesh: &TriangleMesh, name: &str, margin: f64, block: f64, first
     }
     let out_of_range = lo_b.iter().chain(&hi_b).any(|&b| b.abs() >= 1 << 30) || k > i32::MAX as i64 / 4;
     if out_of_range {
-        return Err(TalusError::Other(format!("mesh wall `{name}`: its box does not fit the GPU's block coordinates (block {block:e} m)")));
+        return Err(TalusError::Other(format!("mesh wall `{name}`: its box does not fit the GPU's block coordinates (block {} m)", crate::error::fmt_num(block))));
     }
     let d = dims(k);
     Ok(MeshGrid { origin: [lo_b[0] as i32, lo_b[1] as i32, lo_b[2] as i32], cell_blocks: k as i32, dims: [d[0] as u32, d[1] as u32, d[2] as u32], first_cell })
@@ -284,7 +284,7 @@ impl GpuMeshes {
         for (m, (wall, &base)) in walls.iter().zip(&bases).enumerate() {
             let extent = moving_extent_blocks(wall, margin, grid.block);
             if !wall.motion.is_static() && extent >= (ROTATE_MAX_BLOCKS / 2) as f64 {
-                return Err(TalusError::Other(format!("moving mesh wall `{}` reaches {:e} m from its rotation centre, more than the GPU rotates exactly ({:e} m)", wall.name, extent * grid.block, (ROTATE_MAX_BLOCKS / 2) as f64 * grid.block)));
+                return Err(TalusError::Other(format!("moving mesh wall `{}` reaches {} m from its rotation centre, more than the GPU rotates exactly ({} m)", wall.name, crate::error::fmt_num(extent * grid.block), crate::error::fmt_num((ROTATE_MAX_BLOCKS / 2) as f64 * grid.block))));
             }
             let g = mesh_grid(&wall.mesh, &wall.name, margin, grid.block, n_cells as u32)?;
             n_cells += g.n_cells();

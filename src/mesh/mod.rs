@@ -160,7 +160,7 @@ fn unit_normals(source: &Path, triangles: &[[DVec3; 3]], tol: f64) -> Result<Vec
 fn unit_normal(tri: &[DVec3; 3], tol: f64) -> std::result::Result<DVec3, String> {
     let longest = (0..3).map(|k| tri[k].distance(tri[(k + 1) % 3])).fold(0.0, f64::max);
     if let Some(k) = (0..3).find(|&k| tri[k].distance(tri[(k + 1) % 3]) <= tol) {
-        return Err(format!("degenerate triangle: edge {k} (vertex {k} to {}) has length {:e}, within the tolerance {tol:e}", (k + 1) % 3, tri[k].distance(tri[(k + 1) % 3])));
+        return Err(format!("degenerate triangle: edge {k} (vertex {k} to {}) has length {}, within the tolerance {}", (k + 1) % 3, crate::error::fmt_num(tri[k].distance(tri[(k + 1) % 3])), crate::error::fmt_num(tol)));
     }
     let cross = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
     if cross.length() <= DEGENERATE_SINE * longest * longest {

@@ -144,7 +144,8 @@ impl Bodies {
             }
             let bad = |x: f64| x.is_nan() || x < 0.0;
             if bad(self.mass[b]) || self.mass[b] == 0.0 || self.moments[b].iter().any(|&m| bad(m)) {
-                return Err(format!("body {b} has mass {} and moments {:?}", self.mass[b], self.moments[b]));
+                let m = self.moments[b];
+                return Err(format!("body {b} has mass {} and moments [{}, {}, {}]", crate::error::fmt_num(self.mass[b]), crate::error::fmt_num(m[0]), crate::error::fmt_num(m[1]), crate::error::fmt_num(m[2])));
             }
             next += self.count[b];
         }

@@ -37,7 +37,7 @@ pub fn read(cx: &Cx, key: &str, path: &Path, material: u32, particles: &mut Part
     for i in order {
         let r = radius[i];
         if !(r.is_finite() && r > 0.0) {
-            return Err(cx.err(key, format!("{}: particle {i} has radius {r:e}; radii must be finite and > 0", path.display())));
+            return Err(cx.err(key, format!("{}: particle {i} has radius {}; radii must be finite and > 0", path.display(), crate::error::fmt_num(r))));
         }
         particles.push(points.position[i], at(velocity, i), at(spin, i), r, material);
     }
