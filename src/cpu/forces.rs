@@ -254,11 +254,13 @@ struct Chunk<'a> {
 }
 
 /// The adhesion energies cut into the force pass's chunks; empty pieces in a scene without
-/// adhesion (`Owners::adhesion` empty).
-fn adhesion_chunks(adhesion: &mut [AdhesionEnergy], n: usize) -> rayon::vec::IntoIter<&mut [AdhesionEnergy]> {
-    let chunks = n.div_ceil(CHUNK);
-    let pieces: Vec<&mut [AdhesionEnergy]> = if adhesion.is_empty() { (0..chunks).map(|_| &mut [][..]).collect() } else { adhesion[..n].chunks_mut(CHUNK).collect() };
-    pieces.into_par_iter()
+/// adhesion (`Owners::adhesion` empty). Nothing is allocated: this runs every step.
+fn adhesion_chunks(adhesion: &mut [AdhesionEnergy], n: usize) -> impl IndexedParallelIterator<Item = &mut [AdhesionEnergy]> {
+    if adhesion.is_empty() {
+        rayon::iter::Either::Left((0..n.div_ceil(CHUNK)).into_par_iter().map(|_| &mut [][..]))
+    } else {
+        rayon::iter::Either::Right(adhesion[..n].par_chunks_mut(CHUNK))
+    }
 }
 
 impl Pass<'_> {
