@@ -27,7 +27,8 @@
 use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read_after, read_buffers};
-use super::encode::{bind_group, dispatch_threads, pass_groups};
+use super::buffers::Buffers;
+use super::encode::{bind_group, dispatch_threads, pass_groups, PassGroups};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
@@ -39,8 +40,38 @@ use std::collections::VecDeque;
 /// the old list's of an exchange on the device (`gpu::flow`; `exchange_pairs`).
 pub(crate) enum HistoryImport<'a> {
     Records(&'a wgpu::Buffer, u32),
-    Exchange(&'a super::flow::Carried<'a>),
+    Exchange(&'a Carried<'a>),
 }
+
+/// What `exchange_pairs` binds inside the force evaluation of an exchange
+/// (`HistoryImport::Exchange`): the old buffers, the exchange's parameters and removed ids, and
+/// the refresh marks it sets.
+pub(crate) struct Carried<'a> {
+    /// The `exchange_pairs` pipeline.
+    pub pairs: &'a wgpu::ComputePipeline,
+    pub old: &'a Buffers,
+    pub params: &'a wgpu::Buffer,
+    pub removed: &'a wgpu::Buffer,
+    pub refresh: &'a wgpu::Buffer,
+    pub n_old: u32,
+}
+
+impl Carried<'_> {
+    /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count.
+    pub(crate) fn pairs_pass(&self, device: &wgpu::Device, b: &Buffers, s: u64) -> (&wgpu::ComputePipeline, PassGroups, u32) {
+        let p = (s % 2) as usize;
+        let o = self.old;
+        let groups = pass_groups(
+            device,
+            self.pairs,
+            "exchange_pairs",
+            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state],
+            &[&o.list_partner, &o.slot_history[p], &b.list_partner, &b.slot_history[p]],
+        );
+        (self.pairs, groups, self.n_old)
+    }
+}
+
 
 /// Batches of steps submitted before the host reads the first one's step state
 /// (`GpuBackend::run_steps`).

@@ -27,9 +27,8 @@
 
 use std::sync::Arc;
 
-use super::buffers::Buffers;
-use super::capacity::{initial_list_capacity, HistoryImport};
-use super::encode::{bind_group, dispatch_threads, pass_groups, PassGroups};
+use super::capacity::{initial_list_capacity, Carried, HistoryImport};
+use super::encode::{bind_group, dispatch_threads, pass_groups};
 use super::exchange::ParticleRows;
 use super::grid;
 use super::layout::{ExchangeBox, ExchangeParams, HashSlot};
@@ -68,34 +67,6 @@ impl ExchangePipelines {
             pairs: p("exchange_pairs")?,
             keep: p("exchange_keep")?,
         })
-    }
-}
-
-/// What `exchange_pairs` binds inside the force evaluation of an exchange
-/// (`HistoryImport::Exchange`): the old buffers, the exchange's parameters and removed ids, and
-/// the refresh marks it sets.
-pub(crate) struct Carried<'a> {
-    pipelines: &'a ExchangePipelines,
-    old: &'a Buffers,
-    params: &'a wgpu::Buffer,
-    removed: &'a wgpu::Buffer,
-    refresh: &'a wgpu::Buffer,
-    n_old: u32,
-}
-
-impl Carried<'_> {
-    /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count.
-    pub(crate) fn pairs_pass(&self, device: &wgpu::Device, b: &Buffers, s: u64) -> (&wgpu::ComputePipeline, PassGroups, u32) {
-        let p = (s % 2) as usize;
-        let o = self.old;
-        let groups = pass_groups(
-            device,
-            &self.pipelines.pairs,
-            "exchange_pairs",
-            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state],
-            &[&o.list_partner, &o.slot_history[p], &b.list_partner, &b.slot_history[p]],
-        );
-        (&self.pipelines.pairs, groups, self.n_old)
     }
 }
 
@@ -295,7 +266,7 @@ impl GpuBackend {
         let rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
         self.write_particles_at(n_kept as u64, &rows);
         let refresh = self.ctx.create_buffer("exchange_refresh", 4 * n_new.max(1) as u64, wgpu::BufferUsages::STORAGE)?;
-        let carried = Carried { pipelines: &pipes, old: &old, params: &params, removed: &removed, refresh: &refresh, n_old };
+        let carried = Carried { pairs: &pipes.pairs, old: &old, params: &params, removed: &removed, refresh: &refresh, n_old };
         self.refresh_forces(s, enc, Some(HistoryImport::Exchange(&carried)))?;
 
         // survivors that kept their partners get their forces back
