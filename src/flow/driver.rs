@@ -157,7 +157,7 @@ impl FlowDriver {
         let time = backend.steps_done() as f64 * setup.dt;
         let before = backend.energies()?;
         if !self.bodies {
-            if let Some(view) = backend.exchange_view(&self.query(setup))? {
+            if let Some(view) = backend.exchange_view(&self.query(setup, time))? {
                 return self.exchange_in_place(setup, backend, view, before, time);
             }
         }
@@ -214,8 +214,9 @@ impl FlowDriver {
     /// region's bounds; a plane's half-space bounded on its axis when its normal is one, else
     /// everywhere), near an insertion region (its bounds grown by the largest radius inserted,
     /// the largest radius held and the clearance: every particle a new one could overlap) or
-    /// beyond the lost-particle bounds (`"lost_particles": "remove"`).
-    fn query(&self, setup: &Setup) -> ExchangeQuery {
+    /// beyond the lost-particle bounds (`"lost_particles": "remove"`). An insertion that owes
+    /// nothing at `time` looks at no particle and adds no box.
+    fn query(&self, setup: &Setup, time: f64) -> ExchangeQuery {
         let inf = DVec3::splat(f64::INFINITY);
         let mut boxes: Vec<(DVec3, DVec3)> = setup.outlets.iter().map(|o| match &o.shape {
             OutletShape::Region(r) => r.bounds(),
@@ -232,7 +233,10 @@ impl FlowDriver {
                 (lo, hi)
             }
         }).collect();
-        for spec in &setup.inserts {
+        for (spec, ins) in setup.inserts.iter().zip(&self.inserters) {
+            if !ins.may_insert(spec, time) {
+                continue;
+            }
             let (lo, hi) = spec.region.bounds();
             let reach = DVec3::splat(spec.radius.max() + setup.max_radius() + self.clearance);
             boxes.push((lo - reach, hi + reach));

@@ -135,9 +135,14 @@ impl GpuBackend {
         if self.bodies.is_some() {
             return Ok(None);
         }
-        let pipes = self.exchange_pipelines()?;
         let n = self.buffers.n_particles;
         let boxes = block_boxes(q, self.grid.block, self.periodic);
+        if boxes.is_empty() {
+            // nothing to look at (no outlet, no insertion due, no lost-particle check)
+            let state = ParticleState { step: self.steps_done, ..Default::default() };
+            return Ok(Some(ExchangeView { n: n as usize, ids: Vec::new(), state, radius: self.radius.clone(), material: self.material.clone() }));
+        }
+        let pipes = self.exchange_pipelines()?;
         let mut xp = ExchangeParams { n_old: n, n_boxes: boxes.len() as u32, ..Default::default() };
         let params = self.exchange_params(&xp)?;
         let box_buf = self.storage_with("exchange_boxes", bytemuck::cast_slice(&boxes))?;
