@@ -17,10 +17,12 @@
 //!   list's slots to the new list's (`exchange_pairs`, in place of `slot_import`), marking the
 //!   survivors that lost a partner; `exchange_keep` gives the others their force and torque
 //!   back. Each step of it is what `import` does with the exported state, so the device ends in
-//!   the same bytes (`tests/flow.rs` compares the two paths).
+//!   the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the two paths).
 //!
 //! Readbacks per exchange: the found particles' ids and rows (68 B each), two 4-byte counts and
-//! the energies the driver reads before and after. Not yet on the device: scenes with rigid
+//! the energies the driver reads before and after. Not yet done: appending into spare capacity
+//! of the buffers in place (they are re-created on the device, as import re-creates them: the
+//! list must be built again and the old one kept to carry its history anyway); scenes with rigid
 //! bodies (`exchange_view` answers `None`: the whole state goes out and back), and an exchange
 //! whose new count cuts the split arrays into other parts than the old one (`gpu::split`; the
 //! same, through `export` and `import`).
