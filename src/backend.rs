@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::model::state::{ExactState, ParticleState};
+use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 
 /// Energy partitions, J. Work partitions (`slip`, `dashpot`, `stiffness_work`, `wall_work`) are
 /// cumulative since step 0.
@@ -139,6 +140,20 @@ pub trait Backend {
     /// bit when it comes from a backend of this kind, else the per-particle work only (the
     /// other backend's precision).
     fn import_exact(&mut self, exact: &ExactState) -> Result<()>;
+    /// An exchange without the whole state (`model::exchange`): the particles `query` asks
+    /// for (more may come, never fewer), or `None` when this backend exchanges through
+    /// `export_state` and `import_state` (the CPU backend; the GPU backend with rigid bodies).
+    fn exchange_view(&mut self, _query: &ExchangeQuery) -> Result<Option<ExchangeView>> {
+        Ok(None)
+    }
+    /// After `exchange_view` answered: remove and append as `change` says, then evaluate
+    /// forces as `import_state` does (the state `export_state` would give, changed by
+    /// `ExchangeChange::apply_to`, imported).
+    fn apply_exchange(&mut self, change: &ExchangeChange) -> Result<()> {
+        let mut state = self.export_state()?;
+        change.apply_to(&mut state);
+        self.import_state(&state)
+    }
 }
 
 impl Energies {

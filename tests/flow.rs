@@ -132,20 +132,24 @@ fn exchanges_place_without_overlap_and_book_every_kilogram() {
     }
 }
 
-/// Same scene through `run_scene`: two GPU runs write identical files, and the CPU reference
+/// Same scene through `run_scene`: two GPU runs write identical files (one exchanging on the
+/// device, the other through its whole state), and the CPU reference
 /// moves the same grains through the same outlet at the same outputs.
 #[test]
 fn runs_with_changing_counts_are_deterministic_and_agree_across_backends() {
     let setup = feed();
     let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut backends = common::both_backends(&setup);
-    backends.push(common::both_backends(&setup).pop().expect("second GPU backend"));
+    // the second GPU run exchanges through its whole state, as every GPU exchange did before
+    // they moved onto the device (`gpu::flow`): the same bits
+    let whole = talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions::default()).expect("second GPU backend");
+    backends.push(Box::new(common::WholeStateExchange(whole)));
     for (b, dir) in backends.iter_mut().zip(&dirs) {
         run_scene(&setup, b.as_mut(), dir.path(), RunOptions::default()).unwrap();
     }
     let read = |d: &tempfile::TempDir, f: &str| std::fs::read_to_string(d.path().join(f)).unwrap();
     for f in ["energy.csv", "outflow.csv", "walls.csv"] {
-        assert_eq!(read(&dirs[1], f), read(&dirs[2], f), "two GPU runs differ in {f}");
+        assert_eq!(read(&dirs[1], f), read(&dirs[2], f), "the GPU runs exchanging on the device and through the whole state differ in {f}");
     }
     let rows = |d: &tempfile::TempDir| -> Vec<Vec<f64>> {
         read(d, "outflow.csv").lines().skip(1).map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect()

@@ -6,6 +6,8 @@
 //! early-step tolerances of docs/verification.md over the first 100 steps and statistically
 //! (discharged mass, energies) at the end. GPU tests need an adapter (lavapipe counts).
 
+mod common;
+
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -149,4 +151,33 @@ fn hand_over_loses_nothing_on_the_cpu() {
     let (ea, eb) = (a.energies().unwrap(), b.energies().unwrap());
     assert!((ea.total() - eb.total()).abs() <= 1e-12 * ea.dashpot, "{ea:?} vs {eb:?}");
     assert_eq!(ea.kinetic(), eb.kinetic());
+}
+
+/// The hopper on the GPU, filling and discharging at once (grains inserted at 2 m/s, the outlet
+/// raised to 5 mm under the insertion region, an exchange every 50 steps): every exchange runs
+/// on the device (`gpu::flow`) with no full-state readback, and each output is bit for bit what
+/// exchanges through the whole state give (the path every exchange took before).
+#[test]
+fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
+    let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
+    setup.snapshot_every = 0;
+    setup.output_every = 50;
+    setup.inserts[0].velocity = DVec3::new(0.0, 0.0, -2.0);
+    setup.outlets[0].shape = talus::model::flow::OutletShape::Plane { point: DVec3::new(0.0, 0.0, 0.04), normal: DVec3::Z };
+    let mut device = gpu(&setup);
+    let mut whole = common::WholeStateExchange(gpu(&setup));
+    let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
+    for output in 1..=18 {
+        for (b, f) in [&mut device as &mut dyn Backend, &mut whole].into_iter().zip(flows.iter_mut()) {
+            b.step(setup.output_every).unwrap();
+            f.exchange(&setup, b).unwrap();
+        }
+        assert_eq!(flows[0].totals(), flows[1].totals(), "output {output}");
+        assert!(common::fingerprint(&mut device) == common::fingerprint(&mut whole), "output {output}: the exchanges on the device and through the whole state differ");
+    }
+    let t = flows[0].totals();
+    println!("{} inserted, {} taken, {} held; full-state readbacks: device {}, whole state {}", t.inserted_count[0], t.outlet_count[0], t.held_count, device.full_state_readbacks(), whole.0.full_state_readbacks());
+    assert!(t.inserted_count[0] > 200 && t.outlet_count[0] > 20, "the hopper fills and discharges: {t:?}");
+    assert_eq!(device.full_state_readbacks(), 0, "an exchange on the device reads no whole state");
+    assert!(whole.0.full_state_readbacks() >= 18, "the counter counts the whole-state exchanges");
 }

@@ -17,7 +17,10 @@ use crate::error::Result;
 use crate::mesh::TriangleGrid;
 use crate::model::body::Bodies;
 use crate::model::checks::{outside, LostParticles};
-use crate::setup::{mesh_group_bases, Setup};
+use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
+use crate::model::flow::OutletShape;
+use crate::model::state::ParticleState;
+use crate::setup::{mesh_group_bases, Particles, Setup};
 
 /// Cumulative particle counts and masses of a run with insertions and outlets.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -147,10 +150,17 @@ impl FlowDriver {
         Ok(())
     }
 
-    /// Apply the outlets and insertions at the backend's current step.
+    /// Apply the outlets and insertions at the backend's current step. A backend that hands
+    /// out only the particles an exchange looks at (`Backend::exchange_view`: the GPU's) is
+    /// changed in place (`exchange_in_place`); otherwise its whole state goes out and back.
     pub fn exchange(&mut self, setup: &Setup, backend: &mut dyn Backend) -> Result<()> {
         let time = backend.steps_done() as f64 * setup.dt;
         let before = backend.energies()?;
+        if !self.bodies {
+            if let Some(view) = backend.exchange_view(&self.query(setup, time))? {
+                return self.exchange_in_place(setup, backend, view, before, time);
+            }
+        }
         let mut state = backend.export_state()?;
         let mut removal = outlet::select(&setup.outlets, &state, setup);
         if setup.checks.lost_particles == LostParticles::Remove {
@@ -171,41 +181,17 @@ impl FlowDriver {
                         }
                     }
                 } else {
-                    let p = &state.particles;
-                    for i in 0..p.len() {
-                        let x = DVec3::from(p.position[i]);
-                        if removal.keep[i] && outside(x, lo, hi, margin, setup.periodic) {
-                            removal.keep[i] = false;
-                            removal.lost += 1;
-                            let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
-                            let (v, w) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]));
-                            self.totals.lost_count += 1;
-                            self.totals.lost_mass += m;
-                            self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
-                        }
-                    }
+                    self.remove_lost_spheres(setup, &state.particles, &mut removal);
                 }
             }
         }
         if removal.any() {
             state.retain(&removal.keep);
         }
-        for k in 0..setup.outlets.len() {
-            self.totals.outlet_count[k] += removal.count[k];
-            self.totals.outlet_mass[k] += removal.mass[k];
-        }
+        self.book_removal(&removal);
 
         let (first_new, first_new_body) = (state.len(), state.bodies.len());
-        let meshes: Vec<MeshView> = (setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
-            .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(time) })
-            .collect();
-        let obstacles = Obstacles { setup, time, meshes: &meshes, clearance: self.clearance, bodies: self.bodies };
-        for (k, (spec, ins)) in setup.inserts.iter().zip(&mut self.inserters).enumerate() {
-            ins.insert(spec, &mut state, &obstacles);
-            self.totals.inserted_count[k] = ins.count;
-            self.totals.inserted_mass[k] = ins.mass;
-            self.totals.deferred[k] = ins.deferred;
-        }
+        self.insert(setup, time, &mut state);
         self.totals.held_count = held_count(&state.particles, &state.bodies);
         self.totals.held_mass = held_mass(setup, &state.particles, &state.bodies);
         if !removal.any() && state.len() == first_new {
@@ -214,24 +200,136 @@ impl FlowDriver {
 
         // energy the new particles bring: kinetic + gravitational (they touch nothing); with
         // bodies, the new bodies' (in a scene with bodies the backends sum these from bodies)
-        let g = DVec3::from(setup.gravity);
-        let p = &state.particles;
         let brought: f64 = if self.bodies {
-            let period = setup.period();
+            let (g, period) = (DVec3::from(setup.gravity), setup.period());
             (first_new_body..state.bodies.len()).map(|b| body_energy(&state.bodies, b, g, period)).sum()
         } else {
-            (first_new..state.len())
-            .map(|i| {
-                let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
-                let (v, w, x) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]), DVec3::from(p.position[i]));
-                0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x)
-            })
-            .sum()
+            sphere_energies(setup, &state.particles, first_new)
         };
         backend.import_state(&state)?;
+        self.book_energy(backend, before, brought)
+    }
+
+    /// What an exchange must see of the particles: those that may lie in an outlet (its
+    /// region's bounds; a plane's half-space bounded on its axis when its normal is one, else
+    /// everywhere), near an insertion region (its bounds grown by the largest radius inserted,
+    /// the largest radius held and the clearance: every particle a new one could overlap) or
+    /// beyond the lost-particle bounds (`"lost_particles": "remove"`). An insertion that owes
+    /// nothing at `time` looks at no particle and adds no box.
+    fn query(&self, setup: &Setup, time: f64) -> ExchangeQuery {
+        let inf = DVec3::splat(f64::INFINITY);
+        let mut boxes: Vec<(DVec3, DVec3)> = setup.outlets.iter().map(|o| match &o.shape {
+            OutletShape::Region(r) => r.bounds(),
+            OutletShape::Plane { point, normal } => {
+                let (mut lo, mut hi) = (-inf, inf);
+                if let Some(a) = (0..3).find(|&a| normal[a] != 0.0 && (0..3).all(|b| b == a || normal[b] == 0.0)) {
+                    // (x − p)·n < 0 on the axis of n
+                    if normal[a] > 0.0 {
+                        hi[a] = point[a];
+                    } else {
+                        lo[a] = point[a];
+                    }
+                }
+                (lo, hi)
+            }
+        }).collect();
+        for (spec, ins) in setup.inserts.iter().zip(&self.inserters) {
+            if !ins.may_insert(spec, time) {
+                continue;
+            }
+            let (lo, hi) = spec.region.bounds();
+            let reach = DVec3::splat(spec.radius.max() + setup.max_radius() + self.clearance);
+            boxes.push((lo - reach, hi + reach));
+        }
+        let outside = match (setup.checks.lost_particles, setup.lost_bounds()) {
+            (LostParticles::Remove, Some((lo, hi, margin))) => Some((lo - DVec3::splat(margin), hi + DVec3::splat(margin))),
+            _ => None,
+        };
+        ExchangeQuery { boxes, outside }
+    }
+
+    /// The exchange of a backend that handed out `view` (see `exchange`): the same decisions
+    /// on the particles it holds (outlets and lost particles among them, insertions clear of
+    /// them), in the same order, so the same particles leave and enter with the same sums.
+    fn exchange_in_place(&mut self, setup: &Setup, backend: &mut dyn Backend, view: ExchangeView, before: Energies, time: f64) -> Result<()> {
+        let mut near = view.state;
+        let mut removal = outlet::select(&setup.outlets, &near, setup);
+        if setup.checks.lost_particles == LostParticles::Remove && setup.lost_bounds().is_some() {
+            self.remove_lost_spheres(setup, &near.particles, &mut removal);
+        }
+        let removed: Vec<u32> = (0..near.len()).filter(|&k| !removal.keep[k]).map(|k| view.ids[k]).collect();
+        if removal.any() {
+            near.retain(&removal.keep);
+        }
+        self.book_removal(&removal);
+        let first_new = near.len();
+        self.insert(setup, time, &mut near);
+        let added = near.len() - first_new;
+        // the held mass in id order: survivors, then the new particles
+        let mut gone = removed.iter().peekable();
+        let survivors = (0..view.n).filter(|&i| if gone.peek() == Some(&&(i as u32)) { gone.next(); false } else { true });
+        let masses = survivors.map(|i| setup.mass_of(view.material[i], view.radius[i]));
+        let p = &near.particles;
+        let new_masses = (first_new..near.len()).map(|i| setup.mass_of(p.material[i], p.radius[i]));
+        self.totals.held_mass = masses.chain(new_masses).fold(0.0, |a, m| a + m);
+        self.totals.held_count = (view.n - removed.len() + added) as u64;
+        if !removal.any() && added == 0 {
+            return Ok(());
+        }
+        let brought = sphere_energies(setup, p, first_new);
+        let mut change = ExchangeChange { removed, added: Particles::default() };
+        for i in first_new..near.len() {
+            change.added.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
+        }
+        backend.apply_exchange(&change)?;
+        self.book_energy(backend, before, brought)
+    }
+
+    /// Mark the spheres of `p` whose centres left the domain by more than the margin
+    /// (`"lost_particles": "remove"`) and book them.
+    fn remove_lost_spheres(&mut self, setup: &Setup, p: &Particles, removal: &mut outlet::Removal) {
+        let Some((lo, hi, margin)) = setup.lost_bounds() else { return };
+        let g = DVec3::from(setup.gravity);
+        for i in 0..p.len() {
+            let x = DVec3::from(p.position[i]);
+            if removal.keep[i] && outside(x, lo, hi, margin, setup.periodic) {
+                removal.keep[i] = false;
+                removal.lost += 1;
+                let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
+                let (v, w) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]));
+                self.totals.lost_count += 1;
+                self.totals.lost_mass += m;
+                self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
+            }
+        }
+    }
+
+    fn book_removal(&mut self, removal: &outlet::Removal) {
+        for k in 0..self.totals.outlet_count.len() {
+            self.totals.outlet_count[k] += removal.count[k];
+            self.totals.outlet_mass[k] += removal.mass[k];
+        }
+    }
+
+    /// Run every insertion at `time` into `state` (appended).
+    fn insert(&mut self, setup: &Setup, time: f64, state: &mut ParticleState) {
+        let meshes: Vec<MeshView> = (setup.meshes.iter().zip(&self.mesh_grids).zip(&self.mesh_group_bases))
+            .map(|((wall, grid), &group_base)| MeshView { wall, grid, group_base, pose: wall.pose_at(time) })
+            .collect();
+        let obstacles = Obstacles { setup, time, meshes: &meshes, clearance: self.clearance, bodies: self.bodies };
+        for (k, (spec, ins)) in setup.inserts.iter().zip(&mut self.inserters).enumerate() {
+            ins.insert(spec, state, &obstacles);
+            self.totals.inserted_count[k] = ins.count;
+            self.totals.inserted_mass[k] = ins.mass;
+            self.totals.deferred[k] = ins.deferred;
+        }
+    }
+
+    /// After the backend took the changed state: carry the work totals over and book what
+    /// entered (`brought`) and what left (the mechanical energy that vanished with the removed
+    /// particles and the contacts they broke).
+    fn book_energy(&self, backend: &mut dyn Backend, before: Energies, brought: f64) -> Result<()> {
         let after = backend.energies()?;
-        // what left: the mechanical energy that vanished with the removed particles and the
-        // contacts they broke
         let left = before.mechanical() - (after.mechanical() - brought);
         let carried = Energies {
             slip: before.slip,
@@ -246,6 +344,19 @@ impl FlowDriver {
         backend.set_carried(carried);
         Ok(())
     }
+}
+
+/// Kinetic and gravitational energy of the spheres of `p` from `first` on (new particles: they
+/// touch nothing), summed in id order.
+fn sphere_energies(setup: &Setup, p: &Particles, first: usize) -> f64 {
+    let g = DVec3::from(setup.gravity);
+    (first..p.len())
+        .map(|i| {
+            let (m, r) = (setup.mass_of(p.material[i], p.radius[i]), p.radius[i]);
+            let (v, w, x) = (DVec3::from(p.velocity[i]), DVec3::from(p.angular_velocity[i]), DVec3::from(p.position[i]));
+            0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x)
+        })
+        .sum()
 }
 
 #[cfg(test)]

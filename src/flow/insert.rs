@@ -66,6 +66,17 @@ impl Inserter {
         Inserter { rng: Pcg64::seed_from_u64(spec.seed), next_radius: None, count: 0, mass: 0.0, deferred: 0 }
     }
 
+    /// Whether `insert` at `time` may place anything (false: it returns at once without looking
+    /// at the particles, so an exchange need not hand them out).
+    pub fn may_insert(&self, spec: &Insertion, time: f64) -> bool {
+        let target = spec.target(time);
+        match spec.rate {
+            Rate::Count(_) => target - self.count as f64 >= 1.0,
+            // (with the next size drawn, what is due is mass + its mass ≤ target: less than this)
+            Rate::Mass(_) => self.mass < target,
+        }
+    }
+
     /// Insert into `state` (appended at the end) what `spec` owes at time `obstacles.time`;
     /// returns how many particles (a clump insertion: bodies) were added.
     pub fn insert(&mut self, spec: &Insertion, state: &mut ParticleState, obstacles: &Obstacles) -> u64 {

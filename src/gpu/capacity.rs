@@ -27,12 +27,51 @@
 use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read_after, read_buffers};
-use super::encode::{bind_group, dispatch_threads, pass_groups};
+use super::buffers::Buffers;
+use super::encode::{bind_group, dispatch_threads, pass_groups, PassGroups};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
 use crate::layout::consts::{BLOWUP, OVERFLOW_HASH, OVERFLOW_LIST, OVERFLOW_MESH_GROUPS, REBUILD_LATE, SLOT_ACTIVE_BIT};
 use std::collections::VecDeque;
+
+/// The ball-pair history an initial force evaluation puts into the new list's slots: records
+/// uploaded by a state import (a buffer of `PairRecord`s and their count; `slot_import`), or
+/// the old list's of an exchange on the device (`gpu::flow`; `exchange_pairs`).
+pub(crate) enum HistoryImport<'a> {
+    Records(&'a wgpu::Buffer, u32),
+    Exchange(&'a Carried<'a>),
+}
+
+/// What `exchange_pairs` binds inside the force evaluation of an exchange
+/// (`HistoryImport::Exchange`): the old buffers, the exchange's parameters and removed ids, and
+/// the refresh marks it sets.
+pub(crate) struct Carried<'a> {
+    /// The `exchange_pairs` pipeline.
+    pub pairs: &'a wgpu::ComputePipeline,
+    pub old: &'a Buffers,
+    pub params: &'a wgpu::Buffer,
+    pub removed: &'a wgpu::Buffer,
+    pub refresh: &'a wgpu::Buffer,
+    pub n_old: u32,
+}
+
+impl Carried<'_> {
+    /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count.
+    pub(crate) fn pairs_pass(&self, device: &wgpu::Device, b: &Buffers, s: u64) -> (&wgpu::ComputePipeline, PassGroups, u32) {
+        let p = (s % 2) as usize;
+        let o = self.old;
+        let groups = pass_groups(
+            device,
+            self.pairs,
+            "exchange_pairs",
+            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state],
+            &[&o.list_partner, &o.slot_history[p], &b.list_partner, &b.slot_history[p]],
+        );
+        (self.pairs, groups, self.n_old)
+    }
+}
+
 
 /// Batches of steps submitted before the host reads the first one's step state
 /// (`GpuBackend::run_steps`).
@@ -242,20 +281,25 @@ impl GpuBackend {
 
     /// The force evaluation before step `s` (`StepEncoder::initial_forces`) from a fresh step
     /// state at step `s` with a list rebuild, after the commands of `first` (if any), with the
-    /// ball-pair records of `import` (a buffer of `PairRecord`s and their count) put into the
-    /// new list's slots. A list overflow grows the list and evaluates again; returns the step
-    /// state after it.
-    pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>, import: Option<(&wgpu::Buffer, u32)>) -> Result<StepStateRead> {
+    /// ball-pair history put into the new list's slots as `import` says. A list overflow grows
+    /// the list and evaluates again; returns the step state after it.
+    pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>, import: Option<HistoryImport>) -> Result<StepStateRead> {
         loop {
             let fresh = StepState { step: s as u32, rebuild: 1, ..Default::default() };
             self.ctx.queue.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&fresh));
             let mut enc = first.take().unwrap_or_else(|| self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("initial_forces") }));
-            let b = &self.buffers;
-            let import = import.filter(|&(_, n)| n > 0).map(|(records, n)| {
-                let bg = pass_groups(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, records, &b.step_state], &[&b.list_partner, &b.slot_history[(s % 2) as usize]]);
-                (bg, n)
-            });
-            self.step_encoder().initial_forces(&mut enc, s, import.as_ref().map(|(bg, n)| (bg, *n)));
+            {
+                let b = &self.buffers;
+                let import = match &import {
+                    Some(HistoryImport::Records(records, n)) if *n > 0 => {
+                        let bg = pass_groups(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, records, &b.step_state], &[&b.list_partner, &b.slot_history[(s % 2) as usize]]);
+                        Some((&self.pipelines.slot_import, bg, *n))
+                    }
+                    Some(HistoryImport::Exchange(carried)) => Some(carried.pairs_pass(&self.ctx.device, b, s)),
+                    _ => None,
+                };
+                self.step_encoder().initial_forces(&mut enc, s, import.as_ref().map(|(p, bg, n)| (*p, bg, *n)));
+            }
             self.ctx.queue.submit([enc.finish()]);
             let st = self.read_step_state()?;
             if st.flags & OVERFLOW_LIST == 0 {

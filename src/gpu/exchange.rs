@@ -13,7 +13,7 @@
 //! exchange leaves them as they were.
 
 use super::buffers::Buffers;
-use super::capacity::{initial_hash_capacity, initial_list_capacity, max_load, round_capacity};
+use super::capacity::{initial_hash_capacity, initial_list_capacity, max_load, round_capacity, HistoryImport};
 use super::energy::reduce_dispatch;
 use super::grid;
 use super::layout::{HashSlotRead, HistoryRecord, PairRecord, StepStateRead, STEP_STATE_BYTES};
@@ -62,18 +62,24 @@ impl ParticleRows {
 impl GpuBackend {
     /// Upload particle rows into the current buffers.
     pub(crate) fn write_particles(&self, rows: &ParticleRows) {
+        self.write_particles_at(0, rows);
+    }
+
+    /// Upload particle rows into the current buffers from particle `first` on.
+    pub(crate) fn write_particles_at(&self, first: u64, rows: &ParticleRows) {
         if rows.pos_block.is_empty() {
             return;
         }
         let (q, b) = (&self.ctx.queue, &self.buffers);
-        q.write_buffer(&b.pos_block, 0, bytemuck::cast_slice(&rows.pos_block));
-        q.write_buffer(&b.pos_offset, 0, bytemuck::cast_slice(&rows.pos_offset));
-        b.motion.write(q, 0, bytemuck::cast_slice(&rows.motion));
-        q.write_buffer(&b.image, 0, bytemuck::cast_slice(&rows.image));
+        q.write_buffer(&b.pos_block, 16 * first, bytemuck::cast_slice(&rows.pos_block));
+        q.write_buffer(&b.pos_offset, 16 * first, bytemuck::cast_slice(&rows.pos_offset));
+        b.motion.write(q, MOTION_ROWS as u64 * first, bytemuck::cast_slice(&rows.motion));
+        q.write_buffer(&b.image, 16 * first, bytemuck::cast_slice(&rows.image));
     }
 
     /// The state at the current step (one readback).
     pub(crate) fn export(&mut self) -> Result<ParticleState> {
+        self.full_readbacks += 1;
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
@@ -135,51 +141,24 @@ impl GpuBackend {
         let n = n as u32;
         // the state's step may differ from ours (a state handed over from another backend)
         self.steps_done = state.step;
-        self.steps_at_start = state.step;
         let step = state.step as u32;
         let s = self.steps_done;
-        let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
         // ball pairs go into the list slots, walls and meshes into the wall-contact table
         let (walls, pairs): (Vec<&ContactRecord>, Vec<&ContactRecord>) = state.history.iter().partition(|c| c.partner & WALL_KEY_BIT != 0);
-        let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity((walls.len() as u32).saturating_mul(4)));
-        let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
-        let n_pairs = self.pairs.len() as u32;
-        let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n));
-        let cap_bytes = self.buffers.split.cap_bytes;
-        if n as u64 > cap_bytes / 16 {
-            return Err(TalusError::Device(format!("{n} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
-        }
-        self.buffers = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
-        if self.pipelines.split != self.buffers.split {
-            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
-        }
-        self.write_rebuild_table();
-        self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        drop(self.fresh_buffers(n, walls.len() as u32)?);
         self.bodies = if state.bodies.is_empty() {
             None
         } else {
             let kept = self.bodies.take().map(|bd| bd.pipelines);
             Some(super::bodies::GpuBodies::new(&self.ctx, &self.buffers, &state.bodies, self.grid.block, kept)?)
         };
-        let q = &self.ctx.queue;
-        if !self.pairs.is_empty() {
-            q.write_buffer(&self.buffers.pairs, 0, bytemuck::cast_slice(&self.pairs));
-        }
         self.radius = state.particles.radius.clone();
+        self.material = state.particles.material.clone();
         let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block);
         if !state.bodies.is_empty() {
             super::bodies::set_component_masses(&mut rows.motion, &state.bodies);
         }
         self.write_particles(&rows);
-        self.sim.n_particles = n;
-        self.sim.hash_capacity = cap;
-        self.sim.hash_max_load = max_load(cap);
-        self.sim.list_capacity = list_capacity;
-        // the refresh evaluates forces at Δt = 0: no tangential increment, no dashpot work
-        let dt = self.sim.dt;
-        self.sim.dt = 0.0;
-        q.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
-        self.upload_poses(s, 1);
         let q = &self.ctx.queue;
 
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("import") });
@@ -200,26 +179,72 @@ impl GpuBackend {
         if !pair_records.is_empty() {
             q.write_buffer(&pair_upload, 0, bytemuck::cast_slice(&pair_records));
         }
-        let st = self.initial_forces(s, Some(enc), Some((&pair_upload, pair_records.len() as u32)))?;
-        self.rebuilds_seen = st.rebuilds;
+        self.refresh_forces(s, enc, Some(HistoryImport::Records(&pair_upload, pair_records.len() as u32)))?;
         drop((upload, pair_upload));
+        self.keep_forces(state)
+    }
+
+    /// The buffers re-created for `n` particles, as a state import makes them (the wall-contact
+    /// table sized for `wall_records` records besides the usual, the list at least as large as
+    /// now), with pipelines, bind groups and `sim` to match and the pair table uploaded; the
+    /// particle rows are left to the caller. Returns the old buffers.
+    pub(crate) fn fresh_buffers(&mut self, n: u32, wall_records: u32) -> Result<Buffers> {
+        self.steps_at_start = self.steps_done;
+        let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
+        let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(wall_records.saturating_mul(4)));
+        let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
+        let n_pairs = self.pairs.len() as u32;
+        let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n));
+        let cap_bytes = self.buffers.split.cap_bytes;
+        if n as u64 > cap_bytes / 16 {
+            return Err(TalusError::Device(format!("{n} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
+        }
+        let fresh = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, rx * ry, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
+        let old = std::mem::replace(&mut self.buffers, fresh);
+        if self.pipelines.split != self.buffers.split {
+            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
+        }
+        self.write_rebuild_table();
+        self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);
+        if !self.pairs.is_empty() {
+            self.ctx.queue.write_buffer(&self.buffers.pairs, 0, bytemuck::cast_slice(&self.pairs));
+        }
+        self.sim.n_particles = n;
+        self.sim.hash_capacity = cap;
+        self.sim.hash_max_load = max_load(cap);
+        self.sim.list_capacity = list_capacity;
+        Ok(old)
+    }
+
+    /// After `fresh_buffers` and the particle rows: the list built and the forces evaluated at
+    /// step `s` with Δt = 0 and no history writes, after the commands of `enc`, with the
+    /// ball-pair history put into the new list's slots as `history` says.
+    pub(crate) fn refresh_forces(&mut self, s: u64, enc: wgpu::CommandEncoder, history: Option<HistoryImport>) -> Result<()> {
+        // the refresh evaluates forces at Δt = 0: no tangential increment, no dashpot work
+        let dt = self.sim.dt;
+        self.sim.dt = 0.0;
+        self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
+        self.upload_poses(s, 1);
+        let st = self.initial_forces(s, Some(enc), history)?;
+        self.rebuilds_seen = st.rebuilds;
         self.sim.dt = dt;
         self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
             return Err(self.meshes.overflow_error(&st, s));
         }
         if st.flags != 0 {
-            return Err(TalusError::Device(format!("importing {} wall contact records into a table of {cap} slots raised flags {:#x}", slots.len(), st.flags)));
+            return Err(TalusError::Device(format!("importing wall contact records into a table of {} slots raised flags {:#x}", self.buffers.hash_capacity, st.flags)));
         }
-        self.keep_forces(state)
+        Ok(())
     }
 
     /// Put back the exported force and torque of every particle not marked `refresh` (the
     /// refreshed strain, in force.w, stays).
-    fn keep_forces(&self, state: &ParticleState) -> Result<()> {
+    fn keep_forces(&mut self, state: &ParticleState) -> Result<()> {
         if state.refresh.iter().all(|&r| r) {
             return Ok(());
         }
+        self.full_readbacks += 1;
         let b = &self.buffers;
         let data = read_sources(&self.ctx, &[Split(&b.force, 2 * state.len() as u64)])?;
         let mut force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);

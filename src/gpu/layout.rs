@@ -263,6 +263,32 @@ gpu_struct! {
 }
 
 gpu_struct! {
+    /// Parameters of the exchange passes (`gpu::flow`, `shaders/exchange/`): the particle count
+    /// before the exchange, the survivors, the removed ids (sorted, in `removed`), the query
+    /// boxes (`ExchangeBox`), the epoch of the wall-contact entries the next step reads, and
+    /// the particles found by `exchange_near`.
+    pub struct ExchangeParams {
+        n_old: u32 => "u32",
+        n_kept: u32 => "u32",
+        n_removed: u32 => "u32",
+        n_boxes: u32 => "u32",
+        epoch: u32 => "u32",
+        n_found: u32 => "u32",
+        pad0: u32 => "u32",
+        pad1: u32 => "u32",
+    }
+}
+
+gpu_struct! {
+    /// A box of blocks for `exchange_near` (inclusive bounds; lo.w = 0: the particles whose
+    /// block is in it, 1: those whose block is not).
+    pub struct ExchangeBox {
+        lo: [i32; 4] => "vec4<i32>",
+        hi: [i32; 4] => "vec4<i32>",
+    }
+}
+
+gpu_struct! {
     /// Device-advanced step state: step counter (hash epochs) and overflow flags.
     pub struct StepState {
         step: u32 => "u32",
@@ -376,7 +402,7 @@ macro_rules! layouts {
 
 /// Every struct the shaders see, in the order the composer emits them.
 pub fn struct_layouts() -> Vec<StructLayout> {
-    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HistoryRecord, PairShare, HashSlot, HashSlotRead, PairRecord, StepState, StepStateRead, BodyParams, ScanParams, EnergyPartial)
+    layouts!(PairParamsGpu, HistoryGpu, SimParams, WallGpu, MeshGpu, MeshPoseGpu, MeshTriangleGpu, MeshBinParams, HistoryRecord, PairShare, HashSlot, HashSlotRead, PairRecord, ExchangeParams, ExchangeBox, StepState, StepStateRead, BodyParams, ScanParams, EnergyPartial)
 }
 
 /// The structs stored in the packed `mesh_data` buffer (read back by the accessors of

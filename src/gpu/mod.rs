@@ -19,6 +19,7 @@ pub mod context;
 pub mod encode;
 pub mod energy;
 pub mod exchange;
+pub mod flow;
 pub mod grid;
 pub mod layout;
 pub mod meshes;
@@ -137,6 +138,8 @@ pub struct GpuBackend {
     period: [f64; 3],
     /// Host copy of every particle's radius (f64, as made; the device holds f32).
     radius: Vec<f64>,
+    /// Host copy of every particle's material (what an exchange sums the held mass over).
+    material: Vec<u32>,
     /// Density of every material (masses of imported particles).
     densities: Vec<f64>,
     /// The pair table in the GPU layout (re-uploaded when buffers are re-created).
@@ -168,6 +171,10 @@ pub struct GpuBackend {
     bodies: Option<bodies::GpuBodies>,
     /// Gravity in f64 (the bodies' energies are summed on the host, `bodies::energies`).
     gravity: [f64; 3],
+    /// The exchange passes (`gpu::flow`), compiled at the first exchange.
+    exchange_pipes: Option<std::sync::Arc<flow::ExchangePipelines>>,
+    /// Full-state readbacks so far (`GpuBackend::full_state_readbacks`).
+    full_readbacks: u64,
 }
 
 impl GpuBackend {
@@ -285,7 +292,7 @@ impl GpuBackend {
         };
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -550,6 +557,14 @@ impl Backend for GpuBackend {
 
     fn import_exact(&mut self, exact: &crate::model::state::ExactState) -> Result<()> {
         self.import_exact_state(exact)
+    }
+
+    fn exchange_view(&mut self, query: &crate::model::exchange::ExchangeQuery) -> Result<Option<crate::model::exchange::ExchangeView>> {
+        GpuBackend::exchange_view(self, query)
+    }
+
+    fn apply_exchange(&mut self, change: &crate::model::exchange::ExchangeChange) -> Result<()> {
+        GpuBackend::apply_exchange(self, change)
     }
 }
 

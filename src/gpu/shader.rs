@@ -31,6 +31,9 @@ pub fn contact_sources() -> &'static [(&'static str, &'static str)] {
     ]
 }
 
+/// Old and new ids across an exchange (`gpu::flow`), for the `exchange_*` passes.
+pub const EXCHANGE_IDS: &str = include_str!("../../shaders/exchange/ids.wgsl");
+
 /// Pure helper functions every pass may use.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 /// Conversions between the stored `HistoryRecord` and the models' `HistoryGpu` (pure).
@@ -103,6 +106,13 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
+        ("exchange_near", include_str!("../../shaders/exchange/near.wgsl").to_string()),
+        ("exchange_gather", include_str!("../../shaders/exchange/gather.wgsl").to_string()),
+        ("exchange_compact", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/compact.wgsl"))),
+        ("exchange_hash_count", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/hash_count.wgsl"))),
+        ("exchange_hash", format!("{EXCHANGE_IDS}\n{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/exchange/hash.wgsl"))),
+        ("exchange_pairs", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/pairs.wgsl"))),
+        ("exchange_keep", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/keep.wgsl"))),
         ("reduce_energy", format!("const BODIES: bool = false;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
         ("reduce_energy_bodies", format!("const BODIES: bool = true;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
     ]
@@ -132,6 +142,10 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
         "list_stash" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true), ("history", History, false), ("history_stash", History, true)],
         "incoming" => &[("list_partner", ListPartner, false), ("incoming", Incoming, true)],
         "slot_import" => &[("list_partner", ListPartner, true), ("history", History, true)],
+        "exchange_gather" => &[("motion", Motion, false)],
+        "exchange_compact" => &[("motion_old", Motion, false), ("motion", Motion, true)],
+        "exchange_pairs" => &[("partner_old", ListPartner, false), ("history_old", History, false), ("list_partner", ListPartner, true), ("history", History, true)],
+        "exchange_keep" => &[("force_old", Force, false), ("force", Force, true)],
         "reduce_energy" | "reduce_energy_bodies" => &[("motion", Motion, false), ("force", Force, false)],
         "wall_loads" => &[("motion", Motion, false)],
         _ => &[],

@@ -252,10 +252,10 @@ impl StepEncoder<'_> {
     /// state import), so the next half kick uses real forces; reads the table step s reads.
     /// The host has set `StepState::rebuild`, so the list is built first; `import` (a
     /// `slot_import` bind group and its record count) puts imported pair history into its slots.
-    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64, import: Option<(&PassGroups, u32)>) {
+    pub fn initial_forces(&self, enc: &mut wgpu::CommandEncoder, s: u64, import: Option<(&wgpu::ComputePipeline, &PassGroups, u32)>) {
         self.rebuild(enc, s);
-        if let Some((bg, records)) = import {
-            self.simple(enc, "slot_import", &self.p.slot_import, bg, records);
+        if let Some((pipe, bg, threads)) = import {
+            self.simple(enc, "slot_import", pipe, bg, threads);
         }
         self.simple(enc, "forces_init", &self.p.forces_init, &self.g.forces_init[(s % 2) as usize], self.b.n_particles);
         self.gather(enc);

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod clump;
 pub mod contact_record;
 pub mod distribution;
+pub mod exchange;
 pub mod flow;
 pub mod material;
 pub mod measure;

@@ -161,3 +161,54 @@ pub fn lowered_settling_box(n: usize) -> Setup {
     }
     setup
 }
+
+/// A backend that exchanges particles through its whole state (`export_state`, changed,
+/// `import_state`): `exchange_view` answers `None` as the CPU backend's does, everything else
+/// goes to the backend inside. The GPU backend wrapped in it takes the path its exchanges took
+/// before they moved onto the device (`gpu::flow`), for the tests that compare the two.
+pub struct WholeStateExchange<B: Backend>(pub B);
+
+impl<B: Backend> Backend for WholeStateExchange<B> {
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+    fn adapter(&self) -> String {
+        self.0.adapter()
+    }
+    fn step(&mut self, n: u64) -> talus::Result<()> {
+        self.0.step(n)
+    }
+    fn steps_done(&self) -> u64 {
+        self.0.steps_done()
+    }
+    fn snapshot(&mut self) -> talus::Result<talus::Snapshot> {
+        self.0.snapshot()
+    }
+    fn energies(&mut self) -> talus::Result<talus::Energies> {
+        self.0.energies()
+    }
+    fn wall_loads(&mut self) -> talus::Result<Vec<talus::backend::WallLoad>> {
+        self.0.wall_loads()
+    }
+    fn contact_count(&mut self) -> talus::Result<u64> {
+        self.0.contact_count()
+    }
+    fn export_state(&mut self) -> talus::Result<talus::model::state::ParticleState> {
+        self.0.export_state()
+    }
+    fn import_state(&mut self, state: &talus::model::state::ParticleState) -> talus::Result<()> {
+        self.0.import_state(state)
+    }
+    fn set_carried(&mut self, carried: talus::Energies) {
+        self.0.set_carried(carried)
+    }
+    fn carried(&self) -> talus::Energies {
+        self.0.carried()
+    }
+    fn export_exact(&mut self) -> talus::Result<talus::model::state::ExactState> {
+        self.0.export_exact()
+    }
+    fn import_exact(&mut self, exact: &talus::model::state::ExactState) -> talus::Result<()> {
+        self.0.import_exact(exact)
+    }
+}

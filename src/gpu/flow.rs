@@ -1,0 +1,356 @@
+//! Particles entering and leaving on the device (`Backend::exchange_view`,
+//! `Backend::apply_exchange`; issue 34, item 6).
+//!
+//! An exchange used to read the whole state back and upload it again (`export`, `import`).
+//! Here the host sees only what it decides on:
+//! - `exchange_view`: `exchange_near` tests every particle's block against the query's boxes
+//!   (integer tests, coarse by up to two blocks, so no particle the query wants is missed) and
+//!   `exchange_gather` collects the rows of those found; one readback of their ids and rows. The
+//!   flow driver decides on them exactly as on the whole state (`flow::driver`);
+//! - `apply_exchange`: the buffers are made for the new count as an import makes them
+//!   (`GpuBackend::fresh_buffers`), `exchange_compact` copies the survivors' rows from the old
+//!   buffers to their new ids (removed ids sorted: a survivor's new id is its old id less the
+//!   removed ids below it, `shaders/exchange/ids.wgsl`), the new particles' rows are uploaded
+//!   after them (the only upload), `exchange_hash` moves the wall and mesh contacts of the
+//!   survivors into the new wall-contact table, and the force evaluation with Δt = 0 that an
+//!   import runs (`GpuBackend::refresh_forces`) carries the ball-pair history from the old
+//!   list's slots to the new list's (`exchange_pairs`, in place of `slot_import`), marking the
+//!   survivors that lost a partner; `exchange_keep` gives the others their force and torque
+//!   back. Each step of it is what `import` does with the exported state, so the device ends in
+//!   the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the two paths).
+//!
+//! Readbacks per exchange: the found particles' ids and rows (68 B each), two 4-byte counts and
+//! the energies the driver reads before and after. Not yet done: appending into spare capacity
+//! of the buffers in place (they are re-created on the device, as import re-creates them: the
+//! list must be built again and the old one kept to carry its history anyway); scenes with rigid
+//! bodies (`exchange_view` answers `None`: the whole state goes out and back), and an exchange
+//! whose new count cuts the split arrays into other parts than the old one (`gpu::split`; the
+//! same, through `export` and `import`).
+
+use std::sync::Arc;
+
+use super::capacity::{initial_list_capacity, Carried, HistoryImport};
+use super::encode::{bind_group, dispatch_threads, pass_groups};
+use super::exchange::ParticleRows;
+use super::grid;
+use super::layout::{ExchangeBox, ExchangeParams, HashSlot};
+use super::pipelines::{module, pipeline};
+use super::readback::{read_buffer_range, read_buffers};
+use super::split::SplitLayout;
+use super::GpuBackend;
+use crate::error::{Result, TalusError};
+use crate::layout::consts::SLOT_PARTNER_MASK;
+use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
+use crate::model::state::ParticleState;
+
+/// The exchange passes (`shaders/exchange/`), compiled at a backend's first exchange for the
+/// split layout of its arrays.
+pub struct ExchangePipelines {
+    pub split: SplitLayout,
+    near: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+    compact: wgpu::ComputePipeline,
+    hash_count: wgpu::ComputePipeline,
+    hash: wgpu::ComputePipeline,
+    pairs: wgpu::ComputePipeline,
+    keep: wgpu::ComputePipeline,
+}
+
+impl ExchangePipelines {
+    fn new(ctx: &super::GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
+        let p = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
+        Ok(ExchangePipelines {
+            split: split.clone(),
+            near: p("exchange_near")?,
+            gather: p("exchange_gather")?,
+            compact: p("exchange_compact")?,
+            hash_count: p("exchange_hash_count")?,
+            hash: p("exchange_hash")?,
+            pairs: p("exchange_pairs")?,
+            keep: p("exchange_keep")?,
+        })
+    }
+}
+
+/// Blocks (of `block` m) whose particles may have a centre at `x`: ⌊x / block⌋, widened by one
+/// block each way (an offset rounded up to the block's edge), kept inside i32.
+fn block_of(x: f64, block: f64) -> f64 {
+    (x / block).floor().clamp(i32::MIN as f64 + 4.0, i32::MAX as f64 - 4.0)
+}
+
+/// The query as boxes of blocks for `exchange_near`: a box takes every block a centre in it can
+/// lie in; the outside test takes every block not surely inside its bounds (periodic axes never).
+pub fn block_boxes(q: &ExchangeQuery, block: f64, periodic: [bool; 3]) -> Vec<ExchangeBox> {
+    let mut out: Vec<ExchangeBox> = q
+        .boxes
+        .iter()
+        .map(|(lo, hi)| {
+            let l: [i32; 3] = std::array::from_fn(|a| block_of(lo[a], block) as i32 - 1);
+            let h: [i32; 3] = std::array::from_fn(|a| block_of(hi[a], block) as i32 + 1);
+            ExchangeBox { lo: [l[0], l[1], l[2], 0], hi: [h[0], h[1], h[2], 0] }
+        })
+        .collect();
+    if let Some((lo, hi)) = q.outside {
+        // a block b holds centres in [b, b + 1] blocks: surely inside when ⌈lo⌉ + 1 ≤ b and
+        // b + 2 ≤ ⌊hi⌋ (one block of slack each way)
+        let l: [i32; 3] = std::array::from_fn(|a| if periodic[a] { i32::MIN } else { (-block_of(-lo[a], block)) as i32 + 1 });
+        let h: [i32; 3] = std::array::from_fn(|a| if periodic[a] { i32::MAX } else { block_of(hi[a], block) as i32 - 2 });
+        out.push(ExchangeBox { lo: [l[0], l[1], l[2], 1], hi: [h[0], h[1], h[2], 1] });
+    }
+    out
+}
+
+impl GpuBackend {
+    /// Full-state readbacks so far (`export` and the force readback of `import`): an exchange
+    /// on the device makes none (`tests/flow.rs` counts them over a hopper).
+    pub fn full_state_readbacks(&self) -> u64 {
+        self.full_readbacks
+    }
+
+    /// The exchange passes for the current split layout (compiled on first use).
+    fn exchange_pipelines(&mut self) -> Result<Arc<ExchangePipelines>> {
+        if let Some(p) = self.exchange_pipes.as_ref().filter(|p| p.split == self.pipelines.split) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(ExchangePipelines::new(&self.ctx, &self.pipelines.split, self.buffers.adhesion)?);
+        self.exchange_pipes = Some(p.clone());
+        Ok(p)
+    }
+
+    fn exchange_params(&self, p: &ExchangeParams) -> Result<wgpu::Buffer> {
+        let buf = self.ctx.create_buffer("exchange_params", std::mem::size_of::<ExchangeParams>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)?;
+        self.ctx.queue.write_buffer(&buf, 0, bytemuck::bytes_of(p));
+        Ok(buf)
+    }
+
+    fn storage_with(&self, label: &str, data: &[u8]) -> Result<wgpu::Buffer> {
+        let buf = self.ctx.create_buffer(label, data.len().max(4) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC)?;
+        if !data.is_empty() {
+            self.ctx.queue.write_buffer(&buf, 0, data);
+        }
+        Ok(buf)
+    }
+
+    /// `Backend::exchange_view` (module doc); `None` with rigid bodies.
+    pub(crate) fn exchange_view(&mut self, q: &ExchangeQuery) -> Result<Option<ExchangeView>> {
+        self.check_usable()?;
+        if self.bodies.is_some() {
+            return Ok(None);
+        }
+        let n = self.buffers.n_particles;
+        let boxes = block_boxes(q, self.grid.block, self.periodic);
+        if boxes.is_empty() {
+            // nothing to look at (no outlet, no insertion due, no lost-particle check)
+            let state = ParticleState { step: self.steps_done, ..Default::default() };
+            return Ok(Some(ExchangeView { n: n as usize, ids: Vec::new(), state, radius: self.radius.clone(), material: self.material.clone() }));
+        }
+        let pipes = self.exchange_pipelines()?;
+        let mut xp = ExchangeParams { n_old: n, n_boxes: boxes.len() as u32, ..Default::default() };
+        let params = self.exchange_params(&xp)?;
+        let box_buf = self.storage_with("exchange_boxes", bytemuck::cast_slice(&boxes))?;
+        // zeroed at creation: found[0] counts from 0
+        let found = self.ctx.create_buffer("exchange_found", 4 * (n as u64 + 1), wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
+        let dev = &self.ctx.device;
+        let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let b = &self.buffers;
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_near") });
+        {
+            let bg = bind_group(dev, &pipes.near, "exchange_near", &[&params, &box_buf, &b.pos_block, &found]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_near"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.near);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, n, max_dim);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let count: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &found, 0, 4)?);
+        let mut state = ParticleState { step: self.steps_done, ..Default::default() };
+        let mut ids = Vec::new();
+        if count > 0 {
+            xp.n_found = count;
+            let params = self.exchange_params(&xp)?;
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let out_block = self.ctx.create_buffer("exchange_out_block", 16 * count as u64, usage)?;
+            let out_rows = self.ctx.create_buffer("exchange_out_rows", 48 * count as u64, usage)?;
+            let b = &self.buffers;
+            let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_gather") });
+            {
+                let groups = pass_groups(dev, &pipes.gather, "exchange_gather", &[&params, &found, &b.pos_block, &b.pos_offset, &out_block, &out_rows], &[&b.motion]);
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_gather"), timestamp_writes: None });
+                pass.set_pipeline(&pipes.gather);
+                groups.set(&mut pass);
+                dispatch_threads(&mut pass, count, max_dim);
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            let id_bytes = read_buffer_range(&self.ctx, &found, 4, 4 * count as u64)?;
+            let data = read_buffers(&self.ctx, &[(&out_block, 16 * count as u64), (&out_rows, 48 * count as u64)])?;
+            let found_ids: Vec<u32> = bytemuck::pod_collect_to_vec(&id_bytes);
+            let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
+            let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
+            // the device appended in its own order: id order for the host
+            let mut order: Vec<usize> = (0..count as usize).collect();
+            order.sort_by_key(|&k| found_ids[k]);
+            let blk = self.grid.block;
+            let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
+            for k in order {
+                let i = found_ids[k] as usize;
+                // as `export` reads them: radius from the host copy, material from the block's w
+                let x = std::array::from_fn(|a| grid::join(blocks[k][a], rows[3 * k][a], blk));
+                state.push(x, v3(rows[3 * k + 1]), v3(rows[3 * k + 2]), self.radius[i], blocks[k][3] as u32);
+                ids.push(i as u32);
+            }
+            state.refresh = vec![false; ids.len()];
+        }
+        Ok(Some(ExchangeView { n: n as usize, ids, state, radius: self.radius.clone(), material: self.material.clone() }))
+    }
+
+    /// `Backend::apply_exchange` (module doc).
+    pub(crate) fn apply_exchange(&mut self, c: &ExchangeChange) -> Result<()> {
+        self.check_usable()?;
+        let n_old = self.buffers.n_particles;
+        let n_removed = c.removed.len() as u32;
+        if c.removed.windows(2).any(|w| w[0] >= w[1]) || c.removed.last().is_some_and(|&i| i >= n_old) {
+            return Err(TalusError::Other(format!("an exchange must remove distinct ids below {n_old}, ascending")));
+        }
+        let n_kept = n_old - n_removed;
+        let n_new = n_kept as usize + c.added.len();
+        if n_new > SLOT_PARTNER_MASK as usize {
+            return Err(TalusError::Other(format!("{n_new} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
+        }
+        let n_new = n_new as u32;
+        let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n_new));
+        let split = SplitLayout::new(self.buffers.split.cap_bytes, n_new.max(1) as u64, list_capacity.max(1) as u64);
+        if self.bodies.is_some() || split != self.buffers.split {
+            // the arrays would be cut into other parts: through the whole state
+            let mut state = self.export()?;
+            c.apply_to(&mut state);
+            return self.import(&state);
+        }
+        let pipes = self.exchange_pipelines()?;
+        let s = self.steps_done;
+        let xp = ExchangeParams { n_old, n_kept, n_removed, epoch: (s as u32).wrapping_add(1), ..Default::default() };
+        let params = self.exchange_params(&xp)?;
+        let removed = self.storage_with("exchange_removed", bytemuck::cast_slice(&c.removed))?;
+        let dev = self.ctx.device.clone();
+        let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
+
+        // the wall and mesh contacts that stay size the new table, as an import's records do
+        let old_hash_slots = (self.buffers.wall_hash.size() / std::mem::size_of::<HashSlot>() as u64) as u32;
+        let counter = self.ctx.create_buffer("exchange_count", 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_hash_count") });
+        {
+            let bg = bind_group(&dev, &pipes.hash_count, "exchange_hash_count", &[&params, &removed, &self.buffers.wall_hash, &counter]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_hash_count"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.hash_count);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, old_hash_slots, max_dim);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let wall_records: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &counter, 0, 4)?);
+
+        let old = self.fresh_buffers(n_new, wall_records)?;
+        // the host copies: survivors in order, then the new particles
+        retain_unremoved(&mut self.radius, &c.removed);
+        retain_unremoved(&mut self.material, &c.removed);
+        self.radius.extend_from_slice(&c.added.radius);
+        self.material.extend_from_slice(&c.added.material);
+
+        let b = &self.buffers;
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange") });
+        {
+            let groups = pass_groups(&dev, &pipes.compact, "exchange_compact", &[&params, &removed, &old.pos_block, &old.pos_offset, &old.image, &b.pos_block, &b.pos_offset, &b.image], &[&old.motion, &b.motion]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_compact"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.compact);
+            groups.set(&mut pass);
+            dispatch_threads(&mut pass, n_old, max_dim);
+        }
+        if wall_records > 0 {
+            let bg = bind_group(&dev, &pipes.hash, "exchange_hash", &[&b.sim, &params, &removed, &old.wall_hash, &b.wall_hash, &b.step_state]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_hash"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.hash);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, old_hash_slots, max_dim);
+        }
+        let rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
+        self.write_particles_at(n_kept as u64, &rows);
+        let refresh = self.ctx.create_buffer("exchange_refresh", 4 * n_new.max(1) as u64, wgpu::BufferUsages::STORAGE)?;
+        let carried = Carried { pairs: &pipes.pairs, old: &old, params: &params, removed: &removed, refresh: &refresh, n_old };
+        self.refresh_forces(s, enc, Some(HistoryImport::Exchange(&carried)))?;
+
+        // survivors that kept their partners get their forces back
+        let b = &self.buffers;
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_keep") });
+        {
+            let groups = pass_groups(&dev, &pipes.keep, "exchange_keep", &[&params, &removed, &refresh], &[&old.force, &b.force]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_keep"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.keep);
+            groups.set(&mut pass);
+            dispatch_threads(&mut pass, n_kept, max_dim);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        debug_assert_eq!(self.radius.len(), n_new as usize);
+        Ok(())
+    }
+}
+
+/// Drop the elements at the `removed` indices (ascending), keeping the order of the rest.
+fn retain_unremoved<T>(v: &mut Vec<T>, removed: &[u32]) {
+    let mut gone = removed.iter().peekable();
+    let mut k = 0u32;
+    v.retain(|_| {
+        let stay = gone.peek() != Some(&&k);
+        if !stay {
+            gone.next();
+        }
+        k += 1;
+        stay
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    #[test]
+    fn block_boxes_hold_every_block_a_wanted_centre_lies_in() {
+        let block = 1.0 / 1024.0;
+        let q = ExchangeQuery {
+            boxes: vec![(DVec3::new(-0.01, f64::NEG_INFINITY, 0.02), DVec3::new(0.013, 0.0, f64::INFINITY))],
+            outside: Some((DVec3::splat(-0.05), DVec3::splat(0.05))),
+        };
+        let periodic = [false, true, false];
+        let boxes = block_boxes(&q, block, periodic);
+        let takes = |x: DVec3| {
+            let b: [i32; 3] = std::array::from_fn(|a| grid::split(x[a], block).0);
+            boxes.iter().any(|bx| {
+                let inside = (0..3).all(|a| bx.lo[a] <= b[a] && b[a] <= bx.hi[a]);
+                inside != (bx.lo[3] != 0)
+            })
+        };
+        let mut rng = 0x1234_5678_u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 11) as f64 / (1u64 << 53) as f64 * 0.14 - 0.07
+        };
+        let mut wanted = 0;
+        for _ in 0..20000 {
+            let x = DVec3::new(next(), next(), next());
+            if q.wants(x, periodic) {
+                wanted += 1;
+                assert!(takes(x), "{x} is wanted but its block is not taken");
+            }
+        }
+        assert!(wanted > 1000);
+        // a centre well inside everything and far from the box is not taken
+        assert!(!takes(DVec3::new(0.0, 0.01, 0.0)));
+        // the exact edges are taken
+        assert!(takes(DVec3::new(0.013, 0.0, 0.02)) && takes(DVec3::new(-0.05, 0.0, 0.0)) && takes(DVec3::new(0.0, 0.0, 0.05)));
+    }
+
+    #[test]
+    fn removed_indices_leave_the_rest_in_order() {
+        let mut v: Vec<u32> = (0..8).collect();
+        retain_unremoved(&mut v, &[0, 3, 7]);
+        assert_eq!(v, vec![1, 2, 4, 5, 6]);
+    }
+}

@@ -1,0 +1,102 @@
+//! An exchange without the whole state (`Backend::exchange_view`, `Backend::apply_exchange`):
+//! what the flow driver asks a backend for (the particles that may lie in an outlet, near an
+//! insertion region or outside the lost-particle bounds) and what it hands back (the ids that
+//! leave, the particles that enter). The GPU backend answers with a readback of those
+//! particles only and removes and appends on the device (`gpu::flow`); the driver decides
+//! exactly as it does with the whole state (`flow::driver`).
+
+use glam::DVec3;
+
+use super::state::ParticleState;
+use crate::setup::Particles;
+
+/// Which particles an exchange must see. A backend may hand out more (it tests coarsely, by
+/// the block or cell a centre lies in), never fewer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExchangeQuery {
+    /// Every particle whose centre may lie in one of these boxes (lo, hi; infinite bounds
+    /// allowed).
+    pub boxes: Vec<(DVec3, DVec3)>,
+    /// Every particle whose centre may lie outside this box (lo, hi) on a non-periodic axis.
+    pub outside: Option<(DVec3, DVec3)>,
+}
+
+impl ExchangeQuery {
+    /// Whether a centre at `x` must be handed out (the exact test a coarse one must cover).
+    pub fn wants(&self, x: DVec3, periodic: [bool; 3]) -> bool {
+        self.boxes.iter().any(|(lo, hi)| x.cmpge(*lo).all() && x.cmple(*hi).all())
+            || self.outside.is_some_and(|(lo, hi)| (0..3).any(|a| !periodic[a] && (x[a] < lo[a] || x[a] > hi[a])))
+    }
+}
+
+/// The particles an `ExchangeQuery` asked for, at the backend's current step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExchangeView {
+    /// Particles held.
+    pub n: usize,
+    /// Ids of the particles handed out, ascending.
+    pub ids: Vec<u32>,
+    /// Those particles, in the order of `ids` (positions wrapped into the domain, full-step
+    /// velocities; no history, forces or bodies).
+    pub state: ParticleState,
+    /// Radius and material of every particle held, in id order (the backend's host copies:
+    /// the held mass is summed over them).
+    pub radius: Vec<f64>,
+    pub material: Vec<u32>,
+}
+
+/// What an exchange changes: the particles that leave (ids ascending) and those appended
+/// after the survivors (no contacts; their forces are evaluated on arrival). Survivors keep
+/// their order, so ids are compacted exactly as `ParticleState::retain` compacts them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExchangeChange {
+    pub removed: Vec<u32>,
+    pub added: Particles,
+}
+
+impl ExchangeChange {
+    /// `state` after this change: survivors in order (`ParticleState::retain`, which marks the
+    /// partners of removed particles for a force refresh), then the added particles.
+    pub fn apply_to(&self, state: &mut ParticleState) {
+        if !self.removed.is_empty() {
+            let mut keep = vec![true; state.len()];
+            for &i in &self.removed {
+                keep[i as usize] = false;
+            }
+            state.retain(&keep);
+        }
+        let a = &self.added;
+        for i in 0..a.len() {
+            state.push(a.position[i], a.velocity[i], a.angular_velocity[i], a.radius[i], a.material[i]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_wants_centres_in_its_boxes_and_beyond_its_bounds_on_open_axes() {
+        let q = ExchangeQuery { boxes: vec![(DVec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, -1.0), DVec3::new(f64::INFINITY, f64::INFINITY, 0.0))], outside: Some((DVec3::splat(-5.0), DVec3::splat(5.0))) };
+        assert!(q.wants(DVec3::new(100.0, 0.0, -0.5), [true, false, false]));
+        assert!(!q.wants(DVec3::new(0.0, 0.0, 0.5), [false; 3]));
+        assert!(q.wants(DVec3::new(0.0, 6.0, 0.5), [false; 3]));
+        assert!(!q.wants(DVec3::new(0.0, 6.0, 0.5), [false, true, false]));
+    }
+
+    #[test]
+    fn a_change_compacts_survivors_in_order_and_appends() {
+        let mut s = ParticleState::default();
+        for i in 0..4 {
+            s.push([i as f64, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.1, 0);
+        }
+        s.refresh = vec![false; 4];
+        let mut added = Particles::default();
+        added.push([9.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.2, 1);
+        ExchangeChange { removed: vec![0, 2], added }.apply_to(&mut s);
+        let x: Vec<f64> = s.particles.position.iter().map(|p| p[0]).collect();
+        assert_eq!(x, vec![1.0, 3.0, 9.0]);
+        assert_eq!(s.refresh, vec![false, false, true]);
+    }
+}
