@@ -13,6 +13,7 @@ pub mod cohesion_bench;
 pub mod contact;
 pub mod cpu;
 pub mod error;
+pub mod exact_sum;
 pub mod flow;
 pub mod gpu;
 pub mod layout;
