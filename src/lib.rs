@@ -26,6 +26,7 @@ pub mod plot;
 pub mod render;
 pub mod resume;
 pub mod rigid;
+pub mod ranks;
 pub mod run;
 pub mod scene;
 pub mod setup;
