@@ -7,6 +7,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use talus::exact_sum::{ExactSum, LIMBS, WIRE_LEN};
+use talus::ranks::Ranks;
 
 /// CPython's `math.fsum` (Shewchuk's partials, then the half-even correction of
 /// `Modules/mathmodule.c`): correctly rounded for finite sums whose partials do not overflow.
@@ -221,7 +222,7 @@ fn non_finite_rules() {
     assert!(ExactSum::sum_of([f64::INFINITY, f64::NAN]).value().is_nan());
     assert_eq!(ExactSum::sum_of([f64::INFINITY, -1e308, f64::INFINITY]).value(), f64::INFINITY);
     assert_eq!(ExactSum::sum_of([f64::NEG_INFINITY, 1e308]).value(), f64::NEG_INFINITY);
-    assert!(ExactSum::sum_of([f64::INFINITY]).is_finite() == false);
+    assert!(!ExactSum::sum_of([f64::INFINITY]).is_finite());
     assert!(ExactSum::sum_of([1.0, 2.0]).is_finite());
     // the counts travel in the wire form: +inf on one rank and -inf on another give NaN
     let a = ExactSum::sum_of([f64::INFINITY, 1.0]);
@@ -259,4 +260,22 @@ fn many_additions_keep_their_headroom() {
     // the exact sum n·x rounded once: the f64 product of n (exact) and x is that rounding
     assert_eq!(s.value(), n as f64 * x);
     assert_eq!(s.to_limbs(), ExactSum::from_limbs(&s.to_limbs()).unwrap().to_limbs());
+}
+
+#[test]
+fn one_rank_reductions_are_the_identity() {
+    // what every reduction gives without MPI (and on one rank with it); tests/mpi.rs runs them
+    // under mpirun
+    let ranks = Ranks::single();
+    assert_eq!((ranks.rank(), ranks.size(), ranks.is_root()), (0, 1, true));
+    let s = ExactSum::sum_of([1e300, 1.0, -1e300, f64::from_bits(7)]);
+    let total = ranks.sum_exact(&s);
+    assert_eq!(total.value().to_bits(), s.value().to_bits());
+    assert_eq!(total.to_limbs(), s.to_limbs());
+    assert_eq!(ranks.sum_u64(12345), 12345);
+    assert_eq!(ranks.max_f64(-2.5), -2.5);
+    assert!(ranks.max_f64(f64::NAN).is_nan());
+    if !Ranks::mpi_built() {
+        assert_eq!(Ranks::init().unwrap().size(), 1);
+    }
 }

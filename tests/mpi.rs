@@ -61,6 +61,9 @@ fn mpirun(np: usize, program: &str, args: &[&str]) -> Output {
 #[ignore = "a rank program: started by mpirun from exact_sum_has_the_same_bits_on_1_2_and_3_ranks"]
 fn mpi_child() {
     let ranks = Ranks::init().unwrap();
+    // MPI is initialised once per process
+    let again = Ranks::init().err().expect("a second Ranks::init must fail");
+    assert!(again.contains("already initialised"), "{again}");
     let v = values();
     let mine = &v[share(v.len(), ranks.rank(), ranks.size())];
     let local = ExactSum::sum_of(mine.iter().copied());
