@@ -92,7 +92,9 @@ fn exact_sum_has_the_same_bits_on_1_2_and_3_ranks() {
     let whole = ExactSum::sum_of(v.iter().copied()).value();
     // the data is sensitive to grouping: plain f64 partial sums per rank, added up, differ
     let naive = |size: usize| (0..size).map(|r| v[share(v.len(), r, size)].iter().sum::<f64>()).sum::<f64>();
-    assert!(naive(1) != naive(2) || naive(2) != naive(3), "the test data should tell groupings apart");
+    let plain = [naive(1), naive(2), naive(3)];
+    assert!(plain[0] != plain[1] && plain[0] != plain[2] && plain[1] != plain[2], "the test data should tell groupings apart: {plain:?}");
+    assert!(plain.iter().all(|&p| p != whole), "plain sums {plain:?} against the exact {whole:e}");
     let exe = std::env::current_exe().unwrap();
     for np in [1usize, 2, 3] {
         let out = mpirun(np, exe.to_str().unwrap(), &["--exact", "mpi_child", "--ignored", "--nocapture"]);
