@@ -12,6 +12,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 use talus::checkpoint::{Checkpoint, SceneRecord};
 use talus::run::{BackendChoice, CheckpointOptions, RunOptions};
+use talus::ranks::Ranks;
 use talus::scene::overrides::Override;
 use talus::{Result, TalusError};
 
@@ -178,7 +179,7 @@ enum Command {
         #[arg(long)]
         peak_bandwidth: Option<f64>,
     },
-    /// List GPU adapters with their limits, and the CPU thread count
+    /// List GPU adapters with their limits, the CPU thread count and the MPI rank count
     Info,
     /// Draw a snapshot as a PNG: shaded discs, orthographic, coloured by a field (docs/output.md)
     Render {
@@ -281,7 +282,27 @@ fn main() -> ExitCode {
 
 fn talus_main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
+    // the MPI world with the `mpi` feature (one rank started alone), else one rank; held to the
+    // end of the process (MPI is finalised when it drops)
+    let ranks = match Ranks::init() {
+        Ok(ranks) => ranks,
+        Err(e) => {
+            eprintln!("talus: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if ranks.size() > 1 && !matches!(cli.command, Command::Info) {
+        // every rank reaches this with the same verdict, so all stop alike and none waits;
+        // rank 0 says why
+        if ranks.is_root() {
+            eprintln!(
+                "talus: {} MPI ranks: only `talus info` runs on several ranks so far; domain decomposition (issue 35, docs/mpi.md) is not built yet. Run with one rank (no mpirun, or -np 1)",
+                ranks.size()
+            );
+        }
+        return ExitCode::from(2);
+    }
+    match dispatch(cli.command, &ranks) {
         Ok(code) => code,
         Err(e @ TalusError::BlowUp { .. }) => {
             eprintln!("talus: {e}");
@@ -298,7 +319,7 @@ fn talus_main() -> ExitCode {
     }
 }
 
-fn dispatch(command: Command) -> Result<ExitCode> {
+fn dispatch(command: Command, ranks: &Ranks) -> Result<ExitCode> {
     match command {
         Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
             let mut record = SceneRecord::read(&scene)?;
@@ -474,6 +495,11 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Info => {
+            // rank 0 speaks for the run
+            if !ranks.is_root() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            print_ranks(ranks);
             let adapters = talus::gpu::list_adapters();
             if adapters.is_empty() {
                 println!("GPU adapters: none found (install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers libvulkan1`)");
@@ -501,6 +527,20 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             println!("CPU threads: {}", rayon::current_num_threads());
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `talus info`: the MPI rank count (1 without the `mpi` feature or outside mpirun).
+fn print_ranks(ranks: &Ranks) {
+    if Ranks::mpi_built() {
+        println!("MPI ranks: {} (built with the `mpi` feature)", ranks.size());
+        return;
+    }
+    println!("MPI ranks: 1 (built without the `mpi` feature: `cargo build --release --features mpi`, docs/mpi.md)");
+    // a build without MPI started by mpirun is several independent one-rank processes
+    let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"].iter().find_map(|v| std::env::var(v).ok().map(|n| (*v, n)));
+    if let Some((var, n)) = launched.filter(|(_, n)| n != "1") {
+        println!("  note: {var}={n}: started by mpirun, but each of the {n} processes runs alone");
     }
 }
 

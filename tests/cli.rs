@@ -183,10 +183,14 @@ fn run_gpu_writes_all_outputs() {
 }
 
 #[test]
-fn info_lists_cpu_threads() {
+fn info_lists_cpu_threads_and_ranks() {
     let o = talus(&["info"]);
     assert!(o.status.success(), "stderr: {}", text(&o.stderr));
     assert!(text(&o.stdout).contains("CPU threads:"));
+    // the rank count: one in a build without the `mpi` feature (tests/mpi.rs runs it under mpirun)
+    if !cfg!(feature = "mpi") {
+        assert!(text(&o.stdout).contains("MPI ranks: 1 (built without the `mpi` feature"), "{}", text(&o.stdout));
+    }
 }
 
 /// The CPU backend's copies of its force pass (`src/cpu/isa.rs`: AVX-512 and AVX2 where the
