@@ -111,3 +111,36 @@ fn trim_zeros(s: String) -> String {
         s
     }
 }
+
+/// A `TalusError` as bytes, to travel between MPI ranks (`Ranks::agree`): a blow-up keeps its
+/// step, particle and message (and so its exit status); every other error becomes `Other` with
+/// its full text.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct WireError {
+    blow_up: Option<(u64, Option<u32>)>,
+    message: String,
+}
+
+impl WireError {
+    pub fn of(e: &TalusError) -> WireError {
+        match e {
+            TalusError::BlowUp { step, particle, message } => WireError { blow_up: Some((*step, *particle)), message: message.clone() },
+            other => WireError { blow_up: None, message: other.to_string() },
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("an error serialises")
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> WireError {
+        serde_json::from_slice(bytes).unwrap_or_else(|e| WireError { blow_up: None, message: format!("another rank failed; its message did not arrive whole ({e})") })
+    }
+
+    pub fn into_error(self) -> TalusError {
+        match self.blow_up {
+            Some((step, particle)) => TalusError::BlowUp { step, particle, message: self.message },
+            None => TalusError::Other(self.message),
+        }
+    }
+}

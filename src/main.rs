@@ -12,6 +12,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 use talus::checkpoint::{Checkpoint, SceneRecord};
 use talus::run::{BackendChoice, CheckpointOptions, RunOptions};
+use talus::backend::Backend;
 use talus::ranks::Ranks;
 use talus::scene::overrides::Override;
 use talus::{Result, TalusError};
@@ -285,41 +286,136 @@ fn talus_main() -> ExitCode {
     // the MPI world with the `mpi` feature (one rank started alone), else one rank; held to the
     // end of the process (MPI is finalised when it drops)
     let ranks = match Ranks::init() {
-        Ok(ranks) => ranks,
+        Ok(ranks) => Arc::new(ranks),
         Err(e) => {
             eprintln!("talus: {e}");
             return ExitCode::from(2);
         }
     };
-    if ranks.size() > 1 && !matches!(cli.command, Command::Info) {
+    if ranks.size() > 1 && !matches!(cli.command, Command::Info | Command::Run { .. } | Command::Resume { .. }) {
         // every rank reaches this with the same verdict, so all stop alike and none waits;
         // rank 0 says why
         if ranks.is_root() {
             eprintln!(
-                "talus: {} MPI ranks: only `talus info` runs on several ranks so far; domain decomposition (issue 35, docs/mpi.md) is not built yet. Run with one rank (no mpirun, or -np 1)",
+                "talus: {} MPI ranks: `talus run`, `talus resume` and `talus info` run on several ranks; the other commands run on one (no mpirun, or -np 1)",
                 ranks.size()
             );
         }
         return ExitCode::from(2);
     }
-    match dispatch(cli.command, &ranks) {
+    if ranks.size() > 1 {
+        // a rank that panics ends every rank (MPI_Abort) instead of leaving them waiting
+        // (a weak handle: the world must drop, and MPI finalise, at the end of a good run)
+        let (world, report) = (Arc::downgrade(&ranks), std::panic::take_hook());
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            if let Some(world) = world.upgrade() {
+                world.abort(101);
+            }
+        }));
+    }
+    let result = if ranks.size() > 1 { run_on_ranks(cli.command, &ranks) } else { dispatch(cli.command, &ranks) };
+    match result {
         Ok(code) => code,
-        Err(e @ TalusError::BlowUp { .. }) => {
-            eprintln!("talus: {e}");
-            ExitCode::from(talus::error::BLOW_UP_EXIT_STATUS)
-        }
-        Err(e @ TalusError::Interrupted { .. }) => {
-            eprintln!("talus: {e}");
-            ExitCode::from(talus::error::INTERRUPTED_EXIT_STATUS)
-        }
+        // on several ranks rank 0 says what went wrong (all ranks hold the same error)
+        Err(e) if !ranks.is_root() => ExitCode::from(exit_status(&e)),
         Err(e) => {
             eprintln!("talus: {e}");
-            ExitCode::from(2)
+            ExitCode::from(exit_status(&e))
         }
     }
 }
 
-fn dispatch(command: Command, ranks: &Ranks) -> Result<ExitCode> {
+/// The exit status of a run that stopped with `e`.
+fn exit_status(e: &TalusError) -> u8 {
+    match e {
+        TalusError::BlowUp { .. } => talus::error::BLOW_UP_EXIT_STATUS,
+        TalusError::Interrupted { .. } => talus::error::INTERRUPTED_EXIT_STATUS,
+        _ => 2,
+    }
+}
+
+/// `talus run` and `talus resume` under `mpirun -np N` (N > 1): the CPU backend decomposed over
+/// the ranks (`talus::cpu::decomposed`). Every rank reads the scene or checkpoint; rank 0 runs
+/// the loop and writes every output, the others serve its commands and exit with its status.
+fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
+    use talus::cpu::decomposed::{Decomposed, Root};
+    let refuse_gpu = |b: &BackendArg| -> Result<()> {
+        if matches!(BackendChoice::from(*b), BackendChoice::Gpu) {
+            return Err(TalusError::Other(format!("--backend gpu on {} MPI ranks: the GPU backend over MPI is not built yet (issue 35, docs/mpi.md); use --backend cpu", ranks.size())));
+        }
+        Ok(())
+    };
+    if !ranks.is_root() {
+        // Ctrl-C under mpirun reaches every rank: rank 0 stops the run and writes the
+        // checkpoint, which needs the others to go on serving it
+        let _ = ctrlc::set_handler(|| {});
+    }
+    let (setup, out, opts, progress, start) = match command {
+        Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
+            refuse_gpu(&backend)?;
+            let mut record = SceneRecord::read(&scene)?;
+            record.overrides = talus::scene::overrides::effective(set);
+            let setup = talus::scene::overrides::parse_with(&record.text, &scene, &record.overrides)?;
+            let checkpoint = CheckpointOptions::for_scene(record, &setup, checkpoint_every)?;
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
+            let note = format!("{} ({} particles, {} steps)", scene.display(), setup.particles.len(), steps.unwrap_or(setup.steps));
+            let opts = RunOptions { steps, progress: !no_progress, checkpoint: Some(checkpoint), stop: None };
+            (setup, out, opts, None, (note, None))
+        }
+        Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
+            refuse_gpu(&backend)?;
+            let c = Checkpoint::read(&file)?;
+            let setup = talus::resume::setup_of(&file, &c)?;
+            let (steps, until_note) = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until }, setup.output_every)?;
+            let out = talus::resume::out_dir(&file, &c, &setup.name, out)?;
+            let checkpoint = CheckpointOptions { scene: c.meta.scene.clone(), inputs: c.meta.inputs.clone(), every: checkpoint_every };
+            let opts = RunOptions { steps: Some(steps), progress: !no_progress, checkpoint: Some(checkpoint), stop: None };
+            let progress = talus::resume::progress_in(&file, &c, &out);
+            let note = format!("{} at step {} ({} particles, written on {}): {steps} more steps", file.display(), c.meta.step, c.state.len(), c.meta.backend);
+            (setup, out, opts, Some(progress), (note, Some((c, until_note))))
+        }
+        _ => unreachable!("only run and resume are decomposed"),
+    };
+    let d = Decomposed::new(&setup, ranks.clone());
+    if !ranks.is_root() {
+        // (rank 0 reports a failed start; every rank holds the same error)
+        return Ok(ExitCode::from(d?.serve() as u8));
+    }
+    let scene_record = opts.checkpoint.as_ref().map(|c| c.scene.clone());
+    let mut root = Root::new(d.map_err(|e| talus::run::record_start_stop(&setup, scene_record.as_ref(), &out, e))?);
+    let (note, resumed) = start;
+    let result = (|| -> Result<talus::output::summary::Summary> {
+        let progress = match (resumed, progress) {
+            (Some((c, until_note)), Some(progress)) => {
+                root.import_state(&c.state)?;
+                root.import_exact(&c.exact)?;
+                root.set_carried(c.meta.carried);
+                if let Some(note) = until_note {
+                    eprintln!("talus: {note}");
+                }
+                Some(progress)
+            }
+            _ => None,
+        };
+        eprintln!("talus: {note} on cpu [{}]", root.adapter());
+        eprintln!("talus: {}", talus::run::describe_time_step(&setup));
+        let opts = RunOptions { stop: stop_on_signal(), ..opts };
+        match progress {
+            None => talus::run::run_scene(&setup, &mut root, &out, opts),
+            Some(p) => talus::run::continue_run(&setup, &mut root, &out, opts, p),
+        }
+    })();
+    root.finish(match &result {
+        Ok(_) => 0,
+        Err(e) => exit_status(e) as i32,
+    });
+    let s = result?;
+    report_run(&setup, &s, &out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
     match command {
         Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
             let mut record = SceneRecord::read(&scene)?;

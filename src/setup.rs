@@ -206,6 +206,9 @@ pub struct Setup {
     pub measures: Vec<Measure>,
     /// Neighbour-list skin (`"skin"`, m); `None` for the default (`Setup::skin`).
     pub skin: Option<f64>,
+    /// MPI subdomains along x, y, z (`"decomposition": {"bricks": [px, py, pz]}`); `None`: the
+    /// decomposed backend chooses (`cpu::decomposed::Bricks::new`). Ignored on one rank.
+    pub bricks: Option<[u32; 3]>,
     /// Run-time checks: the lost-particle policy and margin (`crate::model::checks`).
     pub checks: RunChecks,
     /// Stop at rest (`until_rest`); `None`: run all `steps`.

@@ -8,10 +8,12 @@
 //! by `mpirun` with the ignored test `mpi_child` selected.
 #![cfg(feature = "mpi")]
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use talus::checkpoint::{Checkpoint, CHECKPOINT_FILE};
 use talus::exact_sum::ExactSum;
 use talus::ranks::Ranks;
 
@@ -124,11 +126,144 @@ fn talus_info_prints_the_rank_count() {
 }
 
 #[test]
-fn a_run_on_several_ranks_is_refused_on_all_of_them() {
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/settle_box.json");
-    let out = mpirun(2, env!("CARGO_BIN_EXE_talus"), &["run", scene, "--out", "/nonexistent/talus-mpi-refused"]);
+fn other_commands_on_several_ranks_are_refused_on_all_of_them() {
+    let out = mpirun(2, env!("CARGO_BIN_EXE_talus"), &["bench", "--particles", "1000", "--steps", "10"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert_eq!(stderr.matches("2 MPI ranks: only `talus info` runs on several ranks so far").count(), 1, "{stderr}");
-    assert!(!std::path::Path::new("/nonexistent/talus-mpi-refused").exists());
+    assert_eq!(stderr.matches("2 MPI ranks: `talus run`, `talus resume` and `talus info` run on several ranks").count(), 1, "{stderr}");
+}
+
+/// `talus run` of `scene` on `np` ranks (1: without mpirun) into `out`, CPU backend, one rayon
+/// thread per rank; `args` added.
+fn talus_run(np: usize, scene: &str, out: &Path, args: &[&str]) -> Output {
+    talus(np, &[&["run", scene, "--backend", "cpu", "--no-progress", "--out", out.to_str().unwrap()], args].concat())
+}
+
+fn talus(np: usize, args: &[&str]) -> Output {
+    let exe = env!("CARGO_BIN_EXE_talus");
+    let out = if np == 1 {
+        Command::new(exe).args(args).env("RAYON_NUM_THREADS", "1").output().unwrap()
+    } else {
+        mpirun(np, "env", &[&["RAYON_NUM_THREADS=1", exe], args].concat())
+    };
+    out
+}
+
+fn scene(name: &str) -> String {
+    format!("{}/scenes/{name}.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Byte-identical logs and snapshots, and checkpoints that hold the same state bit for bit.
+fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
+    let mut compared = 0;
+    for f in ["energy.csv", "walls.csv", "outflow.csv"] {
+        if a.join(f).exists() {
+            assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap_or_default(), "{what}: {f} differs");
+            compared += 1;
+        }
+    }
+    assert!(compared > 0, "{what}: no logs in {}", a.display());
+    if let Ok(dir) = std::fs::read_dir(a.join("snapshots")) {
+        for e in dir {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap();
+            assert!(std::fs::read(&p).unwrap() == std::fs::read(b.join("snapshots").join(name)).unwrap_or_default(), "{what}: snapshot {} differs", name.to_string_lossy());
+        }
+    }
+    let (ca, cb) = (Checkpoint::read(&a.join(CHECKPOINT_FILE)).unwrap(), Checkpoint::read(&b.join(CHECKPOINT_FILE)).unwrap());
+    let (sa, sb) = (&ca.state, &cb.state);
+    assert_eq!(sa.step, sb.step, "{what}");
+    assert_eq!(sa.len(), sb.len(), "{what}: particle counts");
+    let bits = |v: &Vec<[f64; 3]>| v.iter().flat_map(|x| x.map(f64::to_bits)).collect::<Vec<u64>>();
+    for (name, x, y) in [("position", &sa.particles.position, &sb.particles.position), ("velocity", &sa.particles.velocity, &sb.particles.velocity), ("angular velocity", &sa.particles.angular_velocity, &sb.particles.angular_velocity), ("force", &sa.force, &sb.force), ("torque", &sa.torque, &sb.torque)] {
+        assert!(bits(x) == bits(y), "{what}: checkpoint {name}s differ");
+    }
+    assert_eq!(sa.image, sb.image, "{what}: images");
+    assert!(sa.history == sb.history, "{what}: contact histories differ ({} and {} records)", sa.history.len(), sb.history.len());
+    assert!(ca.exact.work.iter().flatten().map(|w| w.to_bits()).eq(cb.exact.work.iter().flatten().map(|w| w.to_bits())), "{what}: per-particle work differs");
+    assert_eq!(ca.exact.raw, cb.exact.raw, "{what}: the CPU backend's exact arrays differ");
+    assert_eq!(ca.meta.carried, cb.meta.carried, "{what}: carried energies");
+}
+
+fn ok(out: &Output, what: &str) {
+    assert!(out.status.success(), "{what}: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+}
+
+/// `scene` run for `steps` on 1 rank and on each of `splits` (rank count and `--set`s).
+fn bit_identity(name: &str, steps: u64, splits: &[(usize, &[&str])]) {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = steps.to_string();
+    let one = dir.path().join("np1");
+    ok(&talus_run(1, &scene(name), &one, &["--steps", &steps]), name);
+    for (k, (np, set)) in splits.iter().enumerate() {
+        let out = dir.path().join(format!("split{k}"));
+        let mut args = vec!["--steps", &steps];
+        for s in *set {
+            args.extend(["--set", s]);
+        }
+        let what = format!("{name} on {np} ranks {set:?}");
+        let run = talus_run(*np, &scene(name), &out, &args);
+        ok(&run, &what);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(&format!("{np} MPI ranks")), "{what}: {stderr}");
+        assert_same_outputs(&one, &out, &what);
+    }
+}
+
+#[test]
+fn settle_box_split_along_x_and_y_matches_one_rank_bit_for_bit() {
+    bit_identity("settle_box", 2500, &[(2, &[r#"decomposition={"bricks":[2,1,1]}"#]), (2, &[r#"decomposition={"bricks":[1,2,1]}"#]), (3, &[r#"decomposition={"bricks":[3,1,1]}"#])]);
+}
+
+#[test]
+fn periodic_chute_across_its_periodic_boundary_matches_one_rank_bit_for_bit() {
+    bit_identity("periodic_chute", 1500, &[(2, &[r#"decomposition={"bricks":[2,1,1]}"#]), (3, &[r#"decomposition={"bricks":[3,1,1]}"#])]);
+}
+
+#[test]
+fn hopper_with_insertion_outlet_and_mesh_matches_one_rank_bit_for_bit() {
+    bit_identity("hopper_discharge", 3000, &[(2, &[]), (3, &[])]);
+}
+
+#[test]
+fn rotating_drum_with_its_moving_mesh_matches_one_rank_bit_for_bit() {
+    bit_identity("rotating_drum", 1500, &[(2, &[]), (3, &[])]);
+}
+
+#[test]
+fn a_checkpoint_written_by_2_ranks_resumes_on_1_and_3_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    ok(&talus_run(1, &scene("settle_box"), &whole, &["--steps", "2400"]), "the whole run");
+    let two = dir.path().join("two");
+    ok(&talus_run(2, &scene("settle_box"), &two, &["--steps", "1200"]), "the first half on 2 ranks");
+    for np in [1, 3] {
+        let out = dir.path().join(format!("resumed{np}"));
+        let ckpt = two.join(CHECKPOINT_FILE);
+        ok(&talus(np, &["resume", ckpt.to_str().unwrap(), "--steps", "1200", "--backend", "cpu", "--no-progress", "--out", out.to_str().unwrap()]), &format!("resumed on {np}"));
+        assert_same_outputs(&whole, &out, &format!("2 ranks, then {np}"));
+    }
+}
+
+#[test]
+fn a_failure_on_one_rank_stops_every_rank_with_one_message_and_status() {
+    let dir = tempfile::tempdir().unwrap();
+    // far too long a step: the settling spheres overlap beyond the run-time check's limit
+    let set = ["--set", "time_step=4e-4", "--set", "time_step_check=warn", "--set", "output.every_steps=50"];
+    let one = talus_run(1, &scene("settle_box"), &dir.path().join("np1"), &[&["--steps", "3000"], &set[..]].concat());
+    let three = talus_run(3, &scene("settle_box"), &dir.path().join("np3"), &[&["--steps", "3000"], &set[..]].concat());
+    assert_eq!(one.status.code(), Some(3), "one rank blows up: {}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(three.status.code(), Some(3), "3 ranks: {}", String::from_utf8_lossy(&three.stderr));
+    let stderr = String::from_utf8_lossy(&three.stderr);
+    assert_eq!(stderr.matches("run stopped at step").count(), 1, "rank 0 alone reports: {stderr}");
+    let step = |s: &str| s.split("run stopped at step ").nth(1).and_then(|t| t.split([',', ':']).next()).map(str::to_string);
+    assert_eq!(step(&stderr), step(&String::from_utf8_lossy(&one.stderr)), "the same step on 1 and 3 ranks");
+    // the last good state is kept
+    assert!(dir.path().join("np3").join("energy.csv").exists());
+    // a bad input stops every rank alike before any exchange
+    let bad = talus_run(2, &scene("settle_box"), &dir.path().join("bad"), &["--set", r#"decomposition={"bricks":[3,1,1]}"#]);
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(stderr.matches("decomposition.bricks").count(), 1, "{stderr}");
+    assert!(stderr.contains("the run has 2 MPI ranks"), "{stderr}");
 }

@@ -4,6 +4,7 @@
 //! particle's total force in id order, second half kick, fused with the next `kick_drift`).
 
 pub mod checkpoint;
+pub mod decomposed;
 pub mod forces;
 pub mod grid;
 pub mod integrate;
@@ -18,6 +19,7 @@ use glam::DVec3;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::error::{Result, TalusError};
+use crate::exact_sum::ExactSum;
 use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem, OVERLAP_MAX_FRACTION};
 use crate::model::state::{ContactRecord, ExactState, ParticleState};
 use crate::mesh::TriangleGrid;
@@ -168,6 +170,12 @@ impl CpuBackend {
     /// Take `state` (in id order) with the wall and mesh history of `records`; the pair
     /// history of `records` goes into the slots of a fresh list.
     fn load(&mut self, state: State, records: &[ContactRecord]) {
+        let t = self.steps_done as f64 * self.setup.dt;
+        self.load_at(state, records, t);
+    }
+
+    /// `load` with the list built against the walls at time `t`.
+    fn load_at(&mut self, state: State, records: &[ContactRecord], t: f64) {
         let n = state.len();
         self.state = state;
         self.owners = Owners::with_adhesion(n, self.setup.has_adhesion());
@@ -178,8 +186,22 @@ impl CpuBackend {
             self.wall_history[c.owner as usize].push((c.partner, c.history));
         }
         let pairs: Vec<ContactRecord> = records.iter().filter(|c| c.between_particles()).copied().collect();
-        let t = self.steps_done as f64 * self.setup.dt;
         self.rebuild(&self.wall_states(t), Some(&pairs));
+    }
+
+    /// Replace the particles by `state` (ids 0..n in order; a decomposed run's owned and ghost
+    /// particles at a list build, `decomposed.rs`) with their cumulative work, adhesion
+    /// energies and contact records (pairs sorted by ids, and wall histories), the list built
+    /// against the walls at time `t`.
+    pub(crate) fn reload(&mut self, state: State, works: &[Works], adhesion: &[state::AdhesionEnergy], records: &[ContactRecord], t: f64) {
+        self.load_at(state, records, t);
+        for (u, w) in works.iter().enumerate() {
+            let i = self.state.index_of[u] as usize;
+            self.owners.works[i] = *w;
+            if !self.owners.adhesion.is_empty() {
+                self.owners.adhesion[i] = adhesion[u];
+            }
+        }
     }
 
     /// Components where their bodies put them (a no-op without bodies).
@@ -291,9 +313,15 @@ impl CpuBackend {
     /// `n` velocity-Verlet steps. The loop runs on a rayon worker, so its parallel sweeps
     /// start without handing work across threads (and waking the caller) twice per step.
     fn steps(&mut self, n: u64) -> Option<Problem> {
+        self.steps_with(n, &mut Alone)
+    }
+
+    /// `steps` with `halo` (a rank's exchanges with the others in a decomposed run,
+    /// `decomposed.rs`; nothing on one process) between the sweeps.
+    pub(crate) fn steps_with<H: Halo + Send>(&mut self, n: u64, halo: &mut H) -> Option<Problem> {
         rayon::scope(|_| {
             let _awake = (n >= KEEP_AWAKE_MIN_STEPS).then(KeepAwake::start);
-            self.steps_on_worker(n)
+            self.steps_on_worker(n, halo)
         })
     }
 
@@ -301,7 +329,7 @@ impl CpuBackend {
     /// first step that leaves a problem, and returns it. The sweeps flag what may be wrong as
     /// they go (`Sweep::suspicious`, the force pass's deepest overlap), so a full scan to name
     /// the particle runs only then.
-    fn steps_on_worker(&mut self, n: u64) -> Option<Problem> {
+    fn steps_on_worker<H: Halo>(&mut self, n: u64, halo: &mut H) -> Option<Problem> {
         if !self.bodies.is_empty() {
             return self.body_steps(n);
         }
@@ -312,6 +340,7 @@ impl CpuBackend {
                 let sweep = integrate::kick_drift(&mut self.state, &drift, self.list.x_build());
                 (self.displacement2, suspicious) = (sweep.displacement2, sweep.suspicious);
             }
+            halo.before_forces(self, k == 0);
             let overlap = self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
             // the last step of a batch ends with full-step velocities; inside a batch the sweep
             // also drifts the next step, so the check sees that step's positions early
@@ -319,14 +348,12 @@ impl CpuBackend {
             self.displacement2 = sweep.displacement2;
             suspicious |= sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION;
             self.steps_done += 1;
-            if !std::mem::take(&mut suspicious) {
-                continue;
-            }
-            if k + 1 < n {
+            let flagged = std::mem::take(&mut suspicious);
+            if flagged && k + 1 < n {
                 // inside a batch the sweep used the totals without storing them
                 integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owners);
             }
-            if let Some(p) = self.first_problem() {
+            if let Some(p) = halo.check(self, flagged) {
                 // inside a batch the positions are those of the next step already (as the
                 // GPU's `kick_drift` sees them): name that step
                 if k + 1 < n {
@@ -408,6 +435,61 @@ impl CpuBackend {
         crate::model::checks::overlap_cause(self.steps_done == 0, wall.as_ref().map(|(n, behind)| (n.as_str(), *behind)))
     }
 
+    /// The energy partitions held and booked by the particles `keep` admits (internal index),
+    /// each an exact sum (`ENERGY_SUMS` of them, in `energies_of`'s order): the same bits
+    /// however the particles are ordered or split between ranks (`decomposed.rs` sums the
+    /// particles each rank owns, then over the ranks). Rigid bodies count as wholes.
+    pub(crate) fn energy_sums(&self, keep: impl Fn(usize) -> bool) -> Vec<ExactSum> {
+        let s = &self.state;
+        let g = DVec3::from(self.setup.gravity);
+        let mut e = vec![ExactSum::new(); ENERGY_SUMS];
+        let bodies = !self.bodies.is_empty();
+        if bodies {
+            let (b, period) = (&self.bodies, self.setup.period());
+            for k in 0..b.len() {
+                let v = b.velocity[k];
+                e[0].add(0.5 * b.mass[k] * v.length_squared());
+                e[1].add(0.5 * b.angular_momentum[k].dot(b.omega[k]));
+                e[2].add(-(b.mass[k] * g.dot(b.unwrapped(k, period))));
+            }
+        }
+        let adhesion = !self.owners.adhesion.is_empty();
+        for i in (0..s.len()).filter(|&i| keep(i)) {
+            let (o, w) = (&self.owners.owned[i], &self.owners.works[i]);
+            if !bodies {
+                e[0].add(0.5 * s.mass[i] * s.velocity[i].length_squared());
+                e[1].add(0.5 * s.inertia[i] * s.angular_velocity[i].length_squared());
+                e[2].add(-(s.mass[i] * g.dot(self.unwrapped(i))));
+            }
+            e[3].add(o.strain);
+            e[4].add(w.slip_work);
+            e[5].add(w.dashpot_work);
+            e[6].add(w.stiffness_work);
+            e[7].add(w.wall_work);
+            if adhesion {
+                e[8].add(self.owners.adhesion[i].surface);
+                e[9].add(self.owners.adhesion[i].bond_break);
+            }
+        }
+        e
+    }
+
+    /// What the wall contacts of the particles `keep` admits put on each wall: per wall (plane
+    /// walls, then meshes) 6 exact sums, force then torque.
+    pub(crate) fn wall_load_sums(&self, keep: impl Fn(usize) -> bool) -> Vec<ExactSum> {
+        let mut sums = vec![ExactSum::new(); 6 * (self.setup.walls.len() + self.setup.meshes.len())];
+        for i in (0..self.state.len()).filter(|&i| keep(i)) {
+            for &(w, f, t) in &self.wall_contacts[i] {
+                let l = &mut sums[6 * w as usize..6 * w as usize + 6];
+                for a in 0..3 {
+                    l[a].add(f[a]);
+                    l[3 + a].add(t[a]);
+                }
+            }
+        }
+        sums
+    }
+
     pub fn state(&self) -> &State {
         &self.state
     }
@@ -432,6 +514,56 @@ impl CpuBackend {
     fn by_id<T: Copy>(&self, v: &[T]) -> Vec<T> {
         self.state.by_id().map(|i| v[i]).collect()
     }
+}
+
+/// What a step loop does between its sweeps besides stepping: nothing on one process
+/// (`Alone`); a decomposed run's rank refreshes its ghosts, agrees with the other ranks on list
+/// rebuilds and problems, and migrates particles (`decomposed::Halo`).
+pub(crate) trait Halo {
+    /// After the sweep that drifted the coming step's positions, before its force pass
+    /// (`first`: the batch's first step, drifted by `kick_drift`).
+    fn before_forces(&mut self, b: &mut CpuBackend, first: bool);
+    /// After a step: the problem that stops the loop, if any (`flagged`: this rank's sweeps
+    /// flagged something to look at).
+    fn check(&mut self, b: &mut CpuBackend, flagged: bool) -> Option<Problem>;
+}
+
+/// One process: no exchanges, the checks as they were.
+struct Alone;
+
+impl Halo for Alone {
+    #[inline]
+    fn before_forces(&mut self, _: &mut CpuBackend, _: bool) {}
+    #[inline]
+    fn check(&mut self, b: &mut CpuBackend, flagged: bool) -> Option<Problem> {
+        if flagged { b.first_problem() } else { None }
+    }
+}
+
+/// Exact sums behind `Energies` (`CpuBackend::energy_sums`).
+pub(crate) const ENERGY_SUMS: usize = 10;
+
+/// The energies of `ENERGY_SUMS` exact sums, each rounded once (without the carried work).
+pub(crate) fn energies_of(sums: &[ExactSum]) -> Energies {
+    let v = |k: usize| sums[k].value();
+    Energies {
+        kinetic_translational: v(0),
+        kinetic_rotational: v(1),
+        gravitational: v(2),
+        strain: v(3),
+        slip: v(4),
+        dashpot: v(5),
+        stiffness_work: v(6),
+        wall_work: v(7),
+        surface: v(8),
+        bond_break: v(9),
+        ..Energies::default()
+    }
+}
+
+/// The wall loads of `CpuBackend::wall_load_sums`'s sums.
+pub(crate) fn wall_loads_of(sums: &[ExactSum]) -> Vec<WallLoad> {
+    sums.chunks(6).map(|l| WallLoad { force: [l[0].value(), l[1].value(), l[2].value()], torque: [l[3].value(), l[4].value(), l[5].value()] }).collect()
 }
 
 fn to_arrays(v: &[DVec3]) -> Vec<[f64; 3]> {
@@ -482,48 +614,11 @@ impl Backend for CpuBackend {
         })
     }
     fn energies(&mut self) -> Result<Energies> {
-        let s = &self.state;
-        let g = DVec3::from(self.setup.gravity);
-        let mut e = Energies::default();
-        let bodies = !self.bodies.is_empty();
-        if bodies {
-            let (b, period) = (&self.bodies, self.setup.period());
-            for k in 0..b.len() {
-                let v = b.velocity[k];
-                e.kinetic_translational += 0.5 * b.mass[k] * v.length_squared();
-                e.kinetic_rotational += 0.5 * b.angular_momentum[k].dot(b.omega[k]);
-                e.gravitational -= b.mass[k] * g.dot(b.unwrapped(k, period));
-            }
-        }
-        for i in s.by_id() {
-            let (o, w) = (&self.owners.owned[i], &self.owners.works[i]);
-            if !bodies {
-                e.kinetic_translational += 0.5 * s.mass[i] * s.velocity[i].length_squared();
-                e.kinetic_rotational += 0.5 * s.inertia[i] * s.angular_velocity[i].length_squared();
-                e.gravitational -= s.mass[i] * g.dot(self.unwrapped(i));
-            }
-            e.strain += o.strain;
-            e.slip += w.slip_work;
-            e.dashpot += w.dashpot_work;
-            e.stiffness_work += w.stiffness_work;
-            e.wall_work += w.wall_work;
-        }
-        for i in s.by_id().filter(|_| !self.owners.adhesion.is_empty()) {
-            e.surface += self.owners.adhesion[i].surface;
-            e.bond_break += self.owners.adhesion[i].bond_break;
-        }
-        Ok(e.plus_carried(&self.carried))
+        let sums = self.energy_sums(|_| true);
+        Ok(energies_of(&sums).plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
-        let mut loads = vec![WallLoad::default(); self.setup.walls.len() + self.setup.meshes.len()];
-        for i in self.state.by_id() {
-            for &(w, f, t) in &self.wall_contacts[i] {
-                let l = &mut loads[w as usize];
-                l.force = (DVec3::from(l.force) + f).to_array();
-                l.torque = (DVec3::from(l.torque) + t).to_array();
-            }
-        }
-        Ok(loads)
+        Ok(wall_loads_of(&self.wall_load_sums(|_| true)))
     }
     fn contact_count(&mut self) -> Result<u64> {
         Ok(self.owners.contacts.iter().map(|&c| c as u64).sum())

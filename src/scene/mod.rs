@@ -76,7 +76,9 @@ const TOP_KEYS: &[&str] = &[
     "energy_tracking",
     "energy_drift",
     "clump_templates",
+    "decomposition",
 ];
+const DECOMPOSITION_KEYS: &[&str] = &["bricks"];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const OUTPUT_KEYS: &[&str] = &["every_steps", "interval"];
 const UNTIL_REST_KEYS: &[&str] = &["kinetic_fraction", "outputs"];
@@ -114,6 +116,7 @@ pub fn accepted_keys() -> Vec<(String, Vec<&'static str>)> {
         ("top", union(&[TOP_KEYS])),
         ("output", union(&[OUTPUT_KEYS])),
         ("until_rest", union(&[UNTIL_REST_KEYS])),
+        ("decomposition", union(&[DECOMPOSITION_KEYS])),
         ("domain", union(&[DOMAIN_KEYS])),
         ("initial_state", union(&[INITIAL_STATE_KEYS])),
         ("materials", union(&[MATERIAL_KEYS])),
@@ -739,6 +742,33 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         None => None,
     };
 
+    // the brick of MPI subdomains (`cpu::decomposed`; checked against the rank count there)
+    let bricks = match top.obj_opt("decomposition")? {
+        None => None,
+        Some(o) => {
+            o.allow(DECOMPOSITION_KEYS)?;
+            match o.get("bricks") {
+                None => None,
+                Some(v) => {
+                    let key = o.key("bricks");
+                    let a = cx.array(v, &key)?;
+                    if a.len() != 3 {
+                        return Err(cx.err(&key, format!("must be 3 counts [px, py, pz] (bricks along x, y, z), got {}", show(v))));
+                    }
+                    let mut d = [0u32; 3];
+                    for (k, x) in a.iter().enumerate() {
+                        let n = cx.uint(x, &format!("{key}[{k}]"))?;
+                        if n == 0 || n > 1 << 20 {
+                            return Err(cx.err(&format!("{key}[{k}]"), format!("must be a count of bricks from 1 to 2^20, got {n}")));
+                        }
+                        d[k] = n as u32;
+                    }
+                    Some(d)
+                }
+            }
+        }
+    };
+
     let time_step_check = match top.get("time_step_check") {
         None => checks::TimeStepCheck::Error,
         Some(v) => match cx.string(v, "time_step_check")? {
@@ -789,6 +819,7 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         outlets,
         measures,
         skin,
+        bricks,
         checks: RunChecks { lost_particles, lost_margin: Some(lost_margin), energy_drift: Some(energy_drift) },
         until_rest,
         checkpoint_every,
