@@ -314,7 +314,7 @@ fn talus_main() -> ExitCode {
             }
         }));
     }
-    let result = if ranks.size() > 1 { run_on_ranks(cli.command, &ranks) } else { dispatch(cli.command, &ranks) };
+    let result = if ranks.size() > 1 && !matches!(cli.command, Command::Info) { run_on_ranks(cli.command, &ranks) } else { dispatch(cli.command, &ranks) };
     match result {
         Ok(code) => code,
         // on several ranks rank 0 says what went wrong (all ranks hold the same error)

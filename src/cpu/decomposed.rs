@@ -854,11 +854,19 @@ impl StepHalo<'_> {
 }
 
 impl Halo for StepHalo<'_> {
-    fn before_forces(&mut self, b: &mut CpuBackend, first: bool) {
+    fn before_forces(&mut self, b: &mut CpuBackend, _first: bool) {
         self.refresh(b);
-        if first {
-            b.displacement2 = self.ranks.max_f64(b.displacement2);
-        }
+        // the largest displacement since the build over every rank's particles, from exact
+        // positions only (a ghost's own drift used a partial force: its sweep value is not)
+        let drift = super::integrate::Drift::new(&b.setup, b.setup.dt);
+        let x_build = b.list.x_build();
+        let local = if x_build.len() == b.state.len() {
+            use rayon::prelude::*;
+            b.state.position.par_iter().zip(x_build).with_min_len(4096).map(|(&x, &x0)| drift.displacement2(x, x0)).reduce(|| 0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
+        b.displacement2 = self.ranks.max_f64(local);
         let t = (b.steps_done + 1) as f64 * self.setup.dt;
         if b.list.needs_rebuild(&b.setup, b.displacement2, &b.wall_states(t)) {
             self.migrate(b, t);
@@ -868,8 +876,7 @@ impl Halo for StepHalo<'_> {
     fn check(&mut self, b: &mut CpuBackend, flagged: bool) -> Option<Problem> {
         let local = if flagged { self.first_owned_problem(b) } else { None };
         let me = self.ranks.rank() as f64;
-        let [displacement2, first_failed] = self.ranks.max_f64s([b.displacement2, if local.is_some() { -me } else { f64::NEG_INFINITY }]);
-        b.displacement2 = displacement2;
+        let first_failed = self.ranks.max_f64(if local.is_some() { -me } else { f64::NEG_INFINITY });
         if first_failed == f64::NEG_INFINITY {
             return None;
         }

@@ -133,7 +133,7 @@ impl Drift {
 
     /// |x − x0|², nearest image on the periodic axes (as `Setup::minimum_image`).
     #[inline]
-    fn displacement2(&self, x: DVec3, x0: DVec3) -> f64 {
+    pub(super) fn displacement2(&self, x: DVec3, x0: DVec3) -> f64 {
         let mut d = x - x0;
         if !self.any_periodic {
             return d.length_squared();
