@@ -22,7 +22,8 @@
 # PEERS (default ../shared/peers beside the repository), TALUS_BEFORE (the path of another
 # talus binary, e.g. one built before a change: it runs the tracked case in turn with the
 # others and the table adds its column and the ratio now / before), SCENES_ONLY=1 to write the scenes and
-# the settled packings into WORKDIR and stop (benches/instructions.sh uses it).
+# the settled packings into WORKDIR and stop (benches/instructions.sh uses it), TALUS_NP (MPI
+# ranks of Talus, default 1; see below).
 # Talus runs each case twice: as shipped (energy tracking on: every contact books its slip,
 # dashpot and stiffness work) and with "energy_tracking": false (forces only, as the peers,
 # which track no dissipation), the scene WORKDIR/CASE_untracked.json.
@@ -31,6 +32,17 @@
 # peers (summed over ranks), VmHWM for Talus. Install the peers with
 #   apt-get install -y liggghts lammps openmpi-bin time
 # Without them only the Talus columns are filled (and the dense case needs LIGGGHTS's packing).
+#
+# TALUS_NP > 1 (docs/mpi.md, docs/scaling.md): Talus is built with `--features mpi` (OpenMPI and
+# libclang: tests/mpi.sh says what to install; the other Talus columns then come from that
+# build too, started without mpirun) and each case's tracked scene also runs, in turn
+# with the others, through `talus run` twice: on 1 rank with TALUS_NP rayon threads, and as
+#   mpirun --oversubscribe --bind-to none -np TALUS_NP -x RAYON_NUM_THREADS=1 talus run ...
+# (TALUS_NP ranks x 1 thread; BACKEND cpu only). A second table gives both (summary.json's
+# particle_steps_per_second: from after set-up and the first neighbour build to the end of the
+# run, the final checkpoint included), their ratio and Talus on TALUS_NP ranks / LIGGGHTS on NP
+# ranks (set NP=TALUS_NP for equal cores). A run that fails shows as "-" (its log is
+# WORKDIR/CASE.np1.REP.log or CASE.npTALUS_NP.REP.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -40,12 +52,21 @@ NP=${NP:-2}
 BACKEND=${BACKEND:-cpu}
 REPS=${REPS:-1}
 CASES=${CASES:-"fall10k fall100k dense100k"}
+TALUS_NP=${TALUS_NP:-1}
+case $TALUS_NP in ''|*[!0-9]*|0) echo "peers.sh: TALUS_NP must be a rank count ≥ 1, got '$TALUS_NP'" >&2; exit 2 ;; esac
 mkdir -p "$WORK"
 [ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ] || { XDG_RUNTIME_DIR=$(mktemp -d); export XDG_RUNTIME_DIR; }
 
-cargo build --release --quiet
-TALUS=$ROOT/target/release/talus
 have() { command -v "$1" > /dev/null 2>&1; }
+if [ "$TALUS_NP" -gt 1 ]; then
+  [ "$BACKEND" = cpu ] || { echo "peers.sh: TALUS_NP > 1 runs the CPU backend only (BACKEND=$BACKEND)" >&2; exit 2; }
+  bash "$ROOT/tests/mpi.sh" --check || { echo "peers.sh: TALUS_NP=$TALUS_NP needs the above" >&2; exit 2; }
+  cargo build --release --quiet --features mpi
+else
+  cargo build --release --quiet
+fi
+# (cargo builds into CARGO_TARGET_DIR when that is set)
+TALUS=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/talus
 HAVE_LIGGGHTS=0; have liggghts && have mpirun && [ -f "$PEERS/settle/bench_settle.py" ] && HAVE_LIGGGHTS=1
 HAVE_LAMMPS=0; [ "${LAMMPS:-0}" = 1 ] && have lmp && HAVE_LAMMPS=1
 
@@ -66,6 +87,26 @@ run_talus() {
   local bin=${4:-$TALUS} tag=${5:-talus}
   "$bin" bench --scene "$WORK/$1.json" --from 0 --steps "$2" --warmup 0 --backend "$BACKEND" --json "$WORK/$1.$tag.$3.json" > /dev/null
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['particle_steps_per_second'], (r['peak_host_memory_bytes'] or 0)/2**20, r['contacts_per_particle'])" "$WORK/$1.$tag.$3.json"
+}
+
+# run_talus_ranks NAME STEPS REP RANKS: one `talus run` of the scene on RANKS MPI ranks x 1
+# thread (mpirun), or with RANKS = 1 on one rank x TALUS_NP threads; prints its
+# particle-steps/s, or 0 when it failed
+run_talus_ranks() {
+  local name=$1 steps=$2 rep=$3 ranks=$4 out="$WORK/$1.np$4.$3" launch=()
+  if [ "$ranks" -gt 1 ]; then
+    launch=(mpirun --oversubscribe --bind-to none -np "$ranks" -x RAYON_NUM_THREADS=1)
+  else
+    launch=(env RAYON_NUM_THREADS="$TALUS_NP")
+  fi
+  rm -rf "$out"
+  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 \
+    "${launch[@]}" "$TALUS" run "$WORK/$name.json" --backend cpu --steps "$steps" --out "$out" --no-progress > "$out.log" 2>&1 \
+    && python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['particle_steps_per_second'])" "$out/summary.json" 2>> "$out.log"; then
+    :
+  else
+    echo "peers.sh: talus run of $name on $ranks rank(s) failed, see $out.log" >&2; echo 0
+  fi
 }
 
 # run_peer CODE NAME REP ARGS...: one run of bench_settle.py; prints "psps rss_mb", or
@@ -106,7 +147,7 @@ for case in $CASES; do
   # the codes take turns, one run each per repetition, so that a change of the machine's
   # speed between minutes (2-thread runs here move by up to 30 %) falls on all of them; each
   # code's best run is reported
-  t_ps=0; t_rss=0; t_cpp=0; u_ps=0; l_ps=0; l_rss=0; m_ps=0; b_ps=0
+  t_ps=0; t_rss=0; t_cpp=0; u_ps=0; l_ps=0; l_rss=0; m_ps=0; b_ps=0; r1_ps=0; rn_ps=0
   for rep in $(seq 1 "$REPS"); do
     echo "peers.sh: $case, run $rep of $REPS: Talus ($BACKEND), then with energy tracking off" >&2
     read -r p r c < <(run_talus "$case" "$steps" "$rep")
@@ -117,6 +158,13 @@ for case in $CASES; do
       echo "peers.sh: $case, run $rep of $REPS: Talus before ($TALUS_BEFORE)" >&2
       read -r p _ _ < <(run_talus "$case" "$steps" "$rep" "$TALUS_BEFORE" before)
       if better "$p" "$b_ps"; then b_ps=$p; fi
+    fi
+    if [ "$TALUS_NP" -gt 1 ]; then
+      echo "peers.sh: $case, run $rep of $REPS: talus run on 1 rank x $TALUS_NP threads, then on $TALUS_NP ranks x 1 thread" >&2
+      p=$(run_talus_ranks "$case" "$steps" "$rep" 1)
+      if better "$p" "$r1_ps"; then r1_ps=$p; fi
+      p=$(run_talus_ranks "$case" "$steps" "$rep" "$TALUS_NP")
+      if better "$p" "$rn_ps"; then rn_ps=$p; fi
     fi
     if [ "$HAVE_LIGGGHTS" = 1 ]; then
       echo "peers.sh: $case, run $rep of $REPS: LIGGGHTS, $NP ranks" >&2
@@ -129,21 +177,22 @@ for case in $CASES; do
       if better "$p" "$m_ps"; then m_ps=$p; fi
     fi
   done
-  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps|$b_ps")
+  ROWS+=("$case|$n|$steps|$t_ps|$t_cpp|$t_rss|${l_ps:-}|${l_rss:-}|${m_ps:-}|$u_ps|$b_ps|$r1_ps|$rn_ps")
 done
 
 [ "${SCENES_ONLY:-0}" = 1 ] && exit 0
-python3 - "$BACKEND" "$NP" "${ROWS[@]}" <<'PY'
+python3 - "$BACKEND" "$NP" "$TALUS_NP" "${ROWS[@]}" <<'PY'
 import sys
-backend, np_, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+backend, np_, talus_np, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 f = lambda x: float(x) if x not in ("", "0") else None
 print(f"| case | N | steps | Talus {backend} (particle-steps/s) | contacts/particle | LIGGGHTS {np_} ranks | Talus / LIGGGHTS | Talus untracked | untracked / LIGGGHTS | LAMMPS {np_} ranks | Talus / LAMMPS | peak RSS Talus / LIGGGHTS (MB) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-befores = []
+befores, ranks = [], []
 for r in rows:
-    case, n, steps, t, cpp, trss, l, lrss, m, u, b = r.split("|")
-    t, l, m, trss, lrss, u, b = f(t), f(l), f(m), f(trss), f(lrss), f(u), f(b)
+    case, n, steps, t, cpp, trss, l, lrss, m, u, b, r1, rn = r.split("|")
+    t, l, m, trss, lrss, u, b, r1, rn = f(t), f(l), f(m), f(trss), f(lrss), f(u), f(b), f(r1), f(rn)
     befores.append((case, t, b))
+    ranks.append((case, r1, rn, l))
     fmt = lambda x: f"{x:.3e}" if x else "-"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
     rss = f"{trss:.0f} / {lrss:.0f}" if trss and lrss else (f"{trss:.0f} / -" if trss else "-")
@@ -154,4 +203,12 @@ if any(b for _, _, b in befores):
     print("|---|---|---|---|")
     for case, t, b in befores:
         print(f"| {case} | {t:.3e} | {b:.3e} | {t / b:.3f} |" if t and b else f"| {case} | - | - | - |")
+if talus_np > 1:
+    fmt = lambda x: f"{x:.3e}" if x else "-"
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
+    print()
+    print(f"| case | Talus run, 1 rank x {talus_np} threads | Talus run, {talus_np} ranks x 1 thread | {talus_np} ranks / 1 rank | LIGGGHTS {np_} ranks | Talus {talus_np} ranks / LIGGGHTS |")
+    print("|---|---|---|---|---|---|")
+    for case, r1, rn, l in ranks:
+        print(f"| {case} | {fmt(r1)} | {fmt(rn)} | {ratio(rn, r1)} | {fmt(l)} | {ratio(rn, l)} |")
 PY
