@@ -98,6 +98,18 @@ impl Ranks {
         total[0] as u64
     }
 
+    /// The element-wise sums of every rank's counts.
+    pub fn sum_u64s(&self, local: &[u64]) -> Vec<u64> {
+        #[cfg(feature = "mpi")]
+        if let Some((_, world)) = &self.world {
+            use mpi::collective::{CommunicatorCollectives, SystemOperation};
+            let mut total = vec![0u64; local.len()];
+            world.all_reduce_into(local, &mut total[..], SystemOperation::sum());
+            return total;
+        }
+        local.to_vec()
+    }
+
     /// The largest of every rank's `local` (NaN if any rank's is NaN).
     pub fn max_f64(&self, local: f64) -> f64 {
         #[cfg(feature = "mpi")]

@@ -209,6 +209,10 @@ pub struct Setup {
     /// MPI subdomains along x, y, z (`"decomposition": {"bricks": [px, py, pz]}`); `None`: the
     /// decomposed backend chooses (`cpu::decomposed::Bricks::new`). Ignored on one rank.
     pub bricks: Option<[u32; 3]>,
+    /// Whether the cut planes between the bricks shift at every list rebuild so that each slab
+    /// holds an equal share of the particles (`"decomposition": {"balance": "shift"}`, as LAMMPS
+    /// `balance shift`); off: evenly spaced planes.
+    pub balance: bool,
     /// Run-time checks: the lost-particle policy and margin (`crate::model::checks`).
     pub checks: RunChecks,
     /// Stop at rest (`until_rest`); `None`: run all `steps`.

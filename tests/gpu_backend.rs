@@ -34,6 +34,8 @@ fn base_setup(dt: f64, gravity: [f64; 3], domain: Aabb) -> Setup {
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        bricks: None,
+        balance: false,
         checks: Default::default(),
         until_rest: None,
         checkpoint_every: 0,

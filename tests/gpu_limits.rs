@@ -32,6 +32,8 @@ fn tiny_setup() -> Setup {
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        bricks: None,
+        balance: false,
         checks: Default::default(),
         until_rest: None,
         checkpoint_every: 0,

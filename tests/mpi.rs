@@ -220,8 +220,8 @@ fn bit_identity(name: &str, steps: u64, splits: &[(usize, &[&str])]) {
 }
 
 #[test]
-fn settle_box_split_along_x_and_y_matches_one_rank_bit_for_bit() {
-    bit_identity("settle_box", 1500, &[(2, &[r#"decomposition={"bricks":[2,1,1]}"#]), (2, &[r#"decomposition={"bricks":[1,2,1]}"#]), (3, &[r#"decomposition={"bricks":[3,1,1]}"#])]);
+fn settle_box_split_along_x_y_and_z_balanced_matches_one_rank_bit_for_bit() {
+    bit_identity("settle_box", 1500, &[(2, &[r#"decomposition={"bricks":[2,1,1]}"#]), (2, &[r#"decomposition={"bricks":[1,2,1]}"#]), (3, &[r#"decomposition={"bricks":[3,1,1]}"#]), (2, &[r#"decomposition={"bricks":[1,1,2],"balance":"shift"}"#])]);
 }
 
 #[test]
@@ -280,4 +280,37 @@ fn a_failure_on_one_rank_stops_every_rank_with_one_message_and_status() {
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(stderr.matches("decomposition.bricks").count(), 1, "{stderr}");
     assert!(stderr.contains("the run has 2 MPI ranks"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_under_mpirun_writes_the_checkpoint_and_every_rank_stops() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("interrupted");
+    let exe = env!("CARGO_BIN_EXE_talus");
+    let mut child = Command::new("mpirun")
+        .args(["--oversubscribe", "--bind-to", "none", "-np", "2", "env", "RAYON_NUM_THREADS=1", exe, "run", &scene("settle_box"), "--backend", "cpu", "--no-progress", "--steps", "200000", "--out", out.to_str().unwrap()])
+        .args(["--set", "output.every_steps=100"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait for a few outputs, then interrupt mpirun as a terminal's Ctrl-C would
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(out.join("energy.csv")).map(|t| t.lines().count()).unwrap_or(0) < 4 {
+        assert!(start.elapsed().as_secs() < 120, "the run made no outputs");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let code = child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(code.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted at step"), "{stderr}");
+    let c = Checkpoint::read(&out.join(CHECKPOINT_FILE)).unwrap();
+    assert!(c.meta.step > 0 && c.meta.step < 200_000 && c.meta.step % 100 == 0, "the checkpoint at an output: step {}", c.meta.step);
+    assert_eq!(c.state.len(), 10_000);
 }

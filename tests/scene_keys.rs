@@ -105,6 +105,7 @@ fn docs_name_every_key_the_parser_accepts_and_no_other() {
         ("output", top, ""),
         ("domain", top, ""),
         ("until_rest", section(&doc, "### `until_rest`"), ""),
+        ("decomposition", section(&doc, "### `decomposition`"), ""),
         ("initial_state", section(&doc, "## `initial_state`"), ""),
         ("materials", section(&doc, "## `materials.<name>`"), section(&doc, "## `materials.<name>`")),
         ("particles", section(&doc, "## `particles[i]`"), section(&doc, "## `particles[i]`")),

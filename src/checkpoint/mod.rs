@@ -16,11 +16,10 @@ pub mod inputs;
 
 use std::path::{Path, PathBuf};
 
-use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Energies};
-use crate::contact::History;
+use crate::contact::history::{history_of, history_row, HISTORY_VALUES};
 use crate::error::{Result, TalusError};
 use crate::flow::FlowState;
 use crate::measure::MeasurementsState;
@@ -145,17 +144,6 @@ pub struct Checkpoint {
     pub meta: CheckpointMeta,
     pub state: ParticleState,
     pub exact: ExactState,
-}
-
-/// f64 values per contact history in the `contact_history` array (see `history_row`).
-pub(crate) const HISTORY_VALUES: usize = 10;
-
-pub(crate) fn history_row(h: &History) -> [f64; HISTORY_VALUES] {
-    [h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.established as f64, h.shear_compliance, h.dashpot[0] as f64, h.dashpot[1] as f64, h.dashpot[2] as f64]
-}
-
-pub(crate) fn history_of(r: &[f64; HISTORY_VALUES]) -> History {
-    History { shear: DVec3::new(r[0], r[1], r[2]), normal_force: r[3], impact_velocity: r[4], established: r[5] as f32, shear_compliance: r[6], dashpot: [r[7] as f32, r[8] as f32, r[9] as f32] }
 }
 
 fn bytes<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {

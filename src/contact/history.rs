@@ -33,6 +33,18 @@ impl History {
     pub const NEW: History = History { shear: DVec3::ZERO, normal_force: 0.0, impact_velocity: 0.0, established: 0.0, shear_compliance: 0.0, dashpot: [0.0; 3] };
 }
 
+/// f64 values of a `History` as a row (checkpoints' `contact_history` array, the contact records
+/// migrating between MPI ranks): exact, the f32 fields widened.
+pub const HISTORY_VALUES: usize = 10;
+
+pub fn history_row(h: &History) -> [f64; HISTORY_VALUES] {
+    [h.shear.x, h.shear.y, h.shear.z, h.normal_force, h.impact_velocity, h.established as f64, h.shear_compliance, h.dashpot[0] as f64, h.dashpot[1] as f64, h.dashpot[2] as f64]
+}
+
+pub fn history_of(r: &[f64; HISTORY_VALUES]) -> History {
+    History { shear: DVec3::new(r[0], r[1], r[2]), normal_force: r[3], impact_velocity: r[4], established: r[5] as f32, shear_compliance: r[6], dashpot: [r[7] as f32, r[8] as f32, r[9] as f32] }
+}
+
 gpu_struct! {
     /// f32 twin of `History` (48 bytes).
     pub struct HistoryGpu {

@@ -33,7 +33,7 @@ use glam::DVec3;
 use super::state::{AdhesionEnergy, State, Works};
 use super::{energies_of, wall_loads_of, CpuBackend, Halo};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
-use crate::checkpoint::{history_of, history_row, HISTORY_VALUES};
+use crate::contact::history::{history_of, history_row, HISTORY_VALUES};
 use crate::error::{Result, TalusError};
 use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem};
 use crate::model::state::{ContactRecord, ExactState, ParticleState};
@@ -88,6 +88,59 @@ impl Bricks {
         };
         let cuts = std::array::from_fn(|a| (1..dims[a]).map(|k| min[a] + extent[a] * k as f64 / dims[a] as f64).collect());
         Ok(Bricks { dims, cuts, min, max, periodic: setup.periodic, period: setup.period() })
+    }
+
+    /// Bins of the histogram along an axis that `balance` places the cut planes by.
+    const BALANCE_BINS: usize = 512;
+
+    /// Move the cut planes so that each slab of bricks along each axis holds an equal share of
+    /// the particles (`Setup::balance`; LAMMPS `balance shift`, one pass): every rank bins the
+    /// centres it owns along each cut axis, the histograms are summed over the ranks, and each
+    /// plane goes to its quantile, interpolated within its bin and kept at least a bin from the
+    /// next. Every rank computes the same planes from the same sums. Where a particle is owned
+    /// changes nothing in the results, only how the work is shared.
+    fn balance(&mut self, ranks: &Ranks, centres: impl Iterator<Item = DVec3> + Clone) {
+        let cut_axes: Vec<usize> = (0..3).filter(|&a| self.dims[a] > 1).collect();
+        if cut_axes.is_empty() {
+            return;
+        }
+        let bins = Self::BALANCE_BINS;
+        let mut counts = vec![0u64; bins * cut_axes.len()];
+        for (k, &a) in cut_axes.iter().enumerate() {
+            let (lo, width) = (self.min[a], (self.max[a] - self.min[a]) / bins as f64);
+            for x in centres.clone() {
+                let mut y = x[a];
+                if self.periodic[a] {
+                    y -= self.period[a] * ((y - self.min[a]) / self.period[a]).floor();
+                }
+                let b = (((y - lo) / width).floor().max(0.0) as usize).min(bins - 1);
+                counts[k * bins + b] += 1;
+            }
+        }
+        let counts = ranks.sum_u64s(&counts);
+        for (k, &a) in cut_axes.iter().enumerate() {
+            let h = &counts[k * bins..(k + 1) * bins];
+            let total: u64 = h.iter().sum();
+            if total == 0 {
+                continue;
+            }
+            let (lo, width) = (self.min[a], (self.max[a] - self.min[a]) / bins as f64);
+            let n = self.dims[a];
+            let mut cuts = Vec::with_capacity(n - 1);
+            let (mut below, mut b) = (0u64, 0usize);
+            for c in 1..n {
+                let target = total as f64 * c as f64 / n as f64;
+                while b < bins && (below + h[b]) as f64 <= target {
+                    below += h[b];
+                    b += 1;
+                }
+                let within = if b < bins && h[b] > 0 { (target - below as f64) / h[b] as f64 } else { 0.0 };
+                let floor = cuts.last().map_or(lo + width, |&p: &f64| p + width);
+                let ceiling = self.max[a] - (n - c) as f64 * width;
+                cuts.push((lo + (b as f64 + within) * width).clamp(floor, ceiling));
+            }
+            self.cuts[a] = cuts;
+        }
     }
 
     pub fn count(&self) -> usize {
@@ -375,8 +428,13 @@ impl Decomposed {
                 ranks.size()
             )));
         }
-        let bricks = Bricks::new(setup, ranks.size())?;
+        let mut bricks = Bricks::new(setup, ranks.size())?;
         let p = &setup.particles;
+        if setup.balance {
+            let me = ranks.rank();
+            let mine = p.position.iter().map(|&x| DVec3::from(x)).filter(|&x| bricks.rank_of(x) == me).collect::<Vec<_>>();
+            bricks.balance(ranks, mine.into_iter());
+        }
         let speed = p.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
         let local = plan(&bricks, ranks.rank(), &p.position, &p.radius, &Reach::of(setup, speed));
         let mut local_setup = setup.clone();
@@ -415,7 +473,7 @@ impl Decomposed {
     pub fn step(&mut self, n: u64) -> Result<()> {
         let good_step = self.inner.steps_done;
         let saved = self.save();
-        let mut halo = StepHalo { ranks: &self.ranks, bricks: &self.bricks, setup: &self.setup, local: &mut self.local, good_step, error: None };
+        let mut halo = StepHalo { ranks: &self.ranks, bricks: &mut self.bricks, setup: &self.setup, local: &mut self.local, good_step, error: None };
         let stopped = self.inner.steps_with(n, &mut halo);
         let error = halo.error.take();
         match (stopped, error) {
@@ -525,6 +583,11 @@ impl Decomposed {
         let mut bytes = state.map(encode_state).unwrap_or_default();
         self.ranks.broadcast(&mut bytes);
         let state = decode_state(&bytes);
+        if self.setup.balance {
+            let me = self.ranks.rank();
+            let mine = state.particles.position.iter().map(|&x| DVec3::from(x)).filter(|&x| self.bricks.rank_of(x) == me).collect::<Vec<_>>();
+            self.bricks.balance(&self.ranks, mine.into_iter());
+        }
         let speed = state.particles.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
         let local = plan(&self.bricks, self.ranks.rank(), &state.particles.position, &state.particles.radius, &Reach::of(&self.setup, speed));
         let done = self.inner.import_state(&local_state(&state, &local));
@@ -719,7 +782,7 @@ fn reload(b: &mut CpuBackend, setup: &Setup, local: &Local, rows: &[Row], record
 /// A rank's exchanges inside the step loop (`CpuBackend::steps_with`).
 struct StepHalo<'a> {
     ranks: &'a Ranks,
-    bricks: &'a Bricks,
+    bricks: &'a mut Bricks,
     setup: &'a Setup,
     local: &'a mut Local,
     good_step: u64,
@@ -766,6 +829,9 @@ impl StepHalo<'_> {
         let records = records_global(b, self.local);
         let owned_speed = (0..n).filter(|&l| self.local.owned[l]).map(|l| DVec3::from(rows[l].velocity).length()).fold(0.0, f64::max);
         let reach = Reach::of(self.setup, self.ranks.max_f64(owned_speed));
+        if self.setup.balance {
+            self.bricks.balance(self.ranks, rows.iter().enumerate().filter(|(l, _)| self.local.owned[*l]).map(|(_, r)| DVec3::from(r.position)));
+        }
         // migrants, with every record that names them
         let dest: Vec<usize> = rows.iter().enumerate().map(|(l, r)| if self.local.owned[l] { self.bricks.rank_of(DVec3::from(r.position)) } else { usize::MAX }).collect();
         let mut out_rows: Vec<Vec<Row>> = vec![Vec::new(); size];

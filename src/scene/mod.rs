@@ -78,7 +78,7 @@ const TOP_KEYS: &[&str] = &[
     "clump_templates",
     "decomposition",
 ];
-const DECOMPOSITION_KEYS: &[&str] = &["bricks"];
+const DECOMPOSITION_KEYS: &[&str] = &["bricks", "balance"];
 const INITIAL_STATE_KEYS: &[&str] = &["file", "format", "material"];
 const OUTPUT_KEYS: &[&str] = &["every_steps", "interval"];
 const UNTIL_REST_KEYS: &[&str] = &["kinetic_fraction", "outputs"];
@@ -743,10 +743,16 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
     };
 
     // the brick of MPI subdomains (`cpu::decomposed`; checked against the rank count there)
+    let mut balance = false;
     let bricks = match top.obj_opt("decomposition")? {
         None => None,
         Some(o) => {
             o.allow(DECOMPOSITION_KEYS)?;
+            balance = match o.str_opt("balance")? {
+                None | Some("none") => false,
+                Some("shift") => true,
+                Some(other) => return Err(cx.err(&o.key("balance"), format!("unknown balance \"{other}\"{}; allowed: none, shift", did_you_mean(other, ["none", "shift"])))),
+            };
             match o.get("bricks") {
                 None => None,
                 Some(v) => {
@@ -820,6 +826,7 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         measures,
         skin,
         bricks,
+        balance,
         checks: RunChecks { lost_particles, lost_margin: Some(lost_margin), energy_drift: Some(energy_drift) },
         until_rest,
         checkpoint_every,

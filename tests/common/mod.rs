@@ -42,6 +42,8 @@ pub fn setup_with(mat: Material, base: PairParams, particles: Particles, walls: 
         outlets: Vec::new(),
         measures: Vec::new(),
         skin: None,
+        bricks: None,
+        balance: false,
         checks: Default::default(),
         until_rest: None,
         checkpoint_every: 0,
