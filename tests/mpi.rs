@@ -308,7 +308,8 @@ fn ctrl_c_under_mpirun_writes_the_checkpoint_and_every_rank_stops() {
     let code = child.wait().unwrap();
     let mut stderr = String::new();
     child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    assert_eq!(code.code(), Some(130), "{stderr}");
+    // (every rank exits with 130; mpirun, signalled itself, reports its own failure status)
+    assert!(!code.success(), "{stderr}");
     assert!(stderr.contains("interrupted at step"), "{stderr}");
     let c = Checkpoint::read(&out.join(CHECKPOINT_FILE)).unwrap();
     assert!(c.meta.step > 0 && c.meta.step < 200_000 && c.meta.step % 100 == 0, "the checkpoint at an output: step {}", c.meta.step);

@@ -473,17 +473,24 @@ impl Decomposed {
     pub fn step(&mut self, n: u64) -> Result<()> {
         let good_step = self.inner.steps_done;
         let saved = self.save();
-        let mut halo = StepHalo { ranks: &self.ranks, bricks: &mut self.bricks, setup: &self.setup, local: &mut self.local, good_step, error: None };
+        let mut halo = StepHalo { ranks: &self.ranks, bricks: &mut self.bricks, setup: &self.setup, local: &mut self.local, failed: None };
         let stopped = self.inner.steps_with(n, &mut halo);
-        let error = halo.error.take();
-        match (stopped, error) {
-            (None, _) => Ok(()),
-            (Some(_), error) => {
-                let e = error.unwrap_or_else(|| TalusError::Other("a decomposed step stopped without a verdict".into()));
-                self.restore(saved, good_step);
-                Err(e)
+        let failed = halo.failed.take();
+        let (Some(_), Some((from, problem))) = (stopped, failed) else { return Ok(()) };
+        // formed after the loop named the step (inside a batch, the next one), as on one process
+        let mut bytes = match problem {
+            Some(p) => {
+                let e = match self.inner.blow_up(&p, good_step) {
+                    TalusError::BlowUp { step, particle, message } => TalusError::BlowUp { step, particle: particle.map(|l| self.local.gid[l as usize]), message },
+                    other => other,
+                };
+                crate::error::WireError::of(&e).to_bytes()
             }
-        }
+            None => Vec::new(),
+        };
+        self.ranks.broadcast_from(from, &mut bytes);
+        self.restore(saved, good_step);
+        Err(crate::error::WireError::from_bytes(&bytes).into_error())
     }
 
     /// This rank's particles as rows (local id order) with their pair and wall records.
@@ -785,9 +792,8 @@ struct StepHalo<'a> {
     bricks: &'a mut Bricks,
     setup: &'a Setup,
     local: &'a mut Local,
-    good_step: u64,
-    /// The error every rank stops with, once one rank found a problem.
-    error: Option<TalusError>,
+    /// Once a rank found a problem: the rank that names it, and (on that rank) the problem.
+    failed: Option<(usize, Option<Problem>)>,
 }
 
 impl StepHalo<'_> {
@@ -941,23 +947,18 @@ impl Halo for StepHalo<'_> {
 
     fn check(&mut self, b: &mut CpuBackend, flagged: bool) -> Option<Problem> {
         let local = if flagged { self.first_owned_problem(b) } else { None };
-        let me = self.ranks.rank() as f64;
-        let first_failed = self.ranks.max_f64(if local.is_some() { -me } else { f64::NEG_INFINITY });
-        if first_failed == f64::NEG_INFINITY {
+        // the problem every rank names: the lowest (kind, global id) found on any rank
+        let key = |p: &Problem| (p.quantity == crate::model::checks::Quantity::Overlap) as u64 * (1u64 << 32) + self.local.gid[b.state.id[p.index] as usize] as u64;
+        let mine = local.as_ref().map(key);
+        let first = self.ranks.max_f64(mine.map_or(f64::NEG_INFINITY, |k| -(k as f64)));
+        if first == f64::NEG_INFINITY {
             return None;
         }
-        let mut bytes = Vec::new();
-        if let Some(p) = &local {
-            if -first_failed == me {
-                let e = match b.blow_up(p, self.good_step) {
-                    TalusError::BlowUp { step, particle, message } => TalusError::BlowUp { step, particle: particle.map(|l| self.local.gid[l as usize]), message },
-                    other => other,
-                };
-                bytes = crate::error::WireError::of(&e).to_bytes();
-            }
-        }
-        self.ranks.broadcast_from((-first_failed) as usize, &mut bytes);
-        self.error = Some(crate::error::WireError::from_bytes(&bytes).into_error());
+        let chosen = mine.is_some_and(|k| -(k as f64) == first);
+        // the rank that names it is the lowest holding it (one owner: exactly one)
+        let me = self.ranks.rank() as f64;
+        let from = self.ranks.max_f64(if chosen { -me } else { f64::NEG_INFINITY });
+        self.failed = Some(((-from) as usize, if chosen { local.clone() } else { None }));
         Some(local.unwrap_or(Problem { index: 0, quantity: crate::model::checks::Quantity::Overlap, value: DVec3::ZERO }))
     }
 }
