@@ -138,25 +138,6 @@ impl Ranks {
         local.to_vec()
     }
 
-    /// The element-wise largest of every rank's `local` (NaN where any rank's is NaN).
-    pub fn max_f64s<const N: usize>(&self, local: [f64; N]) -> [f64; N] {
-        let mut out = local;
-        for (o, x) in out.iter_mut().zip(local) {
-            *o = x;
-        }
-        #[cfg(feature = "mpi")]
-        if let Some((_, world)) = &self.world {
-            use mpi::collective::{CommunicatorCollectives, SystemOperation};
-            let send: Vec<f64> = local.iter().map(|&x| if x.is_nan() { f64::NEG_INFINITY } else { x }).chain(local.iter().map(|x| if x.is_nan() { 1.0 } else { 0.0 })).collect();
-            let mut recv = vec![0.0f64; 2 * N];
-            world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::max());
-            for k in 0..N {
-                out[k] = if recv[N + k] > 0.0 { f64::NAN } else { recv[k] };
-            }
-        }
-        out
-    }
-
     /// Sends `to[r]` to rank r and returns what every rank sent this one (`[s]` from rank s);
     /// on one rank, `to[0]` comes back.
     pub fn all_to_all(&self, to: Vec<Vec<u8>>) -> Vec<Vec<u8>> {

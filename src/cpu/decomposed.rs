@@ -453,10 +453,6 @@ impl Decomposed {
         Ok((bricks, inner, local))
     }
 
-    pub fn ranks(&self) -> &Ranks {
-        &self.ranks
-    }
-
     fn is_owned(&self, i: usize) -> bool {
         self.local.owned[self.inner.state.id[i] as usize]
     }
