@@ -6,6 +6,16 @@ fn linear_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 }
 
 // Floor division for a positive divisor.
+// The material index in a position block's w word (`GHOST_BIT` cleared).
+fn material_of(block: vec4<i32>) -> u32 {
+    return u32(block.w) & MATERIAL_MASK;
+}
+
+// Whether a particle is a ghost of a decomposed run (another rank owns it; `gpu::decomposed`).
+fn is_ghost(block: vec4<i32>) -> bool {
+    return (u32(block.w) & GHOST_BIT) != 0u;
+}
+
 fn floor_div(a: i32, k: i32) -> i32 {
     var q = a / k;
     if (a % k != 0 && a < 0) { q = q - 1; }

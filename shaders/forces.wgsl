@@ -123,7 +123,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     let oi = pos_offset[i];
     let vi = motion_at(MOTION_ROWS * i);
     let wi = motion_at(MOTION_ROWS * i + 1u);
-    let mat_i = u32(bi.w);
+    let mat_i = material_of(bi);
     let m_i = 1.0 / vi.w;
     var out = Gathered();
 
@@ -143,7 +143,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         if (touching || was_active) {
             let vj = motion_at(MOTION_ROWS * j);
             let wj = motion_at(MOTION_ROWS * j + 1u);
-            let p = pairs[mat_i * sim.n_materials + u32(bj.w)];
+            let p = pairs[mat_i * sim.n_materials + material_of(bj)];
             var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             if (sim.rolling_booked != 0u) {
                 g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
@@ -253,6 +253,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     adhesion_energy = vec2<f32>(0.0);
     if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
         work = owned_contacts(i);
+        if (is_ghost(pos_block[i])) {
+            // a ghost's contacts are booked by the rank that owns it (`gpu::decomposed`)
+            work = vec4<f32>(0.0);
+            adhesion_energy = vec2<f32>(0.0);
+        }
     }
     let wg = i / WORKGROUP_SIZE;
     if (WRITE_HISTORY) {

@@ -80,7 +80,7 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
 fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     let n_w = wall.normal.xyz;
     let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
-    let p = pairs[u32(bi.w) * sim.n_materials + u32(wall.block.w)];
+    let p = pairs[material_of(bi) * sim.n_materials + u32(wall.block.w)];
     let reach = (oi.w + max(contact_gap(p, oi.w), 0.0)) * 1.001;
     // the surface point under the ball's centre, relative to the rotation centre
     let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
@@ -109,7 +109,7 @@ struct MeshBall {
 fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>) -> MeshBall {
     var out: MeshBall;
     let h = mesh_header(m);
-    out.p = pairs[u32(bi.w) * sim.n_materials + h.material];
+    out.p = pairs[material_of(bi) * sim.n_materials + h.material];
     let contact_reach = (oi.w + max(contact_gap(out.p, oi.w), 0.0)) * MESH_REACH_SLACK;
     out.view = mesh_view(m, h, t, bi, oi, contact_reach);
     let reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);

@@ -3,7 +3,7 @@
 // velocities and history). One workgroup per plane wall, then one per mesh wall (w = n_walls +
 // mesh index); each thread sums a fixed stride of particles, then a tree sum in a fixed order:
 // deterministic. loads[2w] = (force on the wall, 0), loads[2w + 1] = (torque about the wall's
-// load point, 0).
+// load point, 0). Ghosts of a decomposed run are left out (their owners count them).
 const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> pos_block: array<vec4<i32>>;
@@ -34,6 +34,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     if (w < sim.n_walls) {
         let wall = wall_at(time_index, w);
         for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
+            if (is_ghost(pos_block[i])) { continue; }
             let wc = wall_contact(i, w, wall, pos_block[i], pos_offset[i], motion_at(MOTION_ROWS * i), motion_at(MOTION_ROWS * i + 1u), read_epoch);
             if (wc.touching) {
                 f = f + wc.c.force_j;
@@ -44,6 +45,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let m = w - sim.n_walls;
         for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
             let bi = pos_block[i];
+            if (is_ghost(bi)) { continue; }
             let oi = pos_offset[i];
             let mb = mesh_ball(m, time_index, bi, oi, motion_at(MOTION_ROWS * i));
             for (var k = 0u; k < mb.kept.count; k = k + 1u) {

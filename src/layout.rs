@@ -48,6 +48,12 @@ pub mod consts {
     /// so history survives a ball moving between triangles of one facet group. Plane walls and
     /// global groups must both stay below this bit.
     pub const MESH_KEY_BIT: u32 = 0x4000_0000;
+    /// Set in the w (material) word of a GPU particle's position block when the particle is a
+    /// ghost of a decomposed run (`gpu::decomposed`): another rank owns it. The force pass books
+    /// no work for the contacts a ghost owns, and the energy and wall-load reductions skip it.
+    pub const GHOST_BIT: u32 = 0x4000_0000;
+    /// The material index in that word (`GHOST_BIT` cleared).
+    pub const MATERIAL_MASK: u32 = 0x3FFF_FFFF;
     /// Empty hash-table key.
     pub const EMPTY_KEY: u32 = 0xFFFF_FFFF;
     /// Workgroup size of all 1-D compute passes.
@@ -138,6 +144,9 @@ pub mod consts {
     /// (w = 1/I), and the angular velocity of the previous force pass (w unused; written only
     /// where rolling work is booked, `SimParams::rolling_booked`).
     pub const MOTION_ROWS: u32 = 3;
+    /// vec4 words per ghost row of a decomposed GPU run (`shaders/ranks/pack.wgsl`): position
+    /// block, offset, the `MOTION_ROWS` motion rows, periodic image.
+    pub const GHOST_ROWS: u32 = 3 + MOTION_ROWS;
     /// vec4<f32> rows per rigid body in the GPU `body_state` buffer (`gpu::bodies`), at these
     /// row indices: the centre's offset in its block (w unused), the orientation q as
     /// (x, y, z, w), the velocity (w = 1/M), the space-frame angular momentum L (w unused), the
@@ -162,6 +171,9 @@ pub fn wgsl_constants() -> String {
     [
         u32_const("WALL_KEY_BIT", WALL_KEY_BIT),
         u32_const("EMPTY_KEY", EMPTY_KEY),
+        u32_const("GHOST_BIT", GHOST_BIT),
+        u32_const("GHOST_ROWS", GHOST_ROWS),
+        u32_const("MATERIAL_MASK", MATERIAL_MASK),
         u32_const("WORKGROUP_SIZE", WORKGROUP_SIZE),
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),

@@ -335,25 +335,22 @@ fn exit_status(e: &TalusError) -> u8 {
     }
 }
 
-/// `talus run` and `talus resume` under `mpirun -np N` (N > 1): the CPU backend decomposed over
-/// the ranks (`talus::cpu::decomposed`). Every rank reads the scene or checkpoint; rank 0 runs
+/// `talus run` and `talus resume` under `mpirun -np N` (N > 1): the CPU backend (or with
+/// `--backend gpu` the GPU backend, a device per rank) decomposed over the ranks
+/// (`talus::cpu::decomposed`, `talus::gpu::decomposed`). Every rank reads the scene or checkpoint; rank 0 runs
 /// the loop and writes every output, the others serve its commands and exit with its status.
 fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
-    use talus::cpu::decomposed::{Decomposed, Root};
-    let refuse_gpu = |b: &BackendArg| -> Result<()> {
-        if matches!(BackendChoice::from(*b), BackendChoice::Gpu) {
-            return Err(TalusError::Other(format!("--backend gpu on {} MPI ranks: the GPU backend over MPI is not built yet (issue 35, docs/mpi.md); use --backend cpu", ranks.size())));
-        }
-        Ok(())
-    };
+    use talus::cpu::decomposed::{serve, Decomposed, RankPart, Root};
+    // `auto` takes the CPU on several ranks (a GPU per rank is asked for by name)
+    let on_gpu = |b: &BackendArg| matches!(BackendChoice::from(*b), BackendChoice::Gpu);
     if !ranks.is_root() {
         // Ctrl-C under mpirun reaches every rank: rank 0 stops the run and writes the
         // checkpoint, which needs the others to go on serving it
         let _ = ctrlc::set_handler(|| {});
     }
-    let (setup, out, opts, progress, start) = match command {
+    let (setup, out, opts, progress, start, gpu) = match command {
         Command::Run { scene, backend, out, steps, set, checkpoint_every, no_progress } => {
-            refuse_gpu(&backend)?;
+            let gpu = on_gpu(&backend);
             let mut record = SceneRecord::read(&scene)?;
             record.overrides = talus::scene::overrides::effective(set);
             let setup = talus::scene::overrides::parse_with(&record.text, &scene, &record.overrides)?;
@@ -361,10 +358,10 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(&setup.name));
             let note = format!("{} ({} particles, {} steps)", scene.display(), setup.particles.len(), steps.unwrap_or(setup.steps));
             let opts = RunOptions { steps, progress: !no_progress, checkpoint: Some(checkpoint), stop: None };
-            (setup, out, opts, None, (note, None))
+            (setup, out, opts, None, (note, None), gpu)
         }
         Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
-            refuse_gpu(&backend)?;
+            let gpu = on_gpu(&backend);
             let c = Checkpoint::read(&file)?;
             let setup = talus::resume::setup_of(&file, &c)?;
             let (steps, until_note) = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until }, setup.output_every)?;
@@ -373,14 +370,18 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             let opts = RunOptions { steps: Some(steps), progress: !no_progress, checkpoint: Some(checkpoint), stop: None };
             let progress = talus::resume::progress_in(&file, &c, &out);
             let note = format!("{} at step {} ({} particles, written on {}): {steps} more steps", file.display(), c.meta.step, c.state.len(), c.meta.backend);
-            (setup, out, opts, Some(progress), (note, Some((c, until_note))))
+            (setup, out, opts, Some(progress), (note, Some((c, until_note))), gpu)
         }
         _ => unreachable!("only run and resume are decomposed"),
     };
-    let d = Decomposed::new(&setup, ranks.clone());
+    let d: Result<Box<dyn RankPart>> = if gpu {
+        talus::gpu::decomposed::GpuDecomposed::new(&setup, ranks.clone()).map(|d| Box::new(d) as Box<dyn RankPart>)
+    } else {
+        Decomposed::new(&setup, ranks.clone()).map(|d| Box::new(d) as Box<dyn RankPart>)
+    };
     if !ranks.is_root() {
         // (rank 0 reports a failed start; every rank holds the same error)
-        return Ok(ExitCode::from(d?.serve() as u8));
+        return Ok(ExitCode::from(serve(d?.as_mut()) as u8));
     }
     let scene_record = opts.checkpoint.as_ref().map(|c| c.scene.clone());
     let mut root = Root::new(d.map_err(|e| talus::run::record_start_stop(&setup, scene_record.as_ref(), &out, e))?);

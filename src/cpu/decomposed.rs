@@ -99,7 +99,7 @@ impl Bricks {
     /// plane goes to its quantile, interpolated within its bin and kept at least a bin from the
     /// next. Every rank computes the same planes from the same sums. Where a particle is owned
     /// changes nothing in the results, only how the work is shared.
-    fn balance(&mut self, ranks: &Ranks, centres: impl Iterator<Item = DVec3> + Clone) {
+    pub(crate) fn balance(&mut self, ranks: &Ranks, centres: impl Iterator<Item = DVec3> + Clone) {
         let cut_axes: Vec<usize> = (0..3).filter(|&a| self.dims[a] > 1).collect();
         if cut_axes.is_empty() {
             return;
@@ -185,7 +185,7 @@ impl Bricks {
 
     /// Whether a particle at `x` of radius `r`, owned by another rank, is a ghost of rank
     /// `rank`: within `r + r_max + margin` of its brick.
-    fn ghost_for(&self, x: DVec3, r: f64, rank: usize, reach: &Reach) -> bool {
+    pub(crate) fn ghost_for(&self, x: DVec3, r: f64, rank: usize, reach: &Reach) -> bool {
         let cut = r + reach.r_max + reach.margin;
         self.distance2(x, rank) <= cut * cut
     }
@@ -194,13 +194,13 @@ impl Bricks {
 /// How far a rank's list can reach: the largest radius and the list's margin (largest gap +
 /// skin + 2 × the longest step, over all ranks).
 #[derive(Clone, Copy, Debug)]
-struct Reach {
+pub(crate) struct Reach {
     r_max: f64,
     margin: f64,
 }
 
 impl Reach {
-    fn of(setup: &Setup, max_speed: f64) -> Reach {
+    pub(crate) fn of(setup: &Setup, max_speed: f64) -> Reach {
         Reach { r_max: setup.max_radius(), margin: setup.max_reach_gap() + setup.skin() + 2.0 * max_speed * setup.dt }
     }
 }
@@ -229,39 +229,39 @@ struct Row {
 /// A contact record on the wire (owner id, partner id or wall key, history values).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct WireRecord {
+pub(crate) struct WireRecord {
     owner: u32,
     partner: u32,
     values: [f64; HISTORY_VALUES],
 }
 
 impl WireRecord {
-    fn of(c: &ContactRecord) -> WireRecord {
+    pub(crate) fn of(c: &ContactRecord) -> WireRecord {
         WireRecord { owner: c.owner, partner: c.partner, values: history_row(&c.history) }
     }
-    fn record(&self) -> ContactRecord {
+    pub(crate) fn record(&self) -> ContactRecord {
         ContactRecord { owner: self.owner, partner: self.partner, history: history_of(&self.values) }
     }
 }
 
 /// Byte messages of several typed sections.
 #[derive(Default)]
-struct Message(Vec<u8>);
+pub(crate) struct Message(pub(crate) Vec<u8>);
 
 impl Message {
-    fn put<T: Pod>(&mut self, v: &[T]) {
+    pub(crate) fn put<T: Pod>(&mut self, v: &[T]) {
         let bytes: &[u8] = bytemuck::cast_slice(v);
         self.0.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         self.0.extend_from_slice(bytes);
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
 }
 
 impl Reader<'_> {
-    fn take<T: Pod>(&mut self) -> Vec<T> {
+    pub(crate) fn take<T: Pod>(&mut self) -> Vec<T> {
         let len = u64::from_le_bytes(self.bytes[..8].try_into().expect("a section length")) as usize;
         let v = bytemuck::pod_collect_to_vec(&self.bytes[8..8 + len]);
         self.bytes = &self.bytes[8 + len..];
@@ -271,25 +271,25 @@ impl Reader<'_> {
 
 /// Which particles a rank holds and which it exchanges every step.
 #[derive(Clone, Debug, Default)]
-struct Local {
+pub(crate) struct Local {
     /// Global id of each local id (increasing).
-    gid: Vec<u32>,
+    pub(crate) gid: Vec<u32>,
     /// Whether each local id is owned here (else a ghost).
-    owned: Vec<bool>,
+    pub(crate) owned: Vec<bool>,
     /// Per rank: the local ids of owned particles that are ghosts there, in global id order.
-    send: Vec<Vec<u32>>,
+    pub(crate) send: Vec<Vec<u32>>,
     /// Per rank: the local ids of the ghosts it owns, in the order it sends them.
-    recv: Vec<Vec<u32>>,
+    pub(crate) recv: Vec<Vec<u32>>,
 }
 
 impl Local {
-    fn lid(&self, gid: u32) -> Option<u32> {
+    pub(crate) fn lid(&self, gid: u32) -> Option<u32> {
         self.gid.binary_search(&gid).ok().map(|k| k as u32)
     }
 }
 
 /// The particles of a global state that a rank holds: owned and ghosts, with the exchange lists.
-fn plan(bricks: &Bricks, me: usize, position: &[[f64; 3]], radius: &[f64], reach: &Reach) -> Local {
+pub(crate) fn plan(bricks: &Bricks, me: usize, position: &[[f64; 3]], radius: &[f64], reach: &Reach) -> Local {
     let size = bricks.count();
     let mut local = Local { send: vec![Vec::new(); size], recv: vec![Vec::new(); size], ..Local::default() };
     let mut send_gid = vec![Vec::new(); size];
@@ -320,7 +320,7 @@ fn plan(bricks: &Bricks, me: usize, position: &[[f64; 3]], radius: &[f64], reach
 
 /// `state` restricted to the particles of `local` (ids become local ids): pair records between
 /// two of them, wall records of the owned ones.
-fn local_state(state: &ParticleState, local: &Local) -> ParticleState {
+pub(crate) fn local_state(state: &ParticleState, local: &Local) -> ParticleState {
     let pick = |v: &Vec<[f64; 3]>| local.gid.iter().map(|&g| v[g as usize]).collect::<Vec<_>>();
     let p = &state.particles;
     let particles = Particles {
@@ -455,12 +455,6 @@ impl Decomposed {
 
     fn is_owned(&self, i: usize) -> bool {
         self.local.owned[self.inner.state.id[i] as usize]
-    }
-
-    /// Rank 0: send the others `command` (with `payload` for imports).
-    fn command(&self, command: Command) {
-        let mut bytes = command.to_bytes();
-        self.ranks.broadcast(&mut bytes);
     }
 
     /// `n` steps on every rank; a problem on any rank stops all at the same step, with the
@@ -668,44 +662,119 @@ impl Decomposed {
         let done = self.inner.import_exact_state(&mine);
         self.ranks.agree(done)
     }
+}
 
-    /// Ranks other than 0: carry out rank 0's commands until it says the run is over; returns
-    /// the exit status it gave.
-    pub fn serve(mut self) -> i32 {
-        loop {
-            let mut bytes = Vec::new();
-            self.ranks.broadcast(&mut bytes);
-            match Command::of(&bytes) {
-                Command::Step(n) => {
-                    let _ = self.step(n);
-                }
-                Command::Energies => {
-                    self.energies();
-                }
-                Command::WallLoads => {
-                    self.wall_loads();
-                }
-                Command::ContactCount => {
-                    self.contact_count();
-                }
-                Command::Snapshot => {
-                    self.snapshot();
-                }
-                Command::ExportState => {
-                    self.export_state();
-                }
-                Command::ImportState => {
-                    let _ = self.import_state(None);
-                }
-                Command::ExportExact => {
-                    self.export_exact();
-                }
-                Command::ImportExact => {
-                    let _ = self.import_exact(None);
-                }
-                Command::Exit(status) => return status,
+/// One rank's part of a decomposed run, on the CPU (`Decomposed`) or the GPU
+/// (`gpu::decomposed::GpuDecomposed`): the collective operations `Root` drives on rank 0 and
+/// `serve` carries out on the others. Every method is called by all ranks in the same order;
+/// what is gathered comes back on rank 0 only (`None` elsewhere).
+pub trait RankPart {
+    fn ranks(&self) -> &Ranks;
+    fn setup(&self) -> &Setup;
+    /// `Backend::kind` of the backend each rank steps.
+    fn kind(&self) -> &'static str;
+    /// `Backend::adapter` of the whole run (rank 0's device, the ranks and the brick).
+    fn adapter(&self) -> String;
+    fn steps_done(&self) -> u64;
+    /// `n` steps on every rank; a problem on any rank stops all at the same step with the
+    /// same error.
+    fn step(&mut self, n: u64) -> Result<()>;
+    /// The energy partitions over all ranks (the cumulative work the ranks hold, without the
+    /// run's carried work, which `Root` keeps).
+    fn energies(&mut self) -> Energies;
+    fn wall_loads(&mut self) -> Vec<WallLoad>;
+    fn contact_count(&mut self) -> u64;
+    fn snapshot(&mut self) -> Option<Snapshot>;
+    fn export_state(&mut self) -> Option<ParticleState>;
+    /// Continue from `state` (rank 0's; the others pass `None` and receive it).
+    fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()>;
+    fn export_exact(&mut self) -> Option<ExactState>;
+    /// Right after `import_state`: restore rank 0's `exact` (the others pass `None`).
+    fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()>;
+}
+
+/// Ranks other than 0: carry out rank 0's commands until it says the run is over; returns the
+/// exit status it gave.
+pub fn serve(part: &mut dyn RankPart) -> i32 {
+    loop {
+        let mut bytes = Vec::new();
+        part.ranks().broadcast(&mut bytes);
+        match Command::of(&bytes) {
+            Command::Step(n) => {
+                let _ = part.step(n);
             }
+            Command::Energies => {
+                part.energies();
+            }
+            Command::WallLoads => {
+                part.wall_loads();
+            }
+            Command::ContactCount => {
+                part.contact_count();
+            }
+            Command::Snapshot => {
+                part.snapshot();
+            }
+            Command::ExportState => {
+                part.export_state();
+            }
+            Command::ImportState => {
+                let _ = part.import_state(None);
+            }
+            Command::ExportExact => {
+                part.export_exact();
+            }
+            Command::ImportExact => {
+                let _ = part.import_exact(None);
+            }
+            Command::Exit(status) => return status,
         }
+    }
+}
+
+impl RankPart for Decomposed {
+    fn ranks(&self) -> &Ranks {
+        &self.ranks
+    }
+    fn setup(&self) -> &Setup {
+        &self.setup
+    }
+    fn kind(&self) -> &'static str {
+        "cpu"
+    }
+    fn adapter(&self) -> String {
+        let d = self.bricks.dims;
+        format!("CPU reference, f64, {} MPI ranks ({}×{}×{} bricks) × {} rayon threads, {} force pass", self.ranks.size(), d[0], d[1], d[2], rayon::current_num_threads(), super::isa::isa().name())
+    }
+    fn steps_done(&self) -> u64 {
+        self.inner.steps_done
+    }
+    fn step(&mut self, n: u64) -> Result<()> {
+        Decomposed::step(self, n)
+    }
+    fn energies(&mut self) -> Energies {
+        Decomposed::energies(self)
+    }
+    fn wall_loads(&mut self) -> Vec<WallLoad> {
+        Decomposed::wall_loads(self)
+    }
+    fn contact_count(&mut self) -> u64 {
+        Decomposed::contact_count(self)
+    }
+    fn snapshot(&mut self) -> Option<Snapshot> {
+        Decomposed::snapshot(self)
+    }
+    fn export_state(&mut self) -> Option<ParticleState> {
+        Decomposed::export_state(self)
+    }
+    fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()> {
+        Decomposed::import_state(self, state)
+    }
+    fn export_exact(&mut self) -> Option<ExactState> {
+        Decomposed::export_exact(self)
+    }
+    fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()> {
+        Decomposed::import_exact(self, exact)
     }
 }
 
@@ -960,7 +1029,7 @@ impl Halo for StepHalo<'_> {
 }
 
 /// A whole state as bytes (the flow exchange's and a resume's import on every rank).
-fn encode_state(s: &ParticleState) -> Vec<u8> {
+pub(crate) fn encode_state(s: &ParticleState) -> Vec<u8> {
     let mut m = Message::default();
     let p = &s.particles;
     m.put(&[s.step]);
@@ -977,7 +1046,7 @@ fn encode_state(s: &ParticleState) -> Vec<u8> {
     m.0
 }
 
-fn decode_state(bytes: &[u8]) -> ParticleState {
+pub(crate) fn decode_state(bytes: &[u8]) -> ParticleState {
     let mut r = Reader { bytes };
     let step: Vec<u64> = r.take();
     let particles = Particles { position: r.take(), velocity: r.take(), angular_velocity: r.take(), radius: r.take(), material: r.take() };
@@ -994,21 +1063,26 @@ fn decode_state(bytes: &[u8]) -> ParticleState {
 }
 
 /// Rank 0's face of a decomposed run: the `Backend` the run loop drives. Each call tells the
-/// other ranks (`Decomposed::serve`) to do the same, then does its part.
+/// other ranks (`serve`) to do the same, then does its part.
 pub struct Root {
-    d: Decomposed,
+    d: Box<dyn RankPart>,
     carried: Energies,
-    threads: usize,
 }
 
 impl Root {
-    pub fn new(d: Decomposed) -> Root {
-        Root { d, carried: Energies::default(), threads: rayon::current_num_threads() }
+    pub fn new(d: Box<dyn RankPart>) -> Root {
+        Root { d, carried: Energies::default() }
+    }
+
+    /// Rank 0: send the others `command`.
+    fn command(&self, command: Command) {
+        let mut bytes = command.to_bytes();
+        self.d.ranks().broadcast(&mut bytes);
     }
 
     /// The run is over: the other ranks exit with `status`.
     pub fn finish(&self, status: i32) {
-        self.d.command(Command::Exit(status));
+        self.command(Command::Exit(status));
     }
 }
 
@@ -1018,45 +1092,45 @@ fn none_on_root<T>(v: Option<T>) -> Result<T> {
 
 impl Backend for Root {
     fn kind(&self) -> &'static str {
-        "cpu"
+        self.d.kind()
     }
     fn adapter(&self) -> String {
-        let d = self.d.bricks.dims;
-        format!("CPU reference, f64, {} MPI ranks ({}×{}×{} bricks) × {} rayon threads, {} force pass", self.d.ranks.size(), d[0], d[1], d[2], self.threads, super::isa::isa().name())
+        self.d.adapter()
     }
     fn step(&mut self, n: u64) -> Result<()> {
-        self.d.command(Command::Step(n));
+        self.command(Command::Step(n));
         self.d.step(n)
     }
     fn steps_done(&self) -> u64 {
-        self.d.inner.steps_done
+        self.d.steps_done()
     }
     fn snapshot(&mut self) -> Result<Snapshot> {
-        self.d.command(Command::Snapshot);
+        self.command(Command::Snapshot);
         none_on_root(self.d.snapshot())
     }
     fn energies(&mut self) -> Result<Energies> {
-        self.d.command(Command::Energies);
+        self.command(Command::Energies);
         Ok(self.d.energies().plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
-        self.d.command(Command::WallLoads);
+        self.command(Command::WallLoads);
         let loads = self.d.wall_loads();
-        Ok(if loads.is_empty() { vec![WallLoad::default(); self.d.setup.walls.len() + self.d.setup.meshes.len()] } else { loads })
+        let setup = self.d.setup();
+        Ok(if loads.is_empty() { vec![WallLoad::default(); setup.walls.len() + setup.meshes.len()] } else { loads })
     }
     fn contact_count(&mut self) -> Result<u64> {
-        self.d.command(Command::ContactCount);
+        self.command(Command::ContactCount);
         Ok(self.d.contact_count())
     }
     fn export_state(&mut self) -> Result<ParticleState> {
-        self.d.command(Command::ExportState);
+        self.command(Command::ExportState);
         none_on_root(self.d.export_state())
     }
     fn import_state(&mut self, state: &ParticleState) -> Result<()> {
         if !state.bodies.is_empty() {
             return Err(TalusError::Other("rigid clumps on several MPI ranks are not built yet (issue 35)".into()));
         }
-        self.d.command(Command::ImportState);
+        self.command(Command::ImportState);
         self.d.import_state(Some(state))
     }
     fn set_carried(&mut self, carried: Energies) {
@@ -1066,11 +1140,11 @@ impl Backend for Root {
         self.carried
     }
     fn export_exact(&mut self) -> Result<ExactState> {
-        self.d.command(Command::ExportExact);
+        self.command(Command::ExportExact);
         none_on_root(self.d.export_exact())
     }
     fn import_exact(&mut self, exact: &ExactState) -> Result<()> {
-        self.d.command(Command::ImportExact);
+        self.command(Command::ImportExact);
         self.d.import_exact(Some(exact))
     }
 }

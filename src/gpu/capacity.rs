@@ -228,6 +228,19 @@ impl GpuBackend {
         Ok(true)
     }
 
+    /// One step `s` encoded in `enc` (a decomposed run, `gpu::halo`), finished as
+    /// `finish_batch` does; returns the step state after it.
+    pub(crate) fn finish_step(&mut self, enc: wgpu::CommandEncoder, s: u64, loads: bool) -> Result<StepStateRead> {
+        let batch = self.submit_with_readback(enc, s, 1, 0);
+        let st = self.read_step_state_of(&batch)?;
+        if st.flags == 0 {
+            self.steps_done = s + 1;
+            return Ok(st);
+        }
+        self.finish_halted(st, s, 1, loads)?;
+        self.read_step_state()
+    }
+
     /// The batch of steps `s0 .. s0 + n` halted with step state `st`: a blow-up or an
     /// overflow that cannot grow is an error; otherwise grow what overflowed and resume from
     /// the halted step (`StepEncoder::resume`, the wall loads in its last step with `loads`)

@@ -109,7 +109,7 @@ impl GpuBackend {
             // radius and material from the host copy: the f64 radius the particle was made with
             let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
             let rows = MOTION_ROWS as usize;
-            particles.push(x, v3(motion[rows * i]), v3(motion[rows * i + 1]), self.radius[i], blocks[i][3] as u32);
+            particles.push(x, v3(motion[rows * i]), v3(motion[rows * i + 1]), self.radius[i], blocks[i][3] as u32 & crate::layout::consts::MATERIAL_MASK);
         }
         // ball pairs: the slots whose record in the table the next step reads is valid; walls
         // and meshes: the entries of the epoch the next step reads in its wall-contact table

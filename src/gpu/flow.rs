@@ -195,7 +195,7 @@ impl GpuBackend {
                 let i = found_ids[k] as usize;
                 // as `export` reads them: radius from the host copy, material from the block's w
                 let x = std::array::from_fn(|a| grid::join(blocks[k][a], rows[3 * k][a], blk));
-                state.push(x, v3(rows[3 * k + 1]), v3(rows[3 * k + 2]), self.radius[i], blocks[k][3] as u32);
+                state.push(x, v3(rows[3 * k + 1]), v3(rows[3 * k + 2]), self.radius[i], blocks[k][3] as u32 & crate::layout::consts::MATERIAL_MASK);
                 ids.push(i as u32);
             }
             state.refresh = vec![false; ids.len()];

@@ -21,6 +21,8 @@ pub mod energy;
 pub mod exchange;
 pub mod flow;
 pub mod grid;
+pub mod halo;
+pub mod decomposed;
 pub mod layout;
 pub mod meshes;
 pub mod pipelines;
@@ -95,11 +97,15 @@ pub struct GpuOptions {
     /// The most bytes of one storage binding, below the adapter's limits (`gpu::split`);
     /// `None` = the environment variable `TALUS_GPU_MAX_BINDING_BYTES`, else the adapter's.
     pub max_binding_bytes: Option<u64>,
+    /// The grid to use in place of the set-up's own (`GridSpec::new`): a rank of a decomposed
+    /// run (`gpu::decomposed`) holds a part of the scene and takes the whole scene's grid, so
+    /// that every rank splits positions into the same blocks as one process.
+    pub grid: Option<GridSpec>,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None }
     }
 }
 
@@ -213,7 +219,10 @@ impl GpuBackend {
         }
         let n_meshes = setup.meshes.len() as u32;
         let n_mat = setup.pairs.n_materials as u32;
-        let grid = GridSpec::new(setup)?;
+        let grid = match &opts.grid {
+            Some(g) => *g,
+            None => GridSpec::new(setup)?,
+        };
         let hash_capacity = opts.hash_capacity.map(capacity::round_capacity).unwrap_or_else(|| capacity::initial_hash_capacity(n, n_walls + n_meshes));
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
         let (rx, ry) = energy::reduce_dispatch(n, max_dim);

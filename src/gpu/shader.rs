@@ -113,6 +113,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("exchange_hash", format!("{EXCHANGE_IDS}\n{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/exchange/hash.wgsl"))),
         ("exchange_pairs", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/pairs.wgsl"))),
         ("exchange_keep", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/keep.wgsl"))),
+        ("ghost_pack", include_str!("../../shaders/ranks/pack.wgsl").to_string()),
+        ("ghost_unpack", include_str!("../../shaders/ranks/unpack.wgsl").to_string()),
         ("reduce_energy", format!("const BODIES: bool = false;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
         ("reduce_energy_bodies", format!("const BODIES: bool = true;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),
     ]
@@ -146,6 +148,8 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
         "exchange_compact" => &[("motion_old", Motion, false), ("motion", Motion, true)],
         "exchange_pairs" => &[("partner_old", ListPartner, false), ("history_old", History, false), ("list_partner", ListPartner, true), ("history", History, true)],
         "exchange_keep" => &[("force_old", Force, false), ("force", Force, true)],
+        "ghost_pack" => &[("motion", Motion, false)],
+        "ghost_unpack" => &[("motion", Motion, true)],
         "reduce_energy" | "reduce_energy_bodies" => &[("motion", Motion, false), ("force", Force, false)],
         "wall_loads" => &[("motion", Motion, false)],
         _ => &[],
