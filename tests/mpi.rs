@@ -267,50 +267,65 @@ fn assert_close_logs(a: &Path, b: &Path, file: &str, what: &str) {
     }
 }
 
-/// The GPU backend (lavapipe here) on 2 and 3 ranks against one device: the same trajectory bit
-/// for bit (snapshots byte for byte; the checkpoint's positions, velocities, spins, forces,
-/// torques, images, contact histories and per-particle device rows), energies and wall loads
-/// within 1e-5 (f32 tree sums over the particles each device holds).
+/// Every snapshot of `b` byte for byte the same-named one of `a` (at least `at_least` of them).
+fn assert_same_snapshots(a: &Path, b: &Path, at_least: usize, what: &str) {
+    let mut compared = 0;
+    for e in std::fs::read_dir(b.join("snapshots")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        assert!(std::fs::read(&p).unwrap() == std::fs::read(a.join("snapshots").join(name)).unwrap_or_default(), "{what}: snapshot {} differs", name.to_string_lossy());
+        compared += 1;
+    }
+    assert!(compared >= at_least, "{what}: {compared} snapshots");
+}
+
+/// The checkpoints of two GPU runs at the same step: positions, velocities, spins, forces,
+/// torques, images, contact histories and the device's per-particle rows bit for bit.
+fn assert_same_gpu_checkpoints(a: &Path, b: &Path, what: &str) {
+    let (ca, cb) = (Checkpoint::read(&a.join(CHECKPOINT_FILE)).unwrap(), Checkpoint::read(&b.join(CHECKPOINT_FILE)).unwrap());
+    let (sa, sb) = (&ca.state, &cb.state);
+    assert_eq!((sa.step, sa.len()), (sb.step, sb.len()), "{what}");
+    let bits = |v: &Vec<[f64; 3]>| v.iter().flat_map(|x| x.map(f64::to_bits)).collect::<Vec<u64>>();
+    for (name, x, y) in [("position", &sa.particles.position, &sb.particles.position), ("velocity", &sa.particles.velocity, &sb.particles.velocity), ("angular velocity", &sa.particles.angular_velocity, &sb.particles.angular_velocity), ("force", &sa.force, &sb.force), ("torque", &sa.torque, &sb.torque)] {
+        assert!(bits(x) == bits(y), "{what}: checkpoint {name}s differ");
+    }
+    assert_eq!(sa.image, sb.image, "{what}: images");
+    assert!(sa.history.len() > 300, "{what}: {} contacts", sa.history.len());
+    assert!(sa.history == sb.history, "{what}: contact histories differ ({} and {} records)", sa.history.len(), sb.history.len());
+    for name in ["pos_block", "pos_offset", "motion", "force", "image"] {
+        assert!(ca.exact.raw(name).unwrap() == cb.exact.raw(name).unwrap(), "{what}: the device's `{name}` rows differ");
+    }
+}
+
+/// The GPU backend (lavapipe here) on several ranks against one device: the same trajectory
+/// bit for bit (snapshots byte for byte, the checkpoints' state and device rows), energies and
+/// wall loads within 1e-5 (f32 tree sums over the particles each device holds). On 2 ranks
+/// for the whole run; on 3 ranks for its first half, whose checkpoint one device resumes.
 #[test]
 fn gpu_on_2_and_3_ranks_follows_the_one_device_trajectory_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     // 2,000 grains poured from 12 mm: on the floor from about step 300, 368 contacts at the end
-    // (pairs and walls); a snapshot at every output
-    let set = ["--steps", "1500", "--set", "generators.0.count=2000", "--set", "generators.0.box.max=[0.08,0.08,0.012]", "--set", "snapshot_every=1"];
+    // (pairs and walls); a snapshot at every output (every 100 steps)
+    let set = ["--set", "generators.0.count=2000", "--set", "generators.0.box.max=[0.08,0.08,0.012]", "--set", "snapshot_every=1"];
     let run = |np: usize, out: &Path, extra: &[&str]| talus(np, &[&["run", &scene("settle_box"), "--backend", "gpu", "--no-progress", "--out", out.to_str().unwrap()], &set[..], extra].concat());
     let one = dir.path().join("np1");
-    ok(&run(1, &one, &[]), "one device");
-    for (np, bricks) in [(2, r#"decomposition={"bricks":[2,1,1]}"#), (3, r#"decomposition={"bricks":[1,3,1]}"#)] {
-        let what = format!("GPU on {np} ranks");
-        let out = dir.path().join(format!("np{np}"));
-        let r = run(np, &out, &["--set", bricks]);
-        ok(&r, &what);
-        let stderr = String::from_utf8_lossy(&r.stderr);
-        assert!(stderr.contains(&format!("{np} MPI ranks")), "{what}: {stderr}");
-        let mut snapshots = 0;
-        for e in std::fs::read_dir(one.join("snapshots")).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap();
-            assert!(std::fs::read(&p).unwrap() == std::fs::read(out.join("snapshots").join(name)).unwrap_or_default(), "{what}: snapshot {} differs", name.to_string_lossy());
-            snapshots += 1;
-        }
-        assert!(snapshots > 2, "{what}: {snapshots} snapshots");
-        assert_close_logs(&one, &out, "energy.csv", &what);
-        assert_close_logs(&one, &out, "walls.csv", &what);
-        let (ca, cb) = (Checkpoint::read(&one.join(CHECKPOINT_FILE)).unwrap(), Checkpoint::read(&out.join(CHECKPOINT_FILE)).unwrap());
-        let (sa, sb) = (&ca.state, &cb.state);
-        assert_eq!((sa.step, sa.len()), (sb.step, sb.len()), "{what}");
-        let bits = |v: &Vec<[f64; 3]>| v.iter().flat_map(|x| x.map(f64::to_bits)).collect::<Vec<u64>>();
-        for (name, x, y) in [("position", &sa.particles.position, &sb.particles.position), ("velocity", &sa.particles.velocity, &sb.particles.velocity), ("angular velocity", &sa.particles.angular_velocity, &sb.particles.angular_velocity), ("force", &sa.force, &sb.force), ("torque", &sa.torque, &sb.torque)] {
-            assert!(bits(x) == bits(y), "{what}: checkpoint {name}s differ");
-        }
-        assert_eq!(sa.image, sb.image, "{what}: images");
-        assert!(sa.history.len() > 300, "{what}: {} contacts", sa.history.len());
-        assert!(sa.history == sb.history, "{what}: contact histories differ ({} and {} records)", sa.history.len(), sb.history.len());
-        for name in ["pos_block", "pos_offset", "motion", "force", "image"] {
-            assert!(ca.exact.raw(name).unwrap() == cb.exact.raw(name).unwrap(), "{what}: the device's `{name}` rows differ");
-        }
-    }
+    ok(&run(1, &one, &["--steps", "1500"]), "one device");
+    let two = dir.path().join("np2");
+    let r = run(2, &two, &["--steps", "1500", "--set", r#"decomposition={"bricks":[2,1,1]}"#]);
+    ok(&r, "GPU on 2 ranks");
+    assert!(String::from_utf8_lossy(&r.stderr).contains("2 MPI ranks"), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_same_snapshots(&one, &two, 16, "GPU on 2 ranks");
+    assert_close_logs(&one, &two, "energy.csv", "GPU on 2 ranks");
+    assert_close_logs(&one, &two, "walls.csv", "GPU on 2 ranks");
+    assert_same_gpu_checkpoints(&one, &two, "GPU on 2 ranks");
+    let three = dir.path().join("np3");
+    ok(&run(3, &three, &["--steps", "800", "--set", r#"decomposition={"bricks":[1,3,1]}"#]), "GPU on 3 ranks");
+    assert_same_snapshots(&one, &three, 9, "GPU on 3 ranks");
+    let resumed = dir.path().join("resumed");
+    let ckpt = three.join(CHECKPOINT_FILE);
+    ok(&talus(1, &["resume", ckpt.to_str().unwrap(), "--steps", "700", "--backend", "gpu", "--no-progress", "--out", resumed.to_str().unwrap()]), "3 GPU ranks, resumed on one device");
+    assert_same_snapshots(&one, &resumed, 7, "3 GPU ranks, then one device");
+    assert_same_gpu_checkpoints(&one, &resumed, "3 GPU ranks, then one device");
 }
 
 #[test]
