@@ -318,6 +318,48 @@ pub(crate) fn plan(bricks: &Bricks, me: usize, position: &[[f64; 3]], radius: &[
     local
 }
 
+/// A rank's start of a decomposed run (CPU or GPU): the brick (balanced where the scene asks),
+/// the particles it holds, and the set-up of those particles for its backend.
+pub(crate) fn start(setup: &Setup, ranks: &Ranks) -> Result<(Bricks, Local, Setup)> {
+    if !setup.bodies.is_empty() || !setup.clump_templates.is_empty() {
+        return Err(TalusError::Other(format!(
+            "{}: rigid clumps on {} MPI ranks are not built yet (issue 35; docs/mpi.md); run the scene on one rank",
+            setup.source.display(),
+            ranks.size()
+        )));
+    }
+    let mut bricks = Bricks::new(setup, ranks.size())?;
+    let p = &setup.particles;
+    let state = ParticleState { step: 0, particles: p.clone(), image: vec![[0; 3]; p.len()], force: vec![[0.0; 3]; p.len()], torque: vec![[0.0; 3]; p.len()], refresh: vec![false; p.len()], history: setup.initial_contacts.clone(), bodies: Default::default() };
+    let local = replan(&mut bricks, ranks, setup, &state);
+    let mut local_setup = setup.clone();
+    let subset = |v: &Vec<[f64; 3]>| local.gid.iter().map(|&g| v[g as usize]).collect::<Vec<_>>();
+    local_setup.particles = Particles {
+        position: subset(&p.position),
+        velocity: subset(&p.velocity),
+        angular_velocity: subset(&p.angular_velocity),
+        radius: local.gid.iter().map(|&g| p.radius[g as usize]).collect(),
+        material: local.gid.iter().map(|&g| p.material[g as usize]).collect(),
+    };
+    // the global skin (its default follows the largest radius held)
+    local_setup.skin = Some(setup.skin());
+    local_setup.initial_contacts = local_state(&state, &local).history;
+    Ok((bricks, local, local_setup))
+}
+
+/// The particles of a whole `state` this rank holds, the cut planes balanced first where the
+/// scene asks (collective).
+pub(crate) fn replan(bricks: &mut Bricks, ranks: &Ranks, setup: &Setup, state: &ParticleState) -> Local {
+    let p = &state.particles;
+    if setup.balance {
+        let me = ranks.rank();
+        let mine = p.position.iter().map(|&x| DVec3::from(x)).filter(|&x| bricks.rank_of(x) == me).collect::<Vec<_>>();
+        bricks.balance(ranks, mine.into_iter());
+    }
+    let speed = p.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
+    plan(bricks, ranks.rank(), &p.position, &p.radius, &Reach::of(setup, speed))
+}
+
 /// `state` restricted to the particles of `local` (ids become local ids): pair records between
 /// two of them, wall records of the owned ones.
 pub(crate) fn local_state(state: &ParticleState, local: &Local) -> ParticleState {
@@ -421,34 +463,7 @@ impl Decomposed {
     }
 
     fn make(setup: &Setup, ranks: &Ranks) -> Result<(Bricks, CpuBackend, Local)> {
-        if !setup.bodies.is_empty() || !setup.clump_templates.is_empty() {
-            return Err(TalusError::Other(format!(
-                "{}: rigid clumps on {} MPI ranks are not built yet (issue 35; docs/mpi.md); run the scene on one rank",
-                setup.source.display(),
-                ranks.size()
-            )));
-        }
-        let mut bricks = Bricks::new(setup, ranks.size())?;
-        let p = &setup.particles;
-        if setup.balance {
-            let me = ranks.rank();
-            let mine = p.position.iter().map(|&x| DVec3::from(x)).filter(|&x| bricks.rank_of(x) == me).collect::<Vec<_>>();
-            bricks.balance(ranks, mine.into_iter());
-        }
-        let speed = p.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
-        let local = plan(&bricks, ranks.rank(), &p.position, &p.radius, &Reach::of(setup, speed));
-        let mut local_setup = setup.clone();
-        let subset = |v: &Vec<[f64; 3]>| local.gid.iter().map(|&g| v[g as usize]).collect::<Vec<_>>();
-        local_setup.particles = Particles {
-            position: subset(&p.position),
-            velocity: subset(&p.velocity),
-            angular_velocity: subset(&p.angular_velocity),
-            radius: local.gid.iter().map(|&g| p.radius[g as usize]).collect(),
-            material: local.gid.iter().map(|&g| p.material[g as usize]).collect(),
-        };
-        // the global skin (its default follows the largest radius held)
-        local_setup.skin = Some(setup.skin());
-        local_setup.initial_contacts = local_state(&ParticleState { step: 0, particles: p.clone(), image: vec![[0; 3]; p.len()], force: vec![[0.0; 3]; p.len()], torque: vec![[0.0; 3]; p.len()], refresh: vec![false; p.len()], history: setup.initial_contacts.clone(), bodies: Default::default() }, &local).history;
+        let (bricks, local, local_setup) = start(setup, ranks)?;
         let inner = CpuBackend::new(&local_setup)?;
         Ok((bricks, inner, local))
     }
@@ -580,13 +595,7 @@ impl Decomposed {
         let mut bytes = state.map(encode_state).unwrap_or_default();
         self.ranks.broadcast(&mut bytes);
         let state = decode_state(&bytes);
-        if self.setup.balance {
-            let me = self.ranks.rank();
-            let mine = state.particles.position.iter().map(|&x| DVec3::from(x)).filter(|&x| self.bricks.rank_of(x) == me).collect::<Vec<_>>();
-            self.bricks.balance(&self.ranks, mine.into_iter());
-        }
-        let speed = state.particles.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
-        let local = plan(&self.bricks, self.ranks.rank(), &state.particles.position, &state.particles.radius, &Reach::of(&self.setup, speed));
+        let local = replan(&mut self.bricks, &self.ranks, &self.setup, &state);
         let done = self.inner.import_state(&local_state(&state, &local));
         self.local = local;
         self.ranks.agree(done)

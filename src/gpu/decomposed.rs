@@ -34,7 +34,7 @@ use super::buffers::{adhesion_rows, work_groups};
 use super::halo::{GhostLists, GhostPipelines};
 use super::{GpuBackend, GpuOptions, GridSpec};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
-use crate::cpu::decomposed::{decode_state, encode_state, local_state, plan, Bricks, Local, Message, RankPart, Reach, Reader, WireRecord};
+use crate::cpu::decomposed::{decode_state, encode_state, local_state, replan, start, Bricks, Local, Message, RankPart, Reach, Reader, WireRecord};
 use crate::cpu::{energies_of, wall_loads_of};
 use crate::error::{Result, TalusError};
 use crate::exact_sum::ExactSum;
@@ -166,34 +166,7 @@ impl GpuDecomposed {
     }
 
     fn make(setup: &Setup, ranks: &Arc<Ranks>) -> Result<GpuDecomposed> {
-        if !setup.bodies.is_empty() || !setup.clump_templates.is_empty() {
-            return Err(TalusError::Other(format!(
-                "{}: rigid clumps on {} MPI ranks are not built yet (issue 35; docs/mpi.md); run the scene on one rank",
-                setup.source.display(),
-                ranks.size()
-            )));
-        }
-        let mut bricks = Bricks::new(setup, ranks.size())?;
-        let p = &setup.particles;
-        if setup.balance {
-            let me = ranks.rank();
-            let mine = p.position.iter().map(|&x| DVec3::from(x)).filter(|&x| bricks.rank_of(x) == me).collect::<Vec<_>>();
-            bricks.balance(ranks, mine.into_iter());
-        }
-        let speed = p.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
-        let local = plan(&bricks, ranks.rank(), &p.position, &p.radius, &Reach::of(setup, speed));
-        let mut local_setup = setup.clone();
-        let subset = |v: &Vec<[f64; 3]>| local.gid.iter().map(|&g| v[g as usize]).collect::<Vec<_>>();
-        local_setup.particles = Particles {
-            position: subset(&p.position),
-            velocity: subset(&p.velocity),
-            angular_velocity: subset(&p.angular_velocity),
-            radius: local.gid.iter().map(|&g| p.radius[g as usize]).collect(),
-            material: local.gid.iter().map(|&g| p.material[g as usize]).collect(),
-        };
-        local_setup.skin = Some(setup.skin());
-        let whole = ParticleState { step: 0, particles: p.clone(), image: vec![[0; 3]; p.len()], force: vec![[0.0; 3]; p.len()], torque: vec![[0.0; 3]; p.len()], refresh: vec![false; p.len()], history: setup.initial_contacts.clone(), bodies: Default::default() };
-        local_setup.initial_contacts = local_state(&whole, &local).history;
+        let (bricks, local, local_setup) = start(setup, ranks)?;
         // the whole scene's grid: the same blocks on every rank as on one device
         let opts = GpuOptions { grid: Some(GridSpec::new(setup)?), ..GpuOptions::default() };
         let mut inner = GpuBackend::new(&local_setup, opts)?;
@@ -476,13 +449,7 @@ impl RankPart for GpuDecomposed {
         let mut bytes = state.map(encode_state).unwrap_or_default();
         self.ranks.broadcast(&mut bytes);
         let state = decode_state(&bytes);
-        if self.setup.balance {
-            let me = self.ranks.rank();
-            let mine = state.particles.position.iter().map(|&x| DVec3::from(x)).filter(|&x| self.bricks.rank_of(x) == me).collect::<Vec<_>>();
-            self.bricks.balance(&self.ranks, mine.into_iter());
-        }
-        let speed = state.particles.velocity.iter().map(|v| DVec3::from(*v).length()).fold(0.0, f64::max);
-        self.local = plan(&self.bricks, self.ranks.rank(), &state.particles.position, &state.particles.radius, &Reach::of(&self.setup, speed));
+        self.local = replan(&mut self.bricks, &self.ranks, &self.setup, &state);
         let done = self.inner.import_state(&local_state(&state, &self.local)).and_then(|_| {
             // the run's totals are rank 0's (`Root`); what the devices book starts again
             self.inner.set_carried(Energies::default());
