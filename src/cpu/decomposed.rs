@@ -31,11 +31,13 @@ use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 
 use super::state::{AdhesionEnergy, State, Works};
+use super::redistribute::{apply_change, gather_view, local_records, share_query, Placed, Size, ViewRow};
 use super::{energies_of, wall_loads_of, CpuBackend, Halo};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::history::{history_of, history_row, HISTORY_VALUES};
 use crate::error::{Result, TalusError};
 use crate::model::checks::{first_problem, overlap_problem, LostParticles, Problem};
+use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::model::state::{ContactRecord, ExactState, ParticleState};
 use crate::ranks::Ranks;
 use crate::setup::{Particles, Setup};
@@ -209,7 +211,7 @@ impl Reach {
 /// chosen at a rebuild.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct Row {
+pub(crate) struct Row {
     position: [f64; 3],
     velocity: [f64; 3],
     spin: [f64; 3],
@@ -407,6 +409,8 @@ enum Command {
     ImportState,
     ExportExact,
     ImportExact,
+    ExchangeView,
+    ApplyExchange,
     Exit(i32),
 }
 
@@ -422,6 +426,8 @@ impl Command {
             Command::ImportState => (6, 0),
             Command::ExportExact => (7, 0),
             Command::ImportExact => (8, 0),
+            Command::ExchangeView => (10, 0),
+            Command::ApplyExchange => (11, 0),
             Command::Exit(s) => (9, s as i64),
         };
         let mut v = vec![tag];
@@ -440,6 +446,8 @@ impl Command {
             6 => Command::ImportState,
             7 => Command::ExportExact,
             8 => Command::ImportExact,
+            10 => Command::ExchangeView,
+            11 => Command::ApplyExchange,
             _ => Command::Exit(arg as i32),
         }
     }
@@ -700,6 +708,12 @@ pub trait RankPart {
     fn export_exact(&mut self) -> Option<ExactState>;
     /// Right after `import_state`: restore rank 0's `exact` (the others pass `None`).
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()>;
+    /// The particles rank 0's `query` asks for (the others pass `None`), gathered on rank 0
+    /// (`Backend::exchange_view`; `cpu::redistribute`).
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView>;
+    /// Rank 0's `change` (the others pass `None`) applied where the particles are
+    /// (`Backend::apply_exchange`; `cpu::redistribute::apply_change`).
+    fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()>;
 }
 
 /// Ranks other than 0: carry out rank 0's commands until it says the run is over; returns the
@@ -735,6 +749,12 @@ pub fn serve(part: &mut dyn RankPart) -> i32 {
             }
             Command::ImportExact => {
                 let _ = part.import_exact(None);
+            }
+            Command::ExchangeView => {
+                part.exchange_view(None);
+            }
+            Command::ApplyExchange => {
+                let _ = part.apply_exchange(None);
             }
             Command::Exit(status) => return status,
         }
@@ -784,6 +804,55 @@ impl RankPart for Decomposed {
     }
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()> {
         Decomposed::import_exact(self, exact)
+    }
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView> {
+        let q = share_query(&self.ranks, query);
+        let periodic = self.setup.periodic;
+        let owned = (0..self.local.gid.len() as u32).filter(|&l| self.local.owned[l as usize]).map(|l| row(&self.inner, &self.local, l));
+        let (mut picked, mut sizes) = (Vec::new(), Vec::new());
+        for r in owned {
+            if q.wants(DVec3::from(r.position), periodic) {
+                picked.push(ViewRow { position: r.position, velocity: r.velocity, spin: r.spin, radius: r.radius, id: r.id, material: r.material });
+            }
+            sizes.push(Size { radius: r.radius, id: r.id, material: r.material });
+        }
+        gather_view(&self.ranks, self.inner.steps_done, &picked, &sizes)
+    }
+    fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()> {
+        let rows: Vec<Row> = (0..self.local.gid.len() as u32).map(|l| row(&self.inner, &self.local, l)).collect();
+        let records = records_global(&self.inner, &self.local);
+        let (mut state, local) = apply_change(&self.ranks, &mut self.bricks, &self.setup, &self.local, &rows, &records, change);
+        state.step = self.inner.steps_done;
+        self.local = local;
+        let done = self.inner.import_state(&state);
+        self.ranks.agree(done)
+    }
+}
+
+impl Placed for Row {
+    fn gid(&self) -> u32 {
+        self.id
+    }
+    fn set_gid(&mut self, gid: u32) {
+        self.id = gid;
+    }
+    fn place(&self) -> DVec3 {
+        DVec3::from(self.position)
+    }
+    fn size(&self) -> f64 {
+        self.radius
+    }
+    fn speed(&self) -> f64 {
+        DVec3::from(self.velocity).length()
+    }
+    fn added(gid: u32, p: &Particles, k: usize) -> Row {
+        Row { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], previous_spin: p.angular_velocity[k], radius: p.radius[k], id: gid, material: p.material[k], ..Row::zeroed() }
+    }
+    fn push_to(&self, s: &mut ParticleState) {
+        s.particles.push(self.position, self.velocity, self.spin, self.radius, self.material);
+        s.image.push(self.image);
+        s.force.push(self.force);
+        s.torque.push(self.torque);
     }
 }
 
@@ -838,17 +907,7 @@ fn reload(b: &mut CpuBackend, setup: &Setup, local: &Local, rows: &[Row], record
     if !state.previous_spin.is_empty() {
         state.previous_spin = rows.iter().map(|r| DVec3::from(r.previous_spin)).collect();
     }
-    let mut local_records: Vec<ContactRecord> = Vec::new();
-    for c in records {
-        let Some(owner) = local.lid(c.owner) else { continue };
-        if c.between_particles() {
-            if let Some(partner) = local.lid(c.partner) {
-                local_records.push(ContactRecord { owner, partner, history: c.history });
-            }
-        } else if local.owned[owner as usize] {
-            local_records.push(ContactRecord { owner, partner: c.partner, history: c.history });
-        }
-    }
+    let mut local_records = local_records(records, local);
     local_records.sort_by_key(|c| (c.owner, !c.between_particles(), c.partner));
     let works: Vec<Works> = rows.iter().map(|r| Works { slip_work: r.works[0], dashpot_work: r.works[1], stiffness_work: r.works[2], wall_work: r.works[3] }).collect();
     let adhesion: Vec<AdhesionEnergy> = rows.iter().map(|r| AdhesionEnergy { surface: r.adhesion[0], bond_break: r.adhesion[1] }).collect();
@@ -1155,5 +1214,16 @@ impl Backend for Root {
     fn import_exact(&mut self, exact: &ExactState) -> Result<()> {
         self.command(Command::ImportExact);
         self.d.import_exact(Some(exact))
+    }
+    /// Only the particles near the outlets and insertion regions come to rank 0, with every
+    /// particle's radius and material (the held mass).
+    fn exchange_view(&mut self, query: &ExchangeQuery) -> Result<Option<ExchangeView>> {
+        self.command(Command::ExchangeView);
+        none_on_root(self.d.exchange_view(Some(query))).map(Some)
+    }
+    /// The change goes to every rank, which applies it to what it owns.
+    fn apply_exchange(&mut self, change: &ExchangeChange) -> Result<()> {
+        self.command(Command::ApplyExchange);
+        self.d.apply_exchange(Some(change))
     }
 }

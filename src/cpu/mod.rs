@@ -5,6 +5,7 @@
 
 pub mod checkpoint;
 pub mod decomposed;
+pub mod redistribute;
 pub mod forces;
 pub mod grid;
 pub mod integrate;

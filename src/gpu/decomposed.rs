@@ -34,7 +34,9 @@ use super::buffers::{adhesion_rows, work_groups};
 use super::halo::{GhostLists, GhostPipelines};
 use super::{GpuBackend, GpuOptions, GridSpec};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
-use crate::cpu::decomposed::{decode_state, encode_state, local_state, replan, start, Bricks, Local, Message, RankPart, Reach, Reader, WireRecord};
+use crate::cpu::decomposed::{decode_state, encode_state, local_state, replan, start, Bricks, Local, Message, RankPart, Reader, WireRecord};
+use crate::cpu::redistribute::{apply_change, gather_view, local_records, reach_for, redistribute, share_query, Held, Placed, Size, ViewRow};
+use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::cpu::{energies_of, wall_loads_of};
 use crate::error::{Result, TalusError};
 use crate::exact_sum::ExactSum;
@@ -232,100 +234,28 @@ impl GpuDecomposed {
 
     /// Particles to their new owners, ghosts chosen again, the device reloaded (module notes).
     fn migrate(&mut self) -> Result<()> {
-        let (me, size) = (self.ranks.rank(), self.ranks.size());
         let state = self.inner.export_state()?;
         let exact = self.inner.export_exact()?;
         let carried = work_of(&self.inner.energies()?);
         let rows = rows_of(&state, &exact, &self.local)?;
-        let owned: Vec<usize> = (0..rows.len()).filter(|&l| self.local.owned[l]).collect();
-        let speed = owned.iter().map(|&l| DVec3::from(rows[l].velocity).length()).fold(0.0, f64::max);
-        let reach = Reach::of(&self.setup, self.ranks.max_f64(speed));
-        if self.setup.balance {
-            self.bricks.balance(&self.ranks, owned.iter().map(|&l| DVec3::from(rows[l].position)));
-        }
         // each owned particle to its owner and the ranks that hold it as a ghost, with the
         // records it owns (a pair's record is kept where both its particles are held)
-        let mut dests: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
-        let mut out_rows: Vec<Vec<GpuRow>> = vec![Vec::new(); size];
-        for &l in &owned {
-            let (x, r) = (DVec3::from(rows[l].position), rows[l].radius);
-            let owner = self.bricks.rank_of(x);
-            dests[l].push(owner);
-            dests[l].extend((0..size).filter(|&o| o != owner && self.bricks.ghost_for(x, r, o, &reach)));
-            for &d in &dests[l] {
-                out_rows[d].push(rows[l]);
-            }
-        }
-        let mut out_records: Vec<Vec<WireRecord>> = vec![Vec::new(); size];
-        for c in &state.history {
-            let o = c.owner as usize;
-            if !self.local.owned[o] {
-                continue;
-            }
-            let partner = if c.between_particles() { self.local.gid[c.partner as usize] } else { c.partner };
-            let w = WireRecord::of(&ContactRecord { owner: self.local.gid[o], partner, history: c.history });
-            for &d in &dests[o] {
-                out_records[d].push(w);
-            }
-        }
-        let messages = out_rows
+        let owned: Vec<GpuRow> = rows.iter().enumerate().filter(|(l, _)| self.local.owned[*l]).map(|(_, r)| *r).collect();
+        let records: Vec<ContactRecord> = state
+            .history
             .iter()
-            .zip(&out_records)
-            .map(|(r, c)| {
-                let mut m = Message::default();
-                m.put(r);
-                m.put(c);
-                m.0
-            })
+            .filter(|c| self.local.owned[c.owner as usize])
+            .map(|c| ContactRecord { owner: self.local.gid[c.owner as usize], partner: if c.between_particles() { self.local.gid[c.partner as usize] } else { c.partner }, history: c.history })
             .collect();
-        let got = self.ranks.all_to_all(messages);
-        let mut held: Vec<GpuRow> = Vec::new();
-        let mut records: Vec<ContactRecord> = Vec::new();
-        for bytes in &got {
-            let mut r = Reader { bytes };
-            held.extend(r.take::<GpuRow>());
-            records.extend(r.take::<WireRecord>().iter().map(WireRecord::record));
+        let reach = reach_for(&self.ranks, &mut self.bricks, &self.setup, &owned);
+        let Held { rows: held, records, local, .. } = redistribute(&self.ranks, &self.bricks, &reach, &owned, &vec![0; owned.len()], &records);
+        let history = local_records(&records, &local);
+        let mut next = ParticleState { step: state.step, ..Default::default() };
+        for r in &held {
+            r.push_to(&mut next);
         }
-        held.sort_unstable_by_key(|r| r.id);
-        let owner_of: Vec<usize> = held.iter().map(|r| self.bricks.rank_of(DVec3::from(r.position))).collect();
-        let mut local = Local { gid: held.iter().map(|r| r.id).collect(), owned: owner_of.iter().map(|&o| o == me).collect(), send: vec![Vec::new(); size], recv: vec![Vec::new(); size] };
-        for (l, r) in held.iter().enumerate() {
-            if local.owned[l] {
-                for o in (0..size).filter(|&o| o != me && self.bricks.ghost_for(DVec3::from(r.position), r.radius, o, &reach)) {
-                    local.send[o].push(l as u32);
-                }
-            } else {
-                local.recv[owner_of[l]].push(l as u32);
-            }
-        }
-        let mut history = Vec::new();
-        for c in &records {
-            let Some(owner) = local.lid(c.owner) else { continue };
-            if c.between_particles() {
-                if let Some(partner) = local.lid(c.partner) {
-                    history.push(ContactRecord { owner, partner, history: c.history });
-                }
-            } else if local.owned[owner as usize] {
-                history.push(ContactRecord { owner, partner: c.partner, history: c.history });
-            }
-        }
-        let n = held.len();
-        let mut next = ParticleState {
-            step: state.step,
-            particles: Particles {
-                position: held.iter().map(|r| r.position).collect(),
-                velocity: held.iter().map(|r| r.velocity).collect(),
-                angular_velocity: held.iter().map(|r| r.spin).collect(),
-                radius: held.iter().map(|r| r.radius).collect(),
-                material: held.iter().map(|r| r.material).collect(),
-            },
-            image: held.iter().map(|r| r.image).collect(),
-            force: held.iter().map(|r| r.force).collect(),
-            torque: held.iter().map(|r| r.torque).collect(),
-            refresh: vec![false; n],
-            history,
-            bodies: Default::default(),
-        };
+        next.refresh = vec![false; held.len()];
+        next.history = history;
         next.sort_history();
         let exact = exact_of(&held, &local.owned, self.setup.has_adhesion());
         self.local = local;
@@ -414,8 +344,7 @@ impl RankPart for GpuDecomposed {
     fn export_state(&mut self) -> Option<ParticleState> {
         let state = self.inner.export_state();
         let state = self.device(state);
-        let exact = ExactState { kind: String::new(), work: Vec::new(), raw: RAW.iter().map(|(name, size)| (name.to_string(), vec![0u8; size * state.len()])).collect() };
-        let rows: Vec<GpuRow> = rows_of(&state, &exact, &self.local).expect("the arrays just made").into_iter().filter(|r| self.local.lid(r.id).is_some_and(|l| self.local.owned[l as usize])).collect();
+        let rows: Vec<GpuRow> = rows_of(&state, &zero_raw(state.len()), &self.local).expect("the arrays just made").into_iter().filter(|r| self.local.lid(r.id).is_some_and(|l| self.local.owned[l as usize])).collect();
         let records: Vec<WireRecord> = state
             .history
             .iter()
@@ -564,5 +493,65 @@ impl RankPart for GpuDecomposed {
             Ok(())
         })();
         self.ranks.agree(done)
+    }
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView> {
+        let q = share_query(&self.ranks, query);
+        let view = self.inner.exchange_view(&q).map(|v| v.expect("the GPU backend hands out views of spheres"));
+        let view = self.device(view);
+        let p = &view.state.particles;
+        let picked: Vec<ViewRow> = (0..view.ids.len())
+            .filter(|&k| self.local.owned[view.ids[k] as usize])
+            .map(|k| ViewRow { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], radius: p.radius[k], id: self.local.gid[view.ids[k] as usize], material: p.material[k] })
+            .collect();
+        let sizes: Vec<Size> = (0..view.n).filter(|&l| self.local.owned[l]).map(|l| Size { radius: view.radius[l], id: self.local.gid[l], material: view.material[l] }).collect();
+        gather_view(&self.ranks, self.inner.steps_done(), &picked, &sizes)
+    }
+    fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()> {
+        let state = self.inner.export_state();
+        let state = self.device(state);
+        let rows = rows_of(&state, &zero_raw(state.len()), &self.local).expect("the arrays just made");
+        let records: Vec<ContactRecord> = state.history.iter().map(|c| ContactRecord { owner: self.local.gid[c.owner as usize], partner: if c.between_particles() { self.local.gid[c.partner as usize] } else { c.partner }, history: c.history }).collect();
+        let (mut next, local) = apply_change(&self.ranks, &mut self.bricks, &self.setup, &self.local, &rows, &records, change);
+        next.step = state.step;
+        self.local = local;
+        let done = self.inner.import_state(&next).and_then(|_| {
+            // as an import: what the devices book starts again (`Root` carries the totals)
+            self.inner.set_carried(Energies::default());
+            self.after_import(false)
+        });
+        self.migrate_due = false;
+        self.ranks.agree(done)
+    }
+}
+
+/// Empty device rows for `n` particles (the rows of a state that is imported, not restored).
+fn zero_raw(n: usize) -> ExactState {
+    ExactState { kind: String::new(), work: Vec::new(), raw: RAW.iter().map(|(name, size)| (name.to_string(), vec![0u8; size * n])).collect() }
+}
+
+impl Placed for GpuRow {
+    fn gid(&self) -> u32 {
+        self.id
+    }
+    fn set_gid(&mut self, gid: u32) {
+        self.id = gid;
+    }
+    fn place(&self) -> DVec3 {
+        DVec3::from(self.position)
+    }
+    fn size(&self) -> f64 {
+        self.radius
+    }
+    fn speed(&self) -> f64 {
+        DVec3::from(self.velocity).length()
+    }
+    fn added(gid: u32, p: &Particles, k: usize) -> GpuRow {
+        GpuRow { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], radius: p.radius[k], id: gid, material: p.material[k], ..GpuRow::zeroed() }
+    }
+    fn push_to(&self, s: &mut ParticleState) {
+        s.particles.push(self.position, self.velocity, self.spin, self.radius, self.material);
+        s.image.push(self.image);
+        s.force.push(self.force);
+        s.torque.push(self.torque);
     }
 }
