@@ -344,6 +344,8 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
     // `auto` takes the CPU on several ranks (a GPU per rank is asked for by name)
     let on_gpu = |b: &BackendArg| matches!(BackendChoice::from(*b), BackendChoice::Gpu);
     if !ranks.is_root() {
+        // rank 0 prints what the scene warns of, once
+        talus::scene::quiet_warnings();
         // Ctrl-C under mpirun reaches every rank: rank 0 stops the run and writes the
         // checkpoint, which needs the others to go on serving it
         let _ = ctrlc::set_handler(|| {});
@@ -399,7 +401,7 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             }
             _ => None,
         };
-        eprintln!("talus: {note} on cpu [{}]", root.adapter());
+        eprintln!("talus: {note} on {} [{}]", root.kind(), root.adapter());
         eprintln!("talus: {}", talus::run::describe_time_step(&setup));
         let opts = RunOptions { stop: stop_on_signal(), ..opts };
         match progress {

@@ -356,8 +356,20 @@ fn a_failure_on_one_rank_stops_every_rank_with_one_message_and_status() {
     assert_eq!(stderr.matches("run stopped at step").count(), 1, "rank 0 alone reports: {stderr}");
     let step = |s: &str| s.split("run stopped at step ").nth(1).and_then(|t| t.split([',', ':']).next()).map(str::to_string);
     assert_eq!(step(&stderr), step(&String::from_utf8_lossy(&one.stderr)), "the same step on 1 and 3 ranks");
+    // the scene's warning (the long step) once, from rank 0
+    assert_eq!(stderr.matches("time_step: warning").count(), 1, "{stderr}");
     // the last good state is kept
     assert!(dir.path().join("np3").join("energy.csv").exists());
+    // the GPU backend on 2 ranks stops at the step one device stops at, naming the same particle
+    let small = ["--set", "generators.0.count=2000", "--set", "generators.0.box.max=[0.08,0.08,0.012]", "--steps", "3000"];
+    let gpu = |np: usize, out: &str| talus(np, &[&["run", &scene("settle_box"), "--backend", "gpu", "--no-progress", "--out", dir.path().join(out).to_str().unwrap()], &set[..], &small[..]].concat());
+    let (one, two) = (gpu(1, "gpu1"), gpu(2, "gpu2"));
+    assert_eq!(one.status.code(), Some(3), "one device blows up: {}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(two.status.code(), Some(3), "2 GPU ranks: {}", String::from_utf8_lossy(&two.stderr));
+    let stderr = String::from_utf8_lossy(&two.stderr);
+    assert_eq!(stderr.matches("run stopped at step").count(), 1, "rank 0 alone reports: {stderr}");
+    let stop = |s: &str| s.split("run stopped at step ").nth(1).and_then(|t| t.split(':').next()).map(str::to_string);
+    assert_eq!(stop(&stderr), stop(&String::from_utf8_lossy(&one.stderr)), "the same step and particle on one device and 2 ranks");
     // a bad input stops every rank alike before any exchange
     let bad = talus_run(2, &scene("settle_box"), &dir.path().join("bad"), &["--set", r#"decomposition={"bricks":[3,1,1]}"#]);
     assert_eq!(bad.status.code(), Some(2));

@@ -698,19 +698,19 @@ pub trait RankPart {
     fn step(&mut self, n: u64) -> Result<()>;
     /// The energy partitions over all ranks (the cumulative work the ranks hold, without the
     /// run's carried work, which `Root` keeps).
-    fn energies(&mut self) -> Energies;
-    fn wall_loads(&mut self) -> Vec<WallLoad>;
-    fn contact_count(&mut self) -> u64;
-    fn snapshot(&mut self) -> Option<Snapshot>;
-    fn export_state(&mut self) -> Option<ParticleState>;
+    fn energies(&mut self) -> Result<Energies>;
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>>;
+    fn contact_count(&mut self) -> Result<u64>;
+    fn snapshot(&mut self) -> Result<Option<Snapshot>>;
+    fn export_state(&mut self) -> Result<Option<ParticleState>>;
     /// Continue from `state` (rank 0's; the others pass `None` and receive it).
     fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()>;
-    fn export_exact(&mut self) -> Option<ExactState>;
+    fn export_exact(&mut self) -> Result<Option<ExactState>>;
     /// Right after `import_state`: restore rank 0's `exact` (the others pass `None`).
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()>;
     /// The particles rank 0's `query` asks for (the others pass `None`), gathered on rank 0
     /// (`Backend::exchange_view`; `cpu::redistribute`).
-    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView>;
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Result<Option<ExchangeView>>;
     /// Rank 0's `change` (the others pass `None`) applied where the particles are
     /// (`Backend::apply_exchange`; `cpu::redistribute::apply_change`).
     fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()>;
@@ -727,31 +727,31 @@ pub fn serve(part: &mut dyn RankPart) -> i32 {
                 let _ = part.step(n);
             }
             Command::Energies => {
-                part.energies();
+                let _ = part.energies();
             }
             Command::WallLoads => {
-                part.wall_loads();
+                let _ = part.wall_loads();
             }
             Command::ContactCount => {
-                part.contact_count();
+                let _ = part.contact_count();
             }
             Command::Snapshot => {
-                part.snapshot();
+                let _ = part.snapshot();
             }
             Command::ExportState => {
-                part.export_state();
+                let _ = part.export_state();
             }
             Command::ImportState => {
                 let _ = part.import_state(None);
             }
             Command::ExportExact => {
-                part.export_exact();
+                let _ = part.export_exact();
             }
             Command::ImportExact => {
                 let _ = part.import_exact(None);
             }
             Command::ExchangeView => {
-                part.exchange_view(None);
+                let _ = part.exchange_view(None);
             }
             Command::ApplyExchange => {
                 let _ = part.apply_exchange(None);
@@ -781,31 +781,31 @@ impl RankPart for Decomposed {
     fn step(&mut self, n: u64) -> Result<()> {
         Decomposed::step(self, n)
     }
-    fn energies(&mut self) -> Energies {
-        Decomposed::energies(self)
+    fn energies(&mut self) -> Result<Energies> {
+        Ok(Decomposed::energies(self))
     }
-    fn wall_loads(&mut self) -> Vec<WallLoad> {
-        Decomposed::wall_loads(self)
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
+        Ok(Decomposed::wall_loads(self))
     }
-    fn contact_count(&mut self) -> u64 {
-        Decomposed::contact_count(self)
+    fn contact_count(&mut self) -> Result<u64> {
+        Ok(Decomposed::contact_count(self))
     }
-    fn snapshot(&mut self) -> Option<Snapshot> {
-        Decomposed::snapshot(self)
+    fn snapshot(&mut self) -> Result<Option<Snapshot>> {
+        Ok(Decomposed::snapshot(self))
     }
-    fn export_state(&mut self) -> Option<ParticleState> {
-        Decomposed::export_state(self)
+    fn export_state(&mut self) -> Result<Option<ParticleState>> {
+        Ok(Decomposed::export_state(self))
     }
     fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()> {
         Decomposed::import_state(self, state)
     }
-    fn export_exact(&mut self) -> Option<ExactState> {
-        Decomposed::export_exact(self)
+    fn export_exact(&mut self) -> Result<Option<ExactState>> {
+        Ok(Decomposed::export_exact(self))
     }
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()> {
         Decomposed::import_exact(self, exact)
     }
-    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView> {
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Result<Option<ExchangeView>> {
         let q = share_query(&self.ranks, query);
         let periodic = self.setup.periodic;
         let owned = (0..self.local.gid.len() as u32).filter(|&l| self.local.owned[l as usize]).map(|l| row(&self.inner, &self.local, l));
@@ -816,7 +816,7 @@ impl RankPart for Decomposed {
             }
             sizes.push(Size { radius: r.radius, id: r.id, material: r.material });
         }
-        gather_view(&self.ranks, self.inner.steps_done, &picked, &sizes)
+        Ok(gather_view(&self.ranks, self.inner.steps_done, &picked, &sizes))
     }
     fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()> {
         let rows: Vec<Row> = (0..self.local.gid.len() as u32).map(|l| row(&self.inner, &self.local, l)).collect();
@@ -1174,25 +1174,25 @@ impl Backend for Root {
     }
     fn snapshot(&mut self) -> Result<Snapshot> {
         self.command(Command::Snapshot);
-        none_on_root(self.d.snapshot())
+        none_on_root(self.d.snapshot()?)
     }
     fn energies(&mut self) -> Result<Energies> {
         self.command(Command::Energies);
-        Ok(self.d.energies().plus_carried(&self.carried))
+        Ok(self.d.energies()?.plus_carried(&self.carried))
     }
     fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
         self.command(Command::WallLoads);
-        let loads = self.d.wall_loads();
+        let loads = self.d.wall_loads()?;
         let setup = self.d.setup();
         Ok(if loads.is_empty() { vec![WallLoad::default(); setup.walls.len() + setup.meshes.len()] } else { loads })
     }
     fn contact_count(&mut self) -> Result<u64> {
         self.command(Command::ContactCount);
-        Ok(self.d.contact_count())
+        self.d.contact_count()
     }
     fn export_state(&mut self) -> Result<ParticleState> {
         self.command(Command::ExportState);
-        none_on_root(self.d.export_state())
+        none_on_root(self.d.export_state()?)
     }
     fn import_state(&mut self, state: &ParticleState) -> Result<()> {
         if !state.bodies.is_empty() {
@@ -1209,7 +1209,7 @@ impl Backend for Root {
     }
     fn export_exact(&mut self) -> Result<ExactState> {
         self.command(Command::ExportExact);
-        none_on_root(self.d.export_exact())
+        none_on_root(self.d.export_exact()?)
     }
     fn import_exact(&mut self, exact: &ExactState) -> Result<()> {
         self.command(Command::ImportExact);
@@ -1219,7 +1219,7 @@ impl Backend for Root {
     /// particle's radius and material (the held mass).
     fn exchange_view(&mut self, query: &ExchangeQuery) -> Result<Option<ExchangeView>> {
         self.command(Command::ExchangeView);
-        none_on_root(self.d.exchange_view(Some(query))).map(Some)
+        none_on_root(self.d.exchange_view(Some(query))?).map(Some)
     }
     /// The change goes to every rank, which applies it to what it owns.
     fn apply_exchange(&mut self, change: &ExchangeChange) -> Result<()> {

@@ -234,10 +234,11 @@ impl GpuDecomposed {
 
     /// Particles to their new owners, ghosts chosen again, the device reloaded (module notes).
     fn migrate(&mut self) -> Result<()> {
-        let state = self.inner.export_state()?;
-        let exact = self.inner.export_exact()?;
-        let carried = work_of(&self.inner.energies()?);
-        let rows = rows_of(&state, &exact, &self.local)?;
+        // every rank agrees before the collectives below, so that none waits for one that failed
+        let read = (|| Ok((self.inner.export_state()?, self.inner.export_exact()?, self.inner.energies()?)))();
+        let (state, exact, energies) = self.ranks.agree(read)?;
+        let carried = work_of(&energies);
+        let rows = self.ranks.agree(rows_of(&state, &exact, &self.local))?;
         // each owned particle to its owner and the ranks that hold it as a ghost, with the
         // records it owns (a pair's record is kept where both its particles are held)
         let owned: Vec<GpuRow> = rows.iter().enumerate().filter(|(l, _)| self.local.owned[*l]).map(|(_, r)| *r).collect();
@@ -273,11 +274,6 @@ impl GpuDecomposed {
         assert!(rows.iter().enumerate().all(|(k, r)| id(r) == k as u64), "the ranks' particles are ids 0..n, each once");
         Some(rows)
     }
-
-    fn device<T>(&self, r: Result<T>) -> T {
-        // a device that fails in a collective cannot tell the others: the panic hook aborts all
-        r.unwrap_or_else(|e| panic!("rank {}: the GPU failed in a collective operation: {e}", self.ranks.rank()))
-    }
 }
 
 impl RankPart for GpuDecomposed {
@@ -303,33 +299,33 @@ impl RankPart for GpuDecomposed {
         }
         Ok(())
     }
-    fn energies(&mut self) -> Energies {
+    fn energies(&mut self) -> Result<Energies> {
         let e = self.inner.energies();
-        let e = self.device(e);
+        let e = self.ranks.agree(e)?;
         let values = [e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work, e.surface, e.bond_break];
         let sums: Vec<ExactSum> = values.iter().map(|&v| ExactSum::sum_of([v])).collect();
-        energies_of(&self.ranks.sum_exact_many(&sums))
+        Ok(energies_of(&self.ranks.sum_exact_many(&sums)))
     }
-    fn wall_loads(&mut self) -> Vec<WallLoad> {
+    fn wall_loads(&mut self) -> Result<Vec<WallLoad>> {
         let loads = self.inner.wall_loads();
-        let loads = self.device(loads);
+        let loads = self.ranks.agree(loads)?;
         let sums: Vec<ExactSum> = loads.iter().flat_map(|l| l.force.into_iter().chain(l.torque)).map(|v| ExactSum::sum_of([v])).collect();
-        wall_loads_of(&self.ranks.sum_exact_many(&sums))
+        Ok(wall_loads_of(&self.ranks.sum_exact_many(&sums)))
     }
-    fn contact_count(&mut self) -> u64 {
+    fn contact_count(&mut self) -> Result<u64> {
         let n = self.inner.contact_count();
-        let n = self.device(n);
-        self.ranks.sum_u64(n)
+        let n = self.ranks.agree(n)?;
+        Ok(self.ranks.sum_u64(n))
     }
-    fn snapshot(&mut self) -> Option<Snapshot> {
+    fn snapshot(&mut self) -> Result<Option<Snapshot>> {
         let s = self.inner.snapshot();
-        let s = self.device(s);
+        let s = self.ranks.agree(s)?;
         let rows: Vec<SnapRow> = (0..s.radius.len())
             .filter(|&l| self.local.owned[l])
             .map(|l| SnapRow { position: s.position[l], velocity: s.velocity[l], spin: s.angular_velocity[l], force: s.force[l], torque: s.torque[l], radius: s.radius[l], id: self.local.gid[l] as u64 })
             .collect();
-        let rows = self.gather_owned(rows, |r| r.id)?;
-        Some(Snapshot {
+        let Some(rows) = self.gather_owned(rows, |r| r.id) else { return Ok(None) };
+        Ok(Some(Snapshot {
             step: s.step,
             time: s.time,
             position: rows.iter().map(|r| r.position).collect(),
@@ -339,11 +335,11 @@ impl RankPart for GpuDecomposed {
             torque: rows.iter().map(|r| r.torque).collect(),
             radius: rows.iter().map(|r| r.radius).collect(),
             bodies: Default::default(),
-        })
+        }))
     }
-    fn export_state(&mut self) -> Option<ParticleState> {
+    fn export_state(&mut self) -> Result<Option<ParticleState>> {
         let state = self.inner.export_state();
-        let state = self.device(state);
+        let state = self.ranks.agree(state)?;
         let rows: Vec<GpuRow> = rows_of(&state, &zero_raw(state.len()), &self.local).expect("the arrays just made").into_iter().filter(|r| self.local.lid(r.id).is_some_and(|l| self.local.owned[l as usize])).collect();
         let records: Vec<WireRecord> = state
             .history
@@ -352,8 +348,9 @@ impl RankPart for GpuDecomposed {
             .map(|c| WireRecord::of(&ContactRecord { owner: self.local.gid[c.owner as usize], partner: if c.between_particles() { self.local.gid[c.partner as usize] } else { c.partner }, history: c.history }))
             .collect();
         let gathered = self.ranks.gather(bytemuck::cast_slice(&records));
-        let rows = self.gather_owned(rows, |r| r.id as u64)?;
-        let history = gathered?.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, WireRecord>(b)).map(|w| w.record()).collect();
+        let Some(rows) = self.gather_owned(rows, |r| r.id as u64) else { return Ok(None) };
+        let Some(gathered) = gathered else { return Ok(None) };
+        let history = gathered.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, WireRecord>(b)).map(|w| w.record()).collect();
         let n = rows.len();
         let mut out = ParticleState {
             step: state.step,
@@ -372,7 +369,7 @@ impl RankPart for GpuDecomposed {
             bodies: Default::default(),
         };
         out.sort_history();
-        Some(out)
+        Ok(Some(out))
     }
     fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()> {
         let mut bytes = state.map(encode_state).unwrap_or_default();
@@ -387,11 +384,11 @@ impl RankPart for GpuDecomposed {
         self.migrate_due = false;
         self.ranks.agree(done)
     }
-    fn export_exact(&mut self) -> Option<ExactState> {
+    fn export_exact(&mut self) -> Result<Option<ExactState>> {
         let mine = self.inner.export_exact();
-        let mine = self.device(mine);
+        let mine = self.ranks.agree(mine)?;
         let e = self.inner.energies();
-        let work = work_of(&self.device(e));
+        let work = work_of(&self.ranks.agree(e)?);
         let n = self.local.gid.len();
         let owned: Vec<usize> = (0..n).filter(|&l| self.local.owned[l]).collect();
         let mut m = Message::default();
@@ -402,7 +399,7 @@ impl RankPart for GpuDecomposed {
         }
         let totals = [work.slip, work.dashpot, work.stiffness_work, work.wall_work, work.bond_break].map(|v| ExactSum::sum_of([v]));
         let totals: Vec<f64> = self.ranks.sum_exact_many(&totals).iter().map(ExactSum::value).collect();
-        let all = self.ranks.gather(&m.0)?;
+        let Some(all) = self.ranks.gather(&m.0) else { return Ok(None) };
         let mut parts = Vec::new();
         for b in &all {
             let mut r = Reader { bytes: b };
@@ -448,7 +445,7 @@ impl RankPart for GpuDecomposed {
             }
             raw.push(("adhesion".into(), bytemuck::cast_slice(&a).to_vec()));
         }
-        Some(ExactState { kind: mine.kind, work: per_particle, raw })
+        Ok(Some(ExactState { kind: mine.kind, work: per_particle, raw }))
     }
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()> {
         let mut m = Message::default();
@@ -494,21 +491,21 @@ impl RankPart for GpuDecomposed {
         })();
         self.ranks.agree(done)
     }
-    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Option<ExchangeView> {
+    fn exchange_view(&mut self, query: Option<&ExchangeQuery>) -> Result<Option<ExchangeView>> {
         let q = share_query(&self.ranks, query);
         let view = self.inner.exchange_view(&q).map(|v| v.expect("the GPU backend hands out views of spheres"));
-        let view = self.device(view);
+        let view = self.ranks.agree(view)?;
         let p = &view.state.particles;
         let picked: Vec<ViewRow> = (0..view.ids.len())
             .filter(|&k| self.local.owned[view.ids[k] as usize])
             .map(|k| ViewRow { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], radius: p.radius[k], id: self.local.gid[view.ids[k] as usize], material: p.material[k] })
             .collect();
         let sizes: Vec<Size> = (0..view.n).filter(|&l| self.local.owned[l]).map(|l| Size { radius: view.radius[l], id: self.local.gid[l], material: view.material[l] }).collect();
-        gather_view(&self.ranks, self.inner.steps_done(), &picked, &sizes)
+        Ok(gather_view(&self.ranks, self.inner.steps_done(), &picked, &sizes))
     }
     fn apply_exchange(&mut self, change: Option<&ExchangeChange>) -> Result<()> {
         let state = self.inner.export_state();
-        let state = self.device(state);
+        let state = self.ranks.agree(state)?;
         let rows = rows_of(&state, &zero_raw(state.len()), &self.local).expect("the arrays just made");
         let records: Vec<ContactRecord> = state.history.iter().map(|c| ContactRecord { owner: self.local.gid[c.owner as usize], partner: if c.between_particles() { self.local.gid[c.partner as usize] } else { c.partner }, history: c.history }).collect();
         let (mut next, local) = apply_change(&self.ranks, &mut self.bricks, &self.setup, &self.local, &rows, &records, change);

@@ -624,7 +624,7 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
             0.5 * (lo + hi)
         }));
         for w in geometry::winding_warnings(&cx, &meshes, &mesh_keys, &at) {
-            eprintln!("talus: {w}");
+            warn(&w);
         }
     }
     let mut bodies = clump_place::bodies(&particles, &clump_runs, &clump_templates, |m| materials[m as usize].density, clumps_inserted);
@@ -849,7 +849,7 @@ pub fn parse_value(root: &Value, source: &Path) -> Result<Setup> {
         }
     }
     for w in checks::check_time_step(&cx, &setup, time_step_check)? {
-        eprintln!("talus: {w}");
+        warn(&w);
     }
     Ok(setup)
 }
@@ -1043,4 +1043,20 @@ fn fill_box(cx: &Cx, o: &Obj) -> Result<([f64; 3], [f64; 3], u64)> {
         return Err(cx.err(&o.key("count"), "must be >= 1, got 0"));
     }
     Ok((min, max, count))
+}
+
+/// Whether this process keeps the scene's warnings to itself: the ranks other than 0 of a run
+/// under `mpirun`, which read the same scene as rank 0 (`quiet_warnings`).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on this process prints no scene warnings (rank 0 prints them for all ranks).
+pub fn quiet_warnings() {
+    QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A warning about the scene, on standard error.
+fn warn(w: &str) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("talus: {w}");
+    }
 }
