@@ -193,6 +193,33 @@ pub const PROFILE_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY.uni
 /// Open the preferred adapter (DiscreteGpu > IntegratedGpu > Other > Cpu; GL last).
 pub fn open_context() -> Result<GpuContext> {
     let (instance, adapter) = pick_adapter()?;
+    open_adapter(instance, adapter)
+}
+
+/// The node-local index of this process among the ranks of an MPI run on its node, from the
+/// launcher's environment (Open MPI's `OMPI_COMM_WORLD_LOCAL_RANK`, MPICH's `MPI_LOCALRANKID`,
+/// Slurm's `SLURM_LOCALID`); 0 when none is set.
+pub fn node_local_rank() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"].iter().find_map(|v| std::env::var(v).ok()?.trim().parse().ok()).unwrap_or(0)
+}
+
+/// For a rank of a decomposed run: among the adapters of the preferred kind (the device type
+/// and backends `open_context` would take), the one at `local_rank` modulo their count, so
+/// that the ranks of a node with several GPUs take one each (`node_local_rank`).
+pub fn open_context_for_rank(local_rank: usize) -> Result<GpuContext> {
+    for groups in [&PRIMARY[..], &[wgpu::Backends::GL]] {
+        let found = enumerate(groups);
+        let Some((_, first)) = found.first() else { continue };
+        let kind = (type_rank(first.get_info().device_type), first.get_info().backend);
+        let same: Vec<(wgpu::Instance, wgpu::Adapter)> = found.into_iter().filter(|(_, a)| (type_rank(a.get_info().device_type), a.get_info().backend) == kind).collect();
+        let k = local_rank % same.len();
+        let (instance, adapter) = same.into_iter().nth(k).expect("an adapter at k < count");
+        return open_adapter(instance, adapter);
+    }
+    open_context()
+}
+
+fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuContext> {
     let info = adapter.get_info();
     let limits = required_limits(&adapter)?;
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

@@ -171,7 +171,9 @@ impl GpuDecomposed {
         let (bricks, local, local_setup) = start(setup, ranks)?;
         // the whole scene's grid: the same blocks on every rank as on one device
         let opts = GpuOptions { grid: Some(GridSpec::new(setup)?), ..GpuOptions::default() };
-        let mut inner = GpuBackend::new(&local_setup, opts)?;
+        // a device per rank: the ranks of a node take its GPUs in turn
+        let ctx = super::context::open_context_for_rank(crate::gpu::context::node_local_rank())?;
+        let mut inner = GpuBackend::with_context(ctx, &local_setup, opts)?;
         inner.mark_ghosts(&local.owned)?;
         let pipes = inner.ghost_pipelines(None)?;
         let lists = Self::lists_for(&inner, &pipes, &local)?;
