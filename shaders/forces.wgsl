@@ -115,7 +115,8 @@ fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, wr
 }
 
 // The contacts particle i owns: writes its force and torque sums, the partners' shares and the
-// history; returns the work of the step (slip, dashpot, stiffness, wall).
+// history; returns the work of the step (slip, dashpot, stiffness, wall): none for a ghost of a
+// decomposed run.
 fn owned_contacts(i: u32) -> vec4<f32> {
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
@@ -238,6 +239,11 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     force_put(2u * i, vec4<f32>(out.force, out.strain));
     // w: the number of contacts i owns (for the contact count of the energy reduction)
     force_put(2u * i + 1u, vec4<f32>(out.torque, f32(out.contacts)));
+    if (is_ghost(bi)) {
+        // a ghost's contacts are booked by the rank that owns it (`gpu::decomposed`)
+        adhesion_energy = vec2<f32>(0.0);
+        return vec4<f32>(0.0);
+    }
     adhesion_energy = vec2<f32>(out.surface, out.bond_break);
     return vec4<f32>(out.slip_work, out.dashpot_work, out.stiffness_work, out.wall_work);
 }
@@ -253,11 +259,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     adhesion_energy = vec2<f32>(0.0);
     if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
         work = owned_contacts(i);
-        if (is_ghost(pos_block[i])) {
-            // a ghost's contacts are booked by the rank that owns it (`gpu::decomposed`)
-            work = vec4<f32>(0.0);
-            adhesion_energy = vec2<f32>(0.0);
-        }
     }
     let wg = i / WORKGROUP_SIZE;
     if (WRITE_HISTORY) {
