@@ -144,9 +144,9 @@ pub mod consts {
     /// (w = 1/I), and the angular velocity of the previous force pass (w unused; written only
     /// where rolling work is booked, `SimParams::rolling_booked`).
     pub const MOTION_ROWS: u32 = 3;
-    /// vec4 words per ghost row of a decomposed GPU run (`shaders/ranks/pack.wgsl`): position
-    /// block, offset, the `MOTION_ROWS` motion rows, periodic image.
-    pub const GHOST_ROWS: u32 = 3 + MOTION_ROWS;
+    /// u32 words per ghost row of a decomposed GPU run (`shaders/ranks/pack.wgsl`): the xyz of
+    /// the position block, the offset and the `MOTION_ROWS` motion rows (60 B).
+    pub const GHOST_WORDS: u32 = 3 * (2 + MOTION_ROWS);
     /// vec4<f32> rows per rigid body in the GPU `body_state` buffer (`gpu::bodies`), at these
     /// row indices: the centre's offset in its block (w unused), the orientation q as
     /// (x, y, z, w), the velocity (w = 1/M), the space-frame angular momentum L (w unused), the
@@ -172,7 +172,7 @@ pub fn wgsl_constants() -> String {
         u32_const("WALL_KEY_BIT", WALL_KEY_BIT),
         u32_const("EMPTY_KEY", EMPTY_KEY),
         u32_const("GHOST_BIT", GHOST_BIT),
-        u32_const("GHOST_ROWS", GHOST_ROWS),
+        u32_const("GHOST_WORDS", GHOST_WORDS),
         u32_const("MATERIAL_MASK", MATERIAL_MASK),
         u32_const("WORKGROUP_SIZE", WORKGROUP_SIZE),
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),

@@ -4,8 +4,8 @@
 //! rank holding its owned particles and their ghosts.
 //!
 //! * **Every step** (`GpuBackend::step_with_ghosts`): the drift, then the owned rows other ranks
-//!   hold as ghosts packed on the device (`ghost_pack`, 96 B a ghost: block, offset, motion
-//!   rows, image) and read back, exchanged (`Ranks::all_to_all`), unpacked over the ghosts
+//!   hold as ghosts packed on the device (`ghost_pack`, 60 B a ghost: the xyz of block,
+//!   offset, velocity, spin and previous spin) and read back, exchanged (`Ranks::all_to_all`), unpacked over the ghosts
 //!   (`ghost_unpack`), then the list plan, forces and kick as a batch of one step. The device
 //!   sums every particle's force in partner-id order, so an owned particle's force is the one a
 //!   single device computes from the same bits.

@@ -16,10 +16,10 @@ use super::split::SplitLayout;
 use super::step::StepEncoder;
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{GHOST_BIT, GHOST_ROWS, MATERIAL_MASK};
+use crate::layout::consts::{GHOST_BIT, GHOST_WORDS, MATERIAL_MASK};
 
 /// Bytes of one ghost row (`shaders/ranks/pack.wgsl`).
-pub const GHOST_ROW_BYTES: u64 = 16 * GHOST_ROWS as u64;
+pub const GHOST_ROW_BYTES: u64 = 4 * GHOST_WORDS as u64;
 
 /// The pack and unpack passes, compiled for a split layout.
 pub struct GhostPipelines {
@@ -69,8 +69,8 @@ impl GpuBackend {
         let readback = ctx.create_buffer("ghost_readback", bytes(send.len()), wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
         let incoming = ctx.create_buffer("ghost_incoming", bytes(recv.len()), wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         let dev = &ctx.device;
-        let pack = pass_groups(dev, &pipes.pack, "ghost_pack", &[&send_ids, &b.pos_block, &b.pos_offset, &b.image, &packed], &[&b.motion]);
-        let unpack = pass_groups(dev, &pipes.unpack, "ghost_unpack", &[&recv_ids, &incoming, &b.pos_block, &b.pos_offset, &b.image], &[&b.motion]);
+        let pack = pass_groups(dev, &pipes.pack, "ghost_pack", &[&send_ids, &b.pos_block, &b.pos_offset, &packed], &[&b.motion]);
+        let unpack = pass_groups(dev, &pipes.unpack, "ghost_unpack", &[&recv_ids, &incoming, &b.pos_block, &b.pos_offset], &[&b.motion]);
         Ok(GhostLists { n_send: send.len() as u32, n_recv: recv.len() as u32, pack, unpack, packed, readback, incoming })
     }
 
