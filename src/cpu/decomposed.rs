@@ -31,7 +31,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 
 use super::state::{AdhesionEnergy, State, Works};
-use super::redistribute::{apply_change, gather_view, local_records, share_query, Placed, Size, ViewRow};
+use super::redistribute::{apply_change, gather_view, local_records, placed_fields, share_query, state_of, Placed, Size, ViewRow};
 use super::{energies_of, wall_loads_of, CpuBackend, Halo};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::history::{history_of, history_row, HISTORY_VALUES};
@@ -374,17 +374,7 @@ pub(crate) fn local_state(state: &ParticleState, local: &Local) -> ParticleState
         radius: local.gid.iter().map(|&g| p.radius[g as usize]).collect(),
         material: local.gid.iter().map(|&g| p.material[g as usize]).collect(),
     };
-    let mut history = Vec::new();
-    for c in &state.history {
-        let Some(owner) = local.lid(c.owner) else { continue };
-        if c.between_particles() {
-            if let Some(partner) = local.lid(c.partner) {
-                history.push(ContactRecord { owner, partner, history: c.history });
-            }
-        } else if local.owned[owner as usize] {
-            history.push(ContactRecord { owner, partner: c.partner, history: c.history });
-        }
-    }
+    let history = local_records(&state.history, local);
     ParticleState {
         step: state.step,
         particles,
@@ -577,25 +567,7 @@ impl Decomposed {
         let rows = self.gather_rows()?;
         let mut history: Vec<ContactRecord> = gathered?.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, WireRecord>(b)).map(|w| w.record()).collect();
         history.sort_unstable_by_key(|c| (c.owner, c.partner));
-        let n = rows.len();
-        let mut state = ParticleState {
-            step: self.inner.steps_done,
-            particles: Particles {
-                position: rows.iter().map(|r| r.position).collect(),
-                velocity: rows.iter().map(|r| r.velocity).collect(),
-                angular_velocity: rows.iter().map(|r| r.spin).collect(),
-                radius: rows.iter().map(|r| r.radius).collect(),
-                material: rows.iter().map(|r| r.material).collect(),
-            },
-            image: rows.iter().map(|r| r.image).collect(),
-            force: rows.iter().map(|r| r.force).collect(),
-            torque: rows.iter().map(|r| r.torque).collect(),
-            refresh: vec![false; n],
-            history,
-            bodies: Default::default(),
-        };
-        state.sort_history();
-        Some(state)
+        Some(state_of(self.inner.steps_done, &rows, vec![false; rows.len()], history))
     }
 
     /// Continue from `state` (rank 0's; the others pass `None` and receive it).
@@ -830,29 +802,9 @@ impl RankPart for Decomposed {
 }
 
 impl Placed for Row {
-    fn gid(&self) -> u32 {
-        self.id
-    }
-    fn set_gid(&mut self, gid: u32) {
-        self.id = gid;
-    }
-    fn place(&self) -> DVec3 {
-        DVec3::from(self.position)
-    }
-    fn size(&self) -> f64 {
-        self.radius
-    }
-    fn speed(&self) -> f64 {
-        DVec3::from(self.velocity).length()
-    }
+    placed_fields!();
     fn added(gid: u32, p: &Particles, k: usize) -> Row {
         Row { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], previous_spin: p.angular_velocity[k], radius: p.radius[k], id: gid, material: p.material[k], ..Row::zeroed() }
-    }
-    fn push_to(&self, s: &mut ParticleState) {
-        s.particles.push(self.position, self.velocity, self.spin, self.radius, self.material);
-        s.image.push(self.image);
-        s.force.push(self.force);
-        s.torque.push(self.torque);
     }
 }
 

@@ -30,6 +30,48 @@ pub(crate) trait Placed: Pod {
     fn push_to(&self, s: &mut ParticleState);
 }
 
+/// The methods of `Placed` that read the fields every wire row has (`id`, `position`,
+/// `velocity`, `spin`, `radius`, `material`, `image`, `force`, `torque`).
+macro_rules! placed_fields {
+    () => {
+        fn gid(&self) -> u32 {
+            self.id
+        }
+        fn set_gid(&mut self, gid: u32) {
+            self.id = gid;
+        }
+        fn place(&self) -> glam::DVec3 {
+            glam::DVec3::from(self.position)
+        }
+        fn size(&self) -> f64 {
+            self.radius
+        }
+        fn speed(&self) -> f64 {
+            glam::DVec3::from(self.velocity).length()
+        }
+        fn push_to(&self, s: &mut crate::model::state::ParticleState) {
+            s.particles.push(self.position, self.velocity, self.spin, self.radius, self.material);
+            s.image.push(self.image);
+            s.force.push(self.force);
+            s.torque.push(self.torque);
+        }
+    };
+}
+pub(crate) use placed_fields;
+
+/// A state of `rows` (id order) with their `refresh` flags and `history` (ids of the rows'
+/// numbering), the history sorted.
+pub(crate) fn state_of<T: Placed>(step: u64, rows: &[T], refresh: Vec<bool>, history: Vec<ContactRecord>) -> ParticleState {
+    let mut state = ParticleState { step, ..Default::default() };
+    for r in rows {
+        r.push_to(&mut state);
+    }
+    state.refresh = refresh;
+    state.history = history;
+    state.sort_history();
+    state
+}
+
 /// Records (global ids) restricted to the particles of `local`, in local ids: pair records
 /// between two particles it holds, wall records of those it owns.
 pub(crate) fn local_records(records: &[ContactRecord], local: &Local) -> Vec<ContactRecord> {
@@ -178,14 +220,8 @@ pub(crate) fn apply_change<T: Placed>(ranks: &Ranks, bricks: &mut Bricks, setup:
         .collect();
     let reach = reach_for(ranks, bricks, setup, &owned);
     let held = redistribute(ranks, bricks, &reach, &owned, &flags, &kept);
-    let mut state = ParticleState::default();
-    for r in &held.rows {
-        r.push_to(&mut state);
-    }
-    state.refresh = held.flags.iter().map(|&f| f != 0).collect();
-    state.history = local_records(&held.records, &held.local);
-    state.sort_history();
-    (state, held.local)
+    let history = local_records(&held.records, &held.local);
+    (state_of(0, &held.rows, held.flags.iter().map(|&f| f != 0).collect(), history), held.local)
 }
 
 /// One particle of an exchange view on the wire.

@@ -28,14 +28,13 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use glam::DVec3;
 
 use super::buffers::{adhesion_rows, work_groups};
 use super::halo::{GhostLists, GhostPipelines};
 use super::{GpuBackend, GpuOptions, GridSpec};
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::cpu::decomposed::{decode_state, encode_state, local_state, replan, start, Bricks, Local, Message, RankPart, Reader, WireRecord};
-use crate::cpu::redistribute::{apply_change, gather_view, local_records, reach_for, redistribute, share_query, Held, Placed, Size, ViewRow};
+use crate::cpu::redistribute::{apply_change, gather_view, local_records, placed_fields, reach_for, redistribute, share_query, state_of, Held, Placed, Size, ViewRow};
 use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::cpu::{energies_of, wall_loads_of};
 use crate::error::{Result, TalusError};
@@ -253,13 +252,7 @@ impl GpuDecomposed {
         let reach = reach_for(&self.ranks, &mut self.bricks, &self.setup, &owned);
         let Held { rows: held, records, local, .. } = redistribute(&self.ranks, &self.bricks, &reach, &owned, &vec![0; owned.len()], &records);
         let history = local_records(&records, &local);
-        let mut next = ParticleState { step: state.step, ..Default::default() };
-        for r in &held {
-            r.push_to(&mut next);
-        }
-        next.refresh = vec![false; held.len()];
-        next.history = history;
-        next.sort_history();
+        let next = state_of(state.step, &held, vec![false; held.len()], history);
         let exact = exact_of(&held, &local.owned, self.setup.has_adhesion());
         self.local = local;
         self.inner.import_state(&next)?;
@@ -353,25 +346,7 @@ impl RankPart for GpuDecomposed {
         let Some(rows) = self.gather_owned(rows, |r| r.id as u64) else { return Ok(None) };
         let Some(gathered) = gathered else { return Ok(None) };
         let history = gathered.iter().flat_map(|b| bytemuck::pod_collect_to_vec::<u8, WireRecord>(b)).map(|w| w.record()).collect();
-        let n = rows.len();
-        let mut out = ParticleState {
-            step: state.step,
-            particles: Particles {
-                position: rows.iter().map(|r| r.position).collect(),
-                velocity: rows.iter().map(|r| r.velocity).collect(),
-                angular_velocity: rows.iter().map(|r| r.spin).collect(),
-                radius: rows.iter().map(|r| r.radius).collect(),
-                material: rows.iter().map(|r| r.material).collect(),
-            },
-            image: rows.iter().map(|r| r.image).collect(),
-            force: rows.iter().map(|r| r.force).collect(),
-            torque: rows.iter().map(|r| r.torque).collect(),
-            refresh: vec![false; n],
-            history,
-            bodies: Default::default(),
-        };
-        out.sort_history();
-        Ok(Some(out))
+        Ok(Some(state_of(state.step, &rows, vec![false; rows.len()], history)))
     }
     fn import_state(&mut self, state: Option<&ParticleState>) -> Result<()> {
         let mut bytes = state.map(encode_state).unwrap_or_default();
@@ -529,28 +504,8 @@ fn zero_raw(n: usize) -> ExactState {
 }
 
 impl Placed for GpuRow {
-    fn gid(&self) -> u32 {
-        self.id
-    }
-    fn set_gid(&mut self, gid: u32) {
-        self.id = gid;
-    }
-    fn place(&self) -> DVec3 {
-        DVec3::from(self.position)
-    }
-    fn size(&self) -> f64 {
-        self.radius
-    }
-    fn speed(&self) -> f64 {
-        DVec3::from(self.velocity).length()
-    }
+    placed_fields!();
     fn added(gid: u32, p: &Particles, k: usize) -> GpuRow {
         GpuRow { position: p.position[k], velocity: p.velocity[k], spin: p.angular_velocity[k], radius: p.radius[k], id: gid, material: p.material[k], ..GpuRow::zeroed() }
-    }
-    fn push_to(&self, s: &mut ParticleState) {
-        s.particles.push(self.position, self.velocity, self.spin, self.radius, self.material);
-        s.image.push(self.image);
-        s.force.push(self.force);
-        s.torque.push(self.torque);
     }
 }
