@@ -172,7 +172,7 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
     let s = setup(Contact { fric: 0.0, restitution: 1.0, shear: 1e9 }, serde_json::json!([]), [0.0; 3], dt, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
     let e0 = backend.energies()?.kinetic_rotational;
-    let l0 = norm(backend.export_state()?.bodies.angular_momentum[0]);
+    let l0 = norm(backend.snapshot()?.bodies.angular_momentum[0]);
     let (mut e_err, mut l_err): (f64, f64) = (0.0, 0.0);
     let mut crossings = Vec::new();
     let mut last = (0.0, w0[1]);
@@ -180,7 +180,7 @@ fn torque_free(report: &mut Report, open: Opener, kind: &'static str) -> Result<
     let total = 20_000u64;
     for k in 1..=total / steps_per {
         backend.step(steps_per)?;
-        let st = backend.export_state()?;
+        let st = backend.snapshot()?;
         let (q, l) = (st.bodies.orientation[0], st.bodies.angular_momentum[0]);
         let wb = rotate_back(q, omega(q, moments, l));
         let t = (k * steps_per) as f64 * dt;
@@ -278,12 +278,12 @@ fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> 
     let dt = 2e-6;
     let s = setup(Contact { fric: 0.5, restitution: 0.5, shear: 1e9 }, walls, [g * th.sin(), 0.0, -g * th.cos()], dt, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
-    let (batch, batches) = (100u64, 150u64);
+    let (batch, batches) = (100u64, 75u64);
     let mut xs = Vec::new();
     for k in 1..=batches {
         backend.step(batch)?;
         let t = (k * batch) as f64 * dt;
-        let x = backend.export_state()?.bodies.position[0][0];
+        let x = backend.snapshot()?.bodies.position[0][0];
         xs.push((t, x));
     }
     // the centre's speed down the slope, by central differences
