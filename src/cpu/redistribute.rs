@@ -5,16 +5,246 @@
 //! gathers on rank 0 only the particles near its outlets and insertion regions (`view`), and
 //! every rank applies the change to what it owns (`apply_change`): outlets remove on the owning
 //! rank, ids are compacted as one process compacts them, and the new particles go to their
-//! owners.
+//! owners. The brick (`Bricks`), the local numbering (`Local`) and the wire forms live here too.
 
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 
-use super::decomposed::{Bricks, Local, Message, Reach, Reader, WireRecord};
+use crate::contact::history::{history_of, history_row, HISTORY_VALUES};
+use crate::error::{Result, TalusError};
 use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::model::state::{ContactRecord, ParticleState};
 use crate::ranks::Ranks;
 use crate::setup::{Particles, Setup};
+
+/// The brick of subdomains: `dims` bricks per axis, cut at `cuts[a]` (the inner cut planes,
+/// increasing). The outer faces of the bricks at the ends of a non-periodic axis reach to
+/// infinity, so every particle has an owner.
+#[derive(Clone, Debug)]
+pub struct Bricks {
+    pub dims: [usize; 3],
+    cuts: [Vec<f64>; 3],
+    min: DVec3,
+    max: DVec3,
+    periodic: [bool; 3],
+    period: DVec3,
+}
+
+impl Bricks {
+    /// The brick for `ranks` ranks: the scene's `decomposition.bricks` when given (its product
+    /// must be the rank count), else the factorisation px·py·pz = ranks with the least cut area
+    /// over the domain (ties: more cuts along x first). Cut planes are evenly spaced.
+    pub fn new(setup: &Setup, ranks: usize) -> Result<Bricks> {
+        let (min, max) = (DVec3::from(setup.domain.min), DVec3::from(setup.domain.max));
+        let extent = max - min;
+        let dims = match setup.bricks {
+            Some(d) => {
+                let d = d.map(|x| x as usize);
+                if d.iter().product::<usize>() != ranks {
+                    return Err(TalusError::Scene {
+                        file: setup.source.clone(),
+                        key: "decomposition.bricks".into(),
+                        message: format!("[{}, {}, {}] makes {} bricks; the run has {ranks} MPI ranks (one brick per rank)", d[0], d[1], d[2], d.iter().product::<usize>()),
+                    });
+                }
+                d
+            }
+            None => {
+                let mut best: Option<(f64, [usize; 3])> = None;
+                for px in (1..=ranks).filter(|p| ranks.is_multiple_of(*p)) {
+                    for py in (1..=ranks / px).filter(|p| (ranks / px).is_multiple_of(*p)) {
+                        let d = [px, py, ranks / px / py];
+                        let area = (d[0] - 1) as f64 * extent.y * extent.z + (d[1] - 1) as f64 * extent.x * extent.z + (d[2] - 1) as f64 * extent.x * extent.y;
+                        if best.is_none_or(|(a, _)| area < a) {
+                            best = Some((area, d));
+                        }
+                    }
+                }
+                best.map(|(_, d)| d).unwrap_or([1, 1, 1])
+            }
+        };
+        let cuts = std::array::from_fn(|a| (1..dims[a]).map(|k| min[a] + extent[a] * k as f64 / dims[a] as f64).collect());
+        Ok(Bricks { dims, cuts, min, max, periodic: setup.periodic, period: setup.period() })
+    }
+
+    /// Bins of the histogram along an axis that `balance` places the cut planes by.
+    const BALANCE_BINS: usize = 512;
+
+    /// Move the cut planes so that each slab of bricks along each axis holds an equal share of
+    /// the particles (`Setup::balance`; LAMMPS `balance shift`, one pass): every rank bins the
+    /// centres it owns along each cut axis, the histograms are summed over the ranks, and each
+    /// plane goes to its quantile, interpolated within its bin and kept at least a bin from the
+    /// next. Every rank computes the same planes from the same sums. Where a particle is owned
+    /// changes nothing in the results, only how the work is shared.
+    pub(crate) fn balance(&mut self, ranks: &Ranks, centres: impl Iterator<Item = DVec3> + Clone) {
+        let cut_axes: Vec<usize> = (0..3).filter(|&a| self.dims[a] > 1).collect();
+        if cut_axes.is_empty() {
+            return;
+        }
+        let bins = Self::BALANCE_BINS;
+        let mut counts = vec![0u64; bins * cut_axes.len()];
+        for (k, &a) in cut_axes.iter().enumerate() {
+            let (lo, width) = (self.min[a], (self.max[a] - self.min[a]) / bins as f64);
+            for x in centres.clone() {
+                let mut y = x[a];
+                if self.periodic[a] {
+                    y -= self.period[a] * ((y - self.min[a]) / self.period[a]).floor();
+                }
+                let b = (((y - lo) / width).floor().max(0.0) as usize).min(bins - 1);
+                counts[k * bins + b] += 1;
+            }
+        }
+        let counts = ranks.sum_u64s(&counts);
+        for (k, &a) in cut_axes.iter().enumerate() {
+            let h = &counts[k * bins..(k + 1) * bins];
+            let total: u64 = h.iter().sum();
+            if total == 0 {
+                continue;
+            }
+            let (lo, width) = (self.min[a], (self.max[a] - self.min[a]) / bins as f64);
+            let n = self.dims[a];
+            let mut cuts = Vec::with_capacity(n - 1);
+            let (mut below, mut b) = (0u64, 0usize);
+            for c in 1..n {
+                let target = total as f64 * c as f64 / n as f64;
+                while b < bins && (below + h[b]) as f64 <= target {
+                    below += h[b];
+                    b += 1;
+                }
+                let within = if b < bins && h[b] > 0 { (target - below as f64) / h[b] as f64 } else { 0.0 };
+                let floor = cuts.last().map_or(lo + width, |&p: &f64| p + width);
+                let ceiling = self.max[a] - (n - c) as f64 * width;
+                cuts.push((lo + (b as f64 + within) * width).clamp(floor, ceiling));
+            }
+            self.cuts[a] = cuts;
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// The rank whose brick holds centre `x` (on periodic axes taken into [min, max) first).
+    pub fn rank_of(&self, x: DVec3) -> usize {
+        let c: [usize; 3] = std::array::from_fn(|a| {
+            let mut y = x[a];
+            if self.periodic[a] {
+                y -= self.period[a] * ((y - self.min[a]) / self.period[a]).floor();
+            }
+            self.cuts[a].partition_point(|&cut| cut <= y)
+        });
+        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
+    }
+
+    /// Corners of brick `r` (±∞ on the outer faces of non-periodic axes).
+    fn bounds(&self, r: usize) -> (DVec3, DVec3) {
+        let c = [r % self.dims[0], (r / self.dims[0]) % self.dims[1], r / (self.dims[0] * self.dims[1])];
+        let (mut lo, mut hi) = (DVec3::ZERO, DVec3::ZERO);
+        for a in 0..3 {
+            let open = !self.periodic[a];
+            lo[a] = if c[a] == 0 { if open { f64::NEG_INFINITY } else { self.min[a] } } else { self.cuts[a][c[a] - 1] };
+            hi[a] = if c[a] + 1 == self.dims[a] { if open { f64::INFINITY } else { self.max[a] } } else { self.cuts[a][c[a]] };
+        }
+        (lo, hi)
+    }
+
+    /// Squared distance from `x` to brick `r` (on periodic axes, from the nearest image).
+    fn distance2(&self, x: DVec3, r: usize) -> f64 {
+        let (lo, hi) = self.bounds(r);
+        let mut d2 = 0.0;
+        for a in 0..3 {
+            let gap = |y: f64| if y < lo[a] { lo[a] - y } else if y > hi[a] { y - hi[a] } else { 0.0 };
+            let d = if self.periodic[a] { gap(x[a]).min(gap(x[a] - self.period[a])).min(gap(x[a] + self.period[a])) } else { gap(x[a]) };
+            d2 += d * d;
+        }
+        d2
+    }
+
+    /// Whether a particle at `x` of radius `r`, owned by another rank, is a ghost of rank
+    /// `rank`: within `r + r_max + margin` of its brick.
+    pub(crate) fn ghost_for(&self, x: DVec3, r: f64, rank: usize, reach: &Reach) -> bool {
+        let cut = r + reach.r_max + reach.margin;
+        self.distance2(x, rank) <= cut * cut
+    }
+}
+
+/// How far a rank's list can reach: the largest radius and the list's margin (largest gap +
+/// skin + 2 × the longest step, over all ranks).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reach {
+    r_max: f64,
+    margin: f64,
+}
+
+impl Reach {
+    pub(crate) fn of(setup: &Setup, max_speed: f64) -> Reach {
+        Reach { r_max: setup.max_radius(), margin: setup.max_reach_gap() + setup.skin() + 2.0 * max_speed * setup.dt }
+    }
+}
+
+
+/// A contact record on the wire (owner id, partner id or wall key, history values).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(crate) struct WireRecord {
+    owner: u32,
+    partner: u32,
+    values: [f64; HISTORY_VALUES],
+}
+
+impl WireRecord {
+    pub(crate) fn of(c: &ContactRecord) -> WireRecord {
+        WireRecord { owner: c.owner, partner: c.partner, values: history_row(&c.history) }
+    }
+    pub(crate) fn record(&self) -> ContactRecord {
+        ContactRecord { owner: self.owner, partner: self.partner, history: history_of(&self.values) }
+    }
+}
+
+/// Byte messages of several typed sections.
+#[derive(Default)]
+pub(crate) struct Message(pub(crate) Vec<u8>);
+
+impl Message {
+    pub(crate) fn put<T: Pod>(&mut self, v: &[T]) {
+        let bytes: &[u8] = bytemuck::cast_slice(v);
+        self.0.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+}
+
+impl Reader<'_> {
+    pub(crate) fn take<T: Pod>(&mut self) -> Vec<T> {
+        let len = u64::from_le_bytes(self.bytes[..8].try_into().expect("a section length")) as usize;
+        let v = bytemuck::pod_collect_to_vec(&self.bytes[8..8 + len]);
+        self.bytes = &self.bytes[8 + len..];
+        v
+    }
+}
+
+/// Which particles a rank holds and which it exchanges every step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Local {
+    /// Global id of each local id (increasing).
+    pub(crate) gid: Vec<u32>,
+    /// Whether each local id is owned here (else a ghost).
+    pub(crate) owned: Vec<bool>,
+    /// Per rank: the local ids of owned particles that are ghosts there, in global id order.
+    pub(crate) send: Vec<Vec<u32>>,
+    /// Per rank: the local ids of the ghosts it owns, in the order it sends them.
+    pub(crate) recv: Vec<Vec<u32>>,
+}
+
+impl Local {
+    pub(crate) fn lid(&self, gid: u32) -> Option<u32> {
+        self.gid.binary_search(&gid).ok().map(|k| k as u32)
+    }
+}
+
 
 /// A particle as it travels between ranks (`Row` on the CPU, `GpuRow` on the GPU).
 pub(crate) trait Placed: Pod {
