@@ -66,12 +66,17 @@ pub struct RestProgress {
 }
 
 /// The energy sentinel in progress (`run::EnergySentinel`): the total energy and step it
-/// measures the drift from, and the peak of kinetic + strain energy so far.
+/// measures the drift from, the gravitational energy there, and the peak so far of kinetic +
+/// strain energy + the gravitational energy released since then.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SentinelProgress {
     pub start_total: f64,
     pub start_step: u64,
     pub peak: f64,
+    /// The gravitational energy at `start_step` (absent in checkpoints written before it
+    /// was kept: their sentinel goes on with kinetic + strain energy alone).
+    #[serde(default)]
+    pub start_gravitational: Option<f64>,
 }
 
 /// What the run loop carries from one output to the next (`run::run_scene`).

@@ -62,7 +62,7 @@ pub struct RunChecks {
     pub energy_drift: Option<f64>,
 }
 
-/// The default `energy_drift` of a scene: 10 % of the peak kinetic + strain energy, far above
+/// The default `energy_drift` of a scene: 10 % of the energy in play (`simulation::EnergySentinel`), far above
 /// what any shipped scene drifts (they close their energy within 1e-3) and far below the jump of
 /// a run past its stability limit.
 pub const ENERGY_DRIFT_DEFAULT: f64 = 0.1;
