@@ -77,10 +77,14 @@ pub mod consts {
     /// With a skin, at most every this many steps carries the rebuild passes (grid, list: about
     /// 20 indirect dispatches; `SimParams::rebuild_stride`, which the host adapts to the list's
     /// lifetime); the steps between encode none (an empty indirect dispatch still costs a few µs
-    /// on a real GPU: 0.1 ms a step at 1M particles on an H200). At such a step `list_plan`
-    /// rebuilds early when the list could go stale before the next one. Without a skin every
-    /// step rebuilds, and every step carries the passes (stride 1).
-    pub const REBUILD_STRIDE: u32 = 8;
+    /// on a real GPU: 0.1 ms a step at 1M particles on an H200 when every step carried them,
+    /// 0.018 ms at a stride of 8). At such a step `list_plan` rebuilds early when the list could
+    /// go stale before the next one. Without a skin every step rebuilds, and every step carries
+    /// the passes (stride 1).
+    pub const REBUILD_STRIDE: u32 = 32;
+    /// The stride a run with a skin starts at, before any batch has shown how long its lists
+    /// live (a pour starts from rest, where the longest step grows fastest against itself).
+    pub const REBUILD_STRIDE_START: u32 = 8;
     /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
     pub const BLOWUP_POSITION: u32 = 1;
     pub const BLOWUP_VELOCITY: u32 = 2;

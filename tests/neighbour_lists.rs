@@ -154,6 +154,27 @@ fn gpu_late_rebuilds_change_nothing() {
     assert_eq!(skinned.rebuild_stride(), 8, "a list that lives long keeps the stride");
 }
 
+/// A list that lives hundreds of steps (the packed bed builds about every 1,100) lets the
+/// stride grow from its start of 8 to `REBUILD_STRIDE` = 32 (the rebuild passes' ~20 empty
+/// indirect dispatches in one step of 32), and the run still matches skin 0 bit for bit.
+#[test]
+fn gpu_long_lived_lists_reach_the_longest_stride() {
+    let mut setup = talus::bench::bed_setup(1000, ContactModel::Hertz);
+    setup.skin = Some(0.0);
+    let mut every_step = gpu(&setup, GpuOptions::default());
+    setup.skin = None;
+    let mut skinned = gpu(&setup, GpuOptions::default());
+    assert_eq!(skinned.rebuild_stride(), talus::layout::consts::REBUILD_STRIDE_START);
+    for batch in 1..=2u64 {
+        every_step.step(256).unwrap();
+        skinned.step(256).unwrap();
+        assert!(fingerprint(&mut every_step) == fingerprint(&mut skinned), "the default skin and skin 0 differ after {} steps", 256 * batch);
+    }
+    assert_eq!(skinned.rebuild_stride(), talus::layout::consts::REBUILD_STRIDE, "a list built {} times in 512 steps", skinned.list_builds().unwrap());
+    assert_eq!(skinned.late_rebuilds(), 0, "the default skin rebuilt late");
+    assert!(every_step.contact_count().unwrap() > 0, "the bed has no contacts: the comparison proves nothing");
+}
+
 #[test]
 fn gpu_shipped_scenes_are_bit_identical_with_and_without_skin() {
     assert_gpu_skin_independent("bed", talus::bench::bed_setup(1000, ContactModel::Hertz), 3, 50);

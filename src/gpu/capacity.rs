@@ -403,12 +403,15 @@ impl GpuBackend {
     /// the rebuild passes and halt batch after batch (`REBUILD_LATE`, a host round trip each):
     /// the rotating drum builds every 6 steps. After a batch of `steps` steps with the step state
     /// `st`, the stride becomes the largest power of two within a quarter of the steps per build
-    /// the batch saw (at most `REBUILD_STRIDE`, at least 1); after a late rebuild (`late`) it
-    /// halves. Takes effect from the next batch encoded (the write of `sim` precedes it in
-    /// queue order, and the host encodes with the same value).
+    /// the batch saw, or, in a batch without a build, of the steps since the last batch that
+    /// built (batches are 64 steps: a list living hundreds of steps reaches the largest stride);
+    /// at most `REBUILD_STRIDE`, at least 1. After a late rebuild (`late`) it halves. Takes
+    /// effect from the next batch encoded (the write of `sim` precedes it in queue order, and
+    /// the host encodes with the same value).
     fn adapt_rebuild_stride(&mut self, st: &StepStateRead, steps: u64, late: bool) {
         let builds = st.rebuilds.wrapping_sub(self.rebuilds_seen);
         self.rebuilds_seen = st.rebuilds;
+        self.steps_since_build = if builds == 0 { self.steps_since_build + steps } else { 0 };
         let old = self.sim.rebuild_stride;
         if old == 0 || self.grid.skin <= 0.0 {
             return;
@@ -418,7 +421,7 @@ impl GpuBackend {
         } else if steps == 0 {
             old
         } else {
-            let per_build = steps as f64 / builds.max(1) as f64;
+            let per_build = if builds == 0 { self.steps_since_build as f64 } else { steps as f64 / builds as f64 };
             let quarter = (per_build / 4.0).max(1.0) as u32;
             (1u32 << quarter.ilog2()).min(crate::layout::consts::REBUILD_STRIDE)
         };

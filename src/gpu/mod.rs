@@ -167,6 +167,9 @@ pub struct GpuBackend {
     late_rebuilds: u64,
     /// `StepState::rebuilds` after the last batch read (`GpuBackend::adapt_rebuild_stride`).
     rebuilds_seen: u32,
+    /// Steps since the last batch that built a list (`GpuBackend::adapt_rebuild_stride`: a list
+    /// that outlives a batch lets the stride grow beyond a quarter of the batch).
+    steps_since_build: u64,
     /// Whether the pipelines are the process's shared ones (`GpuBackend::new`) or this
     /// backend's own (`with_context`): where the list outgrows a part, new ones come from the
     /// same source.
@@ -283,7 +286,7 @@ impl GpuBackend {
             domain_min_block: grid.domain_min_block,
             rolling_booked: setup.rolling_booked() as u32,
             domain_min_offset: grid.domain_min_offset,
-            rebuild_stride: if grid.skin > 0.0 { crate::layout::consts::REBUILD_STRIDE } else { 1 },
+            rebuild_stride: if grid.skin > 0.0 { crate::layout::consts::REBUILD_STRIDE_START } else { 1 },
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
@@ -301,7 +304,7 @@ impl GpuBackend {
         };
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
