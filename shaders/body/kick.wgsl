@@ -1,7 +1,8 @@
 // Pass `body_kick` (scenes with rigid bodies only, `gpu::bodies`; one thread per body). The
 // body's total force and torque about its centre are summed over its components in particle-id
-// order (fixed order: no float atomics), from the components' totals in `force` (written by
-// `gather`), the lever arm R(q)·offset; then half kicks v += (F/M + g) dt/2, L += τ dt/2, the
+// order (fixed order: no float atomics), from the components' totals (MODE 1: formed here by
+// `total_force`, the gather's arithmetic, so no `gather` pass runs in the step; MODES 2 and 3:
+// read from `force`, where `gather` wrote them), the lever arm R(q)·offset; then half kicks v += (F/M + g) dt/2, L += τ dt/2, the
 // drift of the centre (wrapped on periodic axes, with its image) and the rotation drift of q.
 // MODE 0: the first step of a batch (the stored totals; kick, drift); 1: a later step (totals
 // of the last force pass, second half kick of the previous step, then as 0); 2: closes a batch
@@ -15,8 +16,11 @@
 @group(0) @binding(4) var<storage, read_write> body_state: array<vec4<f32>>;
 // Per particle: its body-frame offset (xyz, f32 bits) and its body (w).
 @group(0) @binding(5) var<storage, read> body_comp: array<vec4<u32>>;
-// Split array (group 1, `gpu::split`): force (per particle i: [2i] total force, [2i + 1] total
-// torque, after `gather`).
+// n + 1: each particle's first incoming entry (`incoming_sum.wgsl`).
+@group(0) @binding(6) var<storage, read> incoming_start: array<u32>;
+// Split arrays (group 1, `gpu::split`): force (per particle i: [2i] force, [2i + 1] torque: the
+// own sums of the last force pass in MODE 1, the totals after `gather` in MODES 2 and 3),
+// incoming and shares (`incoming_sum.wgsl`).
 
 override MODE: u32 = 0u;
 
@@ -42,9 +46,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         t = vec3<f32>(0.0);
         for (var c = first; c < first + count; c = c + 1u) {
             let arm = body_to_space(q, bitcast<vec3<f32>>(body_comp[c].xyz));
-            let fc = force_at(2u * c).xyz;
+            var total = Total(force_at(2u * c), force_at(2u * c + 1u));
+            if (MODE == 1u) {
+                total = total_force(c);
+            }
+            let fc = total.force.xyz;
             f = f + fc;
-            t = t + (cross(arm, fc) + force_at(2u * c + 1u).xyz);
+            t = t + (cross(arm, fc) + total.torque.xyz);
         }
         body_state[row + BODY_ROW_FORCE] = vec4<f32>(f, 0.0);
         body_state[row + BODY_ROW_TORQUE] = vec4<f32>(t, 0.0);

@@ -11,10 +11,11 @@
 //! principal moments; the last total force and torque about the centre); `body_comp`, per
 //! particle its body-frame offset (f32 bits) and body id (u32 w); `params`, the body count.
 //!
-//! A step of such a scene (`StepEncoder`): `gather` (not in a batch's first step: the
-//! components' totals of the last force pass into `force`) → `body_kick` (per body: totals in
-//! component-id order, the previous step's second half kick, this step's first half kick,
-//! drift of the centre and of q) → `body_place` (per component: position, velocity, spin; the
+//! A step of such a scene (`StepEncoder`): `body_kick` (per body: the components' totals,
+//! formed from their own sums and incoming shares as `gather` forms them except in a batch's
+//! first step, which reads the totals the closing passes of the batch before left in `force`;
+//! summed in component-id order; the previous step's second half kick, this step's first half
+//! kick, drift of the centre and of q) → `body_place` (per component: position, velocity, spin; the
 //! list skin's `max_step`; BLOWUP checks) in place of `drift`/`kick_drift`, then `list_plan`,
 //! the rebuild passes (`list_build_bodies`), `forces` and `advance` as for spheres. The batch
 //! closes with `gather` → `body_kick` MODE 2 (second half kick) → `body_place` MODE 2
@@ -93,7 +94,7 @@ pub struct BodyGroups {
 
 impl BodyGroups {
     pub fn new(device: &wgpu::Device, p: &BodyPipelines, b: &Buffers, bb: &BodyBuffers) -> Self {
-        let kick = |k: usize| pass_groups(device, &p.kick[k], "body_kick", &[&b.sim, &bb.params, &b.step_state, &bb.int, &bb.state, &bb.comp], &[&b.force]);
+        let kick = |k: usize| pass_groups(device, &p.kick[k], "body_kick", &[&b.sim, &bb.params, &b.step_state, &bb.int, &bb.state, &bb.comp, &b.incoming_count], &[&b.force, &b.incoming, &b.shares]);
         let place = |k: usize| {
             pass_groups(
                 device,

@@ -348,14 +348,12 @@ impl StepEncoder<'_> {
     }
 
     /// A step's first passes in a scene with rigid bodies, in place of `drift` (`first`: the
-    /// first step of a batch) or `kick_drift`: the components' totals (`gather`, not in the
-    /// first step, whose totals the closing passes of the batch before left), the bodies' kicks
-    /// and drifts (`body_kick`), the components placed (`body_place`).
+    /// first step of a batch) or `kick_drift`: the bodies' kicks and drifts (`body_kick`; after
+    /// the first step it forms the components' totals itself, as `kick_drift` does, where a
+    /// `gather` pass ran before: one dispatch and a write and read of `force` less a step), the
+    /// components placed (`body_place`).
     fn body_drift(&self, enc: &mut wgpu::CommandEncoder, bd: &super::bodies::GpuBodies, first: bool) {
         let mode = if first { 0 } else { 1 };
-        if !first {
-            self.gather(enc);
-        }
         self.simple(enc, "body_kick", &bd.pipelines.kick[mode], &bd.groups.kick[mode], bd.buffers.n_bodies);
         self.simple(enc, "body_place", &bd.pipelines.place[mode], &bd.groups.place[mode], self.b.n_particles);
     }
