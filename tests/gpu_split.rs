@@ -144,3 +144,24 @@ fn a_set_up_larger_than_the_device_is_refused() {
     assert!(talus::gpu::check_fits(20_000_000, 11 * gb, 70_000_000, None, 2 * gb, "a card").is_ok(), "no memory size, no refusal");
     assert!(talus::gpu::check_fits(1000, gb, 3500, Some(8 * gb), 2 * gb, "a card").is_ok());
 }
+
+/// `TALUS_GPU_MAX_DEVICE_BYTES` lowers the device memory the backend plans with: the 10k settle
+/// box does not fit 2 MB, and `talus run` refuses it before it starts, naming the budget and the
+/// count that fits; a value that is not a number of bytes is refused naming the variable.
+#[test]
+fn a_device_memory_budget_is_a_refusal_before_the_start() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/settle_box.json");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |value: &str, out: &str| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_talus"));
+        cmd.args(["run", path.to_str().unwrap(), "--backend", "gpu", "--steps", "10", "--no-progress", "--out"]).arg(dir.path().join(out)).env(talus::gpu::MAX_DEVICE_ENV, value);
+        cmd.output().unwrap()
+    };
+    let o = run("2000000", "small");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("10000 particles need") && err.contains("memory budget") && err.contains("particles fit"), "{err}");
+    assert!(!dir.path().join("small").join("energy.csv").exists(), "nothing is written before the refusal");
+    let o = run("lots", "bad");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("TALUS_GPU_MAX_DEVICE_BYTES = `lots`"), "{err}");
+}

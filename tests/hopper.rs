@@ -181,3 +181,39 @@ fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
     assert_eq!(device.full_state_readbacks(), 0, "an exchange on the device reads no whole state");
     assert!(whole.0.full_state_readbacks() >= 18, "the counter counts the whole-state exchanges");
 }
+
+/// On a card with too little memory for an exchange's old and new buffers side by side
+/// (`GpuOptions::max_device_bytes`, here 1.5 × the most the run held), the exchanges that would
+/// need both go through the host, whose import gives the old buffers back before it makes the
+/// new ones, and the early ones stay on the device: every output is bit for bit the unlimited
+/// run's.
+#[test]
+fn gpu_hopper_exchanges_through_the_host_where_memory_is_short() {
+    let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
+    setup.snapshot_every = 0;
+    setup.output_every = 50;
+    setup.inserts[0].velocity = DVec3::new(0.0, 0.0, -2.0);
+    setup.outlets[0].shape = talus::model::flow::OutletShape::Plane { point: DVec3::new(0.0, 0.0, 0.04), normal: DVec3::Z };
+    let run = |opts: talus::gpu::GpuOptions| {
+        let mut b = talus::gpu::GpuBackend::new(&setup, opts).expect("GPU backend");
+        let mut flow = FlowDriver::new(&setup).unwrap().unwrap();
+        let mut prints = Vec::new();
+        let mut most = b.device_bytes();
+        for _ in 0..18 {
+            b.step(setup.output_every).unwrap();
+            flow.exchange(&setup, &mut b).unwrap();
+            most = most.max(b.device_bytes());
+            prints.push(common::fingerprint(&mut b));
+        }
+        (b, prints, most)
+    };
+    let (free, free_prints, most) = run(talus::gpu::GpuOptions::default());
+    assert_eq!(free.full_state_readbacks(), 0);
+    let budget = most * 3 / 2;
+    let (short, short_prints, short_most) = run(talus::gpu::GpuOptions { max_device_bytes: Some(budget), ..Default::default() });
+    println!("most held {most} B, budget {budget} B; full-state readbacks with the budget: {}", short.full_state_readbacks());
+    assert!(short_prints == free_prints, "the outputs differ with a memory budget");
+    assert!(short_most <= budget);
+    assert!(short.full_state_readbacks() > 0, "no exchange needed more than {budget} B beside the old buffers: the test proves nothing");
+    assert!(short.full_state_readbacks() < 18, "every exchange went through the host: the early ones fit beside the old buffers");
+}

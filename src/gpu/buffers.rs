@@ -254,6 +254,23 @@ impl Buffers {
         })
     }
 
+    /// Give every buffer's device memory back now (`wgpu::Buffer::destroy`), but the mesh
+    /// data's, which its owner keeps: before an import makes the new set, so that the two never
+    /// hold memory together. Nothing may use these buffers afterwards.
+    pub fn destroy(&self) {
+        let all: Vec<&wgpu::Buffer> = vec![
+            &self.sim, &self.pos_block, &self.pos_offset, &self.dissipation, &self.image,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
+            &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
+            &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
+        ];
+        let split = [&self.motion, &self.force, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming, &self.shares];
+        let levels = self.scan_levels.iter().chain(&self.list_scan_levels).flat_map(|l| [&l.params, &l.sums]);
+        for b in all.into_iter().chain(split.iter().flat_map(|s| s.parts.iter())).chain(levels) {
+            b.destroy();
+        }
+    }
+
     /// Bytes of every device buffer held here (state, grid, list, history tables, staging for
     /// flags; the mesh data is counted by its owner).
     pub fn device_bytes(&self) -> u64 {

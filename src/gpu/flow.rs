@@ -246,6 +246,13 @@ impl GpuBackend {
         }
         self.ctx.queue.submit([enc.finish()]);
         let wall_records: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &counter, 0, 4)?);
+        if !self.exchange_fits_beside(n_new, wall_records) {
+            // the old and the new buffers together would not fit the device memory: through
+            // the host, where the import gives the old ones back before it makes the new
+            let mut state = self.export()?;
+            c.apply_to(&mut state);
+            return self.import(&state);
+        }
 
         let old = self.fresh_buffers(n_new, wall_records)?;
         // the host copies: survivors in order, then the new particles

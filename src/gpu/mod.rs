@@ -101,11 +101,46 @@ pub struct GpuOptions {
     /// run (`gpu::decomposed`) holds a part of the scene and takes the whole scene's grid, so
     /// that every rank splits positions into the same blocks as one process.
     pub grid: Option<GridSpec>,
+    /// The most device memory the backend plans to use, bytes, below the adapter's
+    /// (`GpuContext::memory`); `None` = the environment variable `TALUS_GPU_MAX_DEVICE_BYTES`,
+    /// else the adapter's memory (a card shared with other work, or a test of what a smaller
+    /// card does).
+    pub max_device_bytes: Option<u64>,
+}
+
+/// The adapter, named for a refusal by device memory, with the budget where it is lower than
+/// the adapter's memory.
+pub(crate) fn describe_memory(ctx: &GpuContext, memory: Option<u64>) -> String {
+    match memory {
+        Some(m) if ctx.memory != Some(m) => format!("{} (the memory budget of {MAX_DEVICE_ENV} or GpuOptions::max_device_bytes)", ctx.describe()),
+        _ => ctx.describe(),
+    }
+}
+
+/// The environment variable that lowers the device memory the GPU backend plans with.
+pub const MAX_DEVICE_ENV: &str = "TALUS_GPU_MAX_DEVICE_BYTES";
+
+/// The device memory to plan with: the adapter's (`None` where it does not report it), lowered
+/// to `lowered` (`GpuOptions::max_device_bytes`) or else to `TALUS_GPU_MAX_DEVICE_BYTES`. A value
+/// that is not a positive number of bytes is an error naming the variable.
+pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Option<u64>> {
+    let cap = match (lowered, std::env::var(MAX_DEVICE_ENV)) {
+        (Some(bytes), _) => Some(bytes),
+        (None, Ok(v)) => match v.trim().parse::<u64>() {
+            Ok(bytes) if bytes > 0 => Some(bytes),
+            _ => return Err(TalusError::Other(format!("environment variable {MAX_DEVICE_ENV} = `{v}`: expected a positive number of bytes"))),
+        },
+        (None, Err(_)) => None,
+    };
+    Ok(match (adapter, cap) {
+        (Some(a), Some(c)) => Some(a.min(c)),
+        (a, c) => a.or(c),
+    })
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None }
     }
 }
 
@@ -167,6 +202,9 @@ pub struct GpuBackend {
     late_rebuilds: u64,
     /// `StepState::rebuilds` after the last batch read (`GpuBackend::adapt_rebuild_stride`).
     rebuilds_seen: u32,
+    /// The device memory the backend plans with (`memory_budget`; `None` where unknown): an
+    /// exchange that would hold its old and new buffers beyond it goes through the host.
+    memory: Option<u64>,
     /// Steps since the last batch that built a list (`GpuBackend::adapt_rebuild_stride`: a list
     /// that outlives a batch lets the stride grow beyond a quarter of the batch).
     steps_since_build: u64,
@@ -245,7 +283,8 @@ impl GpuBackend {
         }
         let adhesion = setup.has_adhesion();
         planned += buffers::adhesion_planned_bytes(n, adhesion);
-        check_fits(n, planned, list_capacity, ctx.memory, cap_bytes, &ctx.describe())?;
+        let memory = memory_budget(ctx.memory, opts.max_device_bytes)?;
+        check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
         let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
@@ -304,7 +343,7 @@ impl GpuBackend {
         };
         let radius = setup.particles.radius.clone();
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
