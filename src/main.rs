@@ -598,6 +598,14 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             if !ranks.is_root() {
                 return Ok(ExitCode::SUCCESS);
             }
+            // a report read through a pipe that closes early (`talus info | head -1`) ends
+            // quietly, as other command-line tools do, instead of panicking in `println!`
+            #[cfg(unix)]
+            // SAFETY: setting a signal's action to its default, before any other thread of this
+            // command writes, changes no memory of this program
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            }
             print_ranks(ranks);
             let adapters = talus::gpu::list_adapters();
             if adapters.is_empty() {

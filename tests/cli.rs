@@ -233,3 +233,19 @@ fn force_pass_copies_agree_bit_for_bit() {
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("TALUS_CPU_ISA") && text(&o.stderr).contains("avx9"), "{}", text(&o.stderr));
 }
+
+/// `talus info | head -1`: a report read through a pipe that is closed before it is written
+/// ends as a Unix tool does (SIGPIPE), not with a panic and status 101.
+#[cfg(unix)]
+#[test]
+fn info_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_talus")).arg("info").stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    // the read end closed before the report's first line
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    // 13 = SIGPIPE
+    assert_eq!(out.status.signal(), Some(13), "status {:?}: {err}", out.status);
+}
