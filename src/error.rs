@@ -144,3 +144,37 @@ impl WireError {
         }
     }
 }
+
+/// The rank a notice comes from, where the run is on several ranks (`set_notice_rank`).
+static NOTICE_RANK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// From now on this process's notices name its rank (a run under `mpirun`: every rank's
+/// device grows its own capacities, and each says so).
+pub fn set_notice_rank(rank: usize) {
+    let _ = NOTICE_RANK.set(rank);
+}
+
+/// A notice on standard error that is not an error (a capacity grown and a batch redone):
+/// `talus: …`, or `talus (rank k): …` on several ranks.
+pub fn notice(message: &str) {
+    eprintln!("{}", notice_line(NOTICE_RANK.get().copied(), message));
+}
+
+/// The line `notice` prints for a process of rank `rank` (`None`: a run on one process).
+pub fn notice_line(rank: Option<usize>, message: &str) -> String {
+    match rank {
+        Some(rank) => format!("talus (rank {rank}): {message}"),
+        None => format!("talus: {message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::notice_line;
+
+    #[test]
+    fn a_notice_names_its_rank_on_several_ranks() {
+        assert_eq!(notice_line(Some(2), "grown"), "talus (rank 2): grown");
+        assert_eq!(notice_line(None, "grown"), "talus: grown");
+    }
+}

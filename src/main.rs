@@ -343,6 +343,8 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
     use talus::cpu::decomposed::{serve, Decomposed, RankPart, Root};
     // `auto` takes the CPU on several ranks (a GPU per rank is asked for by name)
     let on_gpu = |b: &BackendArg| matches!(BackendChoice::from(*b), BackendChoice::Gpu);
+    // a device's capacity notices name the rank whose device grew
+    talus::error::set_notice_rank(ranks.rank());
     if !ranks.is_root() {
         // rank 0 prints what the scene warns of, once
         talus::scene::quiet_warnings();

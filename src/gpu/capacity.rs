@@ -330,7 +330,7 @@ impl GpuBackend {
         if cap > SLOT_INDEX_MAX as u64 {
             return Err(TalusError::Device(format!("neighbour list of {cap} slots: more than the {SLOT_INDEX_MAX} a slot index can address")));
         }
-        eprintln!("talus: neighbour list overflowed in step {s} ({needed} slots needed); growing {old} -> {cap} slots and redoing the step");
+        crate::error::notice(&format!("neighbour list overflowed in step {s} ({needed} slots needed); growing {old} -> {cap} slots and redoing the step"));
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow_list") });
         self.buffers.replace_list(&self.ctx, &mut enc, cap as u32)?;
         self.ctx.queue.submit([enc.finish()]);
@@ -370,7 +370,7 @@ impl GpuBackend {
                     self.ctx.limits.max_storage_buffer_binding_size
                 )));
             }
-            eprintln!("talus: contact-history table overflowed in step {s}; growing {old_cap} -> {cap} slots and redoing the step");
+            crate::error::notice(&format!("contact-history table overflowed in step {s}; growing {old_cap} -> {cap} slots and redoing the step"));
             let replaced = self.buffers.replace_hash(&self.ctx, cap)?;
             // the first replaced buffer holds the table step s reads (its entries of the read
             // epoch are exactly those)
