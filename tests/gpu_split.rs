@@ -165,3 +165,19 @@ fn a_device_memory_budget_is_a_refusal_before_the_start() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("TALUS_GPU_MAX_DEVICE_BYTES = `lots`"), "{err}");
 }
+
+/// A neighbour list that must grow past the device memory budget (here the bytes the set-up
+/// made, with a list of 16 slots, plus 1 kB) is refused with a message naming the slots and the
+/// memory, instead of making the buffers anyway; with room, the same list grows.
+#[test]
+fn a_list_growth_beyond_the_memory_budget_is_refused() {
+    let setup = talus::bench::bed_setup(1000, ContactModel::Hertz);
+    let small = GpuOptions { list_capacity: Some(16), ..GpuOptions::default() };
+    let made = gpu(&setup, small.clone()).device_bytes();
+    // the bed's contacts overflow the 16 slots at the set-up's first force evaluation
+    let e = GpuBackend::new(&setup, GpuOptions { max_device_bytes: Some(made + 1000), ..small.clone() }).err().expect("refused").to_string();
+    assert!(e.contains("step 0: the neighbour list needs") && e.contains("memory budget") && e.contains("MB held"), "{e}");
+    let mut roomy = gpu(&setup, GpuOptions { max_device_bytes: Some(3 * made), ..small });
+    roomy.step(5).unwrap();
+    assert!(roomy.list_capacity() > 16);
+}

@@ -290,6 +290,14 @@ impl Buffers {
     /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild. The split
     /// layout is updated: where a slot array now needs more parts the caller must compile the
     /// pipelines again (`GpuBackend::grow_list`).
+    /// Device bytes of the list-slot buffers at `capacity` slots (partner words, both history
+    /// tables, incoming entries, shares): what `replace_list` makes.
+    pub fn list_bytes(&self, capacity: u32) -> u64 {
+        let slots = capacity.max(1) as u64;
+        let n = self.n_particles.max(1) as u64;
+        [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|a| a.elements(n, slots) * a.element().1).sum()
+    }
+
     pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
         let split = SplitLayout::new(self.split.cap_bytes, self.n_particles.max(1) as u64, slots);

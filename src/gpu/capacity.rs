@@ -330,6 +330,22 @@ impl GpuBackend {
         if cap > SLOT_INDEX_MAX as u64 {
             return Err(TalusError::Device(format!("neighbour list of {cap} slots: more than the {SLOT_INDEX_MAX} a slot index can address")));
         }
+        // the new list is made while the old one is copied into it: both are held at once
+        if let Some(m) = self.memory {
+            let held = self.device_bytes();
+            let more = self.buffers.list_bytes(cap as u32);
+            if held + more > m {
+                let n = self.buffers.n_particles;
+                return Err(TalusError::Device(format!(
+                    "step {s}: the neighbour list needs {needed} slots ({:.1} per particle); growing it to {cap} slots takes {} beside the {} held, beyond the {} of {}: fewer particles, or a card with more memory",
+                    needed as f64 / n.max(1) as f64,
+                    bytes_text(more),
+                    bytes_text(held),
+                    bytes_text(m),
+                    super::describe_memory(&self.ctx, self.memory),
+                )));
+            }
+        }
         crate::error::notice(&format!("neighbour list overflowed in step {s} ({needed} slots needed); growing {old} -> {cap} slots and redoing the step"));
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("grow_list") });
         self.buffers.replace_list(&self.ctx, &mut enc, cap as u32)?;
@@ -443,5 +459,14 @@ impl GpuBackend {
             rebuild_stride: self.sim.rebuild_stride.max(1) as u64,
             bodies: self.bodies.as_ref(),
         }
+    }
+}
+
+/// Bytes for a message: GB from 1 GB on, else MB.
+fn bytes_text(b: u64) -> String {
+    if b >= 1_000_000_000 {
+        format!("{:.2} GB", b as f64 / 1e9)
+    } else {
+        format!("{:.1} MB", b as f64 / 1e6)
     }
 }
