@@ -456,13 +456,13 @@ pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> 
     Ok(())
 }
 
-/// The adapter's device memory and how many particles fit in it at `g`'s device bytes per
-/// particle, into `result`.
+/// The device memory `g` plans with (the adapter's, or the lower `TALUS_GPU_MAX_DEVICE_BYTES`)
+/// and how many particles fit in it at `g`'s device bytes per particle, into `result`.
 pub fn fit_gpu(g: &GpuBackend, result: &mut BenchResult) {
     let n = result.particles.max(1) as f64;
     let per = g.device_bytes() as f64 / n;
-    result.device_memory_bytes = g.context().memory;
-    result.particles_that_fit = g.context().memory.map(|m| crate::gpu::particles_that_fit(m, per, g.split_layout().cap_bytes));
+    result.device_memory_bytes = g.memory_budget();
+    result.particles_that_fit = g.memory_budget().map(|m| crate::gpu::particles_that_fit(m, per, g.split_layout().cap_bytes));
 }
 
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the

@@ -631,6 +631,13 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
                         }
                         None => println!("    device memory                          not reported by this backend"),
                     }
+                    if std::env::var_os(talus::gpu::MAX_DEVICE_ENV).is_some() {
+                        match talus::gpu::memory_budget(a.device_memory, None) {
+                            Ok(Some(m)) => println!("    memory budget ({})  {:.2} GB: about {} particles", talus::gpu::MAX_DEVICE_ENV, m as f64 / 1e9, talus::gpu::particles_that_fit(m, talus::gpu::default_bytes_per_particle(1_000_000), a.max_storage_buffer_binding_size.min(a.max_buffer_size))),
+                            Ok(None) => {}
+                            Err(e) => println!("    memory budget: {e}"),
+                        }
+                    }
                 }
             }
             println!("CPU threads: {}", rayon::current_num_threads());

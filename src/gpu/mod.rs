@@ -530,6 +530,13 @@ impl GpuBackend {
         Ok(bytemuck::pod_read_unaligned(&bytes))
     }
 
+    /// The device memory the backend plans with: the adapter's, or less where
+    /// `GpuOptions::max_device_bytes` or `TALUS_GPU_MAX_DEVICE_BYTES` lowers it (`None` where the
+    /// adapter does not report its memory and nothing lowers it).
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.memory
+    }
+
     /// Device memory of every buffer the backend holds, bytes.
     pub fn device_bytes(&self) -> u64 {
         self.buffers.device_bytes() + self.meshes.data.size() + self.bodies.as_ref().map_or(0, |b| b.device_bytes())
