@@ -254,11 +254,10 @@ impl Buffers {
         })
     }
 
-    /// Give every buffer's device memory back now (`wgpu::Buffer::destroy`), but the mesh
-    /// data's, which its owner keeps: before an import makes the new set, so that the two never
-    /// hold memory together. Nothing may use these buffers afterwards.
-    pub fn destroy(&self) {
-        let all: Vec<&wgpu::Buffer> = vec![
+    /// Every device buffer held here (state, grid, list, history tables, staging for flags),
+    /// each split array's parts one by one; not the mesh data, which its owner holds.
+    fn every_buffer(&self) -> Vec<&wgpu::Buffer> {
+        let plain = [
             &self.sim, &self.pos_block, &self.pos_offset, &self.dissipation, &self.image,
             &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
@@ -266,30 +265,23 @@ impl Buffers {
         ];
         let split = [&self.motion, &self.force, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming, &self.shares];
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).flat_map(|l| [&l.params, &l.sums]);
-        for b in all.into_iter().chain(split.iter().flat_map(|s| s.parts.iter())).chain(levels) {
+        plain.into_iter().chain(split.into_iter().flat_map(|s| s.parts.iter())).chain(levels).collect()
+    }
+
+    /// Give every buffer's device memory back now (`wgpu::Buffer::destroy`), but the mesh
+    /// data's, which its owner keeps: before an import makes the new set, so that the two never
+    /// hold memory together. Nothing may use these buffers afterwards.
+    pub fn destroy(&self) {
+        for b in self.every_buffer() {
             b.destroy();
         }
     }
 
-    /// Bytes of every device buffer held here (state, grid, list, history tables, staging for
-    /// flags; the mesh data is counted by its owner).
+    /// Bytes of every device buffer held here (the mesh data is counted by its owner).
     pub fn device_bytes(&self) -> u64 {
-        let all: Vec<&wgpu::Buffer> = vec![
-            &self.sim, &self.pos_block, &self.pos_offset, &self.dissipation, &self.image,
-            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
-            &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
-            &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
-        ];
-        let split = [&self.motion, &self.force, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming, &self.shares];
-        let levels = self.scan_levels.iter().chain(&self.list_scan_levels).map(|l| l.params.size() + l.sums.size()).sum::<u64>();
-        all.iter().map(|b| b.size()).sum::<u64>() + split.iter().map(|b| b.size()).sum::<u64>() + levels
+        self.every_buffer().iter().map(|b| b.size()).sum()
     }
 
-    /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both
-    /// history tables of the current list are copied over (by `enc`), so a step halted in its
-    /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild. The split
-    /// layout is updated: where a slot array now needs more parts the caller must compile the
-    /// pipelines again (`GpuBackend::grow_list`).
     /// Device bytes of the list-slot buffers at `capacity` slots (partner words, both history
     /// tables, incoming entries, shares): what `replace_list` makes.
     pub fn list_bytes(&self, capacity: u32) -> u64 {
@@ -298,6 +290,11 @@ impl Buffers {
         [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|a| a.elements(n, slots) * a.element().1).sum()
     }
 
+    /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both
+    /// history tables of the current list are copied over (by `enc`), so a step halted in its
+    /// rebuild can be resumed; the other slot buffers are rebuilt by that rebuild. The split
+    /// layout is updated: where a slot array now needs more parts the caller must compile the
+    /// pipelines again (`GpuBackend::grow_list`).
     pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
         let split = SplitLayout::new(self.split.cap_bytes, self.n_particles.max(1) as u64, slots);
