@@ -191,8 +191,8 @@ impl GpuBackend {
         self.keep_forces(state)
     }
 
-    /// The capacities `fresh_buffers(n, wall_records)` makes: (wall-contact table slots, list
-    /// slots, reduction workgroups).
+    /// The sizes `fresh_buffers(n, wall_records)` makes: (wall-load rows, wall-contact table
+    /// slots, list slots, reduction workgroups).
     fn fresh_capacities(&self, n: u32, wall_records: u32) -> (u32, u32, u32, u32) {
         let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
         let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(wall_records.saturating_mul(4)));
