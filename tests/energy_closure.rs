@@ -37,16 +37,16 @@ const WINDOWS: &[Window] = &[
     Window { scene: "hertz_mindlin_rolling", cpu_steps: None, gpu_steps: 8_000, limit: CLOSURE, gpu_set: &[] },
     Window { scene: "hertz_viscous_bounce", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE, gpu_set: &[] },
     Window { scene: "hysteretic_drop", cpu_steps: None, gpu_steps: 20_000, limit: CLOSURE, gpu_set: &["particles.0.position=[0,0,0.0051]"] },
-    Window { scene: "mixed_models_box", cpu_steps: None, gpu_steps: 3_000, limit: CLOSURE, gpu_set: &[] },
+    Window { scene: "mixed_models_box", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE, gpu_set: &[] },
     Window { scene: "oblique_wall_friction", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE, gpu_set: &[] },
     Window { scene: "settle_box", cpu_steps: None, gpu_steps: 500, limit: CLOSURE, gpu_set: &["generators.0.box.min=[0,0,0.0]", "generators.0.box.max=[0.08,0.08,0.06]"] },
     Window { scene: "two_ball_elastic", cpu_steps: None, gpu_steps: 2_500, limit: CLOSURE, gpu_set: &[] },
-    Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 3_000, limit: CLOSURE, gpu_set: &["generators.0.velocity=[0,0,-0.3]"] },
-    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 3_000, limit: CLOSURE, gpu_set: &[] },
+    Window { scene: "periodic_chute", cpu_steps: None, gpu_steps: 2_000, limit: CLOSURE, gpu_set: &["generators.0.velocity=[0,0,-0.3]"] },
+    Window { scene: "hopper_discharge", cpu_steps: Some(8_000), gpu_steps: 2_000, limit: CLOSURE, gpu_set: &[] },
     // the worked example of docs/scenes.md: the random fill falls into the cone and settles
     Window { scene: "user_hopper", cpu_steps: Some(4_000), gpu_steps: 800, limit: CLOSURE, gpu_set: &[] },
     // mesh contacts that end are found within the step's travel and book their end
-    Window { scene: "rotating_drum", cpu_steps: Some(3_000), gpu_steps: 1_500, limit: CLOSURE, gpu_set: &[] },
+    Window { scene: "rotating_drum", cpu_steps: Some(3_000), gpu_steps: 1_000, limit: CLOSURE, gpu_set: &[] },
     // rolling friction booked against each body's previous spin (grains rocking at rest); the
     // CPU window takes the landing and most of the settling (kinetic energy down to 0.5 % of its
     // peak; the whole run, about 7,500 steps, closes to the same 2.5e-4: docs/verification.md),

@@ -66,17 +66,20 @@ fn max_dev(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (DVec3::from(*x) - DVec3::from(*y)).length()).fold(0.0, f64::max)
 }
 
+/// The GPU's runs of the hopper are deterministic (two runs, bit for bit) in the exchange tests
+/// below (`gpu_hopper_exchanges_*`: device and whole-state paths, unlimited and short of
+/// memory); here one GPU run is compared with the CPU.
 #[test]
-fn discharging_hopper_on_gpu_is_deterministic_and_agrees_with_the_cpu() {
+fn discharging_hopper_on_gpu_agrees_with_the_cpu() {
     let h = handover();
     let setup = &h.setup;
     let every = setup.output_every;
     let held = h.state.len();
     assert!(held > 3900 && h.flow.totals().outlet_count[0] > 0, "hand-over while the discharge reaches the outlet: {:?}", h.flow.totals());
     let mut cpu = CpuBackend::new(setup).unwrap();
-    let (mut g1, mut g2) = (gpu(setup), gpu(setup));
-    let mut flows = [h.flow.clone(), h.flow.clone(), h.flow.clone()];
-    for b in [&mut cpu as &mut dyn Backend, &mut g1, &mut g2] {
+    let mut g1 = gpu(setup);
+    let mut flows = [h.flow.clone(), h.flow.clone()];
+    for b in [&mut cpu as &mut dyn Backend, &mut g1] {
         continue_on(b);
         assert_eq!(b.steps_done(), h.state.step);
     }
@@ -98,19 +101,13 @@ fn discharging_hopper_on_gpu_is_deterministic_and_agrees_with_the_cpu() {
     // to the next output boundary, where the outlet takes the grains that fell below it
     let rest = every - early;
     let mut ends = Vec::new();
-    for ((b, flow), first) in [&mut cpu as &mut dyn Backend, &mut g1, &mut g2].into_iter().zip(&mut flows).zip([early, early, 0]) {
+    for (b, flow) in [&mut cpu as &mut dyn Backend, &mut g1].into_iter().zip(&mut flows) {
         let mut f = Some(flow.clone());
-        if first == 0 {
-            advance(setup, b, &mut f, early).unwrap();
-        }
         advance(setup, b, &mut f, rest).unwrap();
         *flow = f.unwrap();
         ends.push((b.snapshot().unwrap(), b.energies().unwrap(), flow.totals().clone()));
     }
-    let (c, x, y) = (&ends[0], &ends[1], &ends[2]);
-    assert_eq!((x.0.position.clone(), x.0.velocity.clone()), (y.0.position.clone(), y.0.velocity.clone()), "two GPU runs differ");
-    assert_eq!(x.1, y.1, "two GPU runs differ in energies");
-    assert_eq!(x.2, y.2, "two GPU runs moved different grains");
+    let (c, x) = (&ends[0], &ends[1]);
 
     let (tc, tg) = (&c.2, &x.2);
     println!("outlet after one output: cpu {} grains {:.4e} kg, gpu {} grains {:.4e} kg", tc.outlet_count[0], tc.outlet_mass[0], tg.outlet_count[0], tg.outlet_mass[0]);
