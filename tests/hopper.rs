@@ -150,17 +150,24 @@ fn hand_over_loses_nothing_on_the_cpu() {
     assert_eq!(ea.kinetic(), eb.kinetic());
 }
 
+/// The shipped hopper filled fast (new grains at 2 m/s downwards) and discharged from the
+/// start (the outlet plane raised to z = 0.04 m), an exchange every 50 steps.
+fn filling_hopper() -> Setup {
+    let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
+    setup.snapshot_every = 0;
+    setup.output_every = 50;
+    setup.inserts[0].velocity = DVec3::new(0.0, 0.0, -2.0);
+    setup.outlets[0].shape = talus::model::flow::OutletShape::Plane { point: DVec3::new(0.0, 0.0, 0.04), normal: DVec3::Z };
+    setup
+}
+
 /// The hopper on the GPU, filling and discharging at once (grains inserted at 2 m/s, the outlet
 /// raised to 5 mm under the insertion region, an exchange every 50 steps): every exchange runs
 /// on the device (`gpu::flow`) with no full-state readback, and each output is bit for bit what
 /// exchanges through the whole state give (the path every exchange took before).
 #[test]
 fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
-    let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
-    setup.snapshot_every = 0;
-    setup.output_every = 50;
-    setup.inserts[0].velocity = DVec3::new(0.0, 0.0, -2.0);
-    setup.outlets[0].shape = talus::model::flow::OutletShape::Plane { point: DVec3::new(0.0, 0.0, 0.04), normal: DVec3::Z };
+    let setup = filling_hopper();
     let mut device = gpu(&setup);
     let mut whole = common::WholeStateExchange(gpu(&setup));
     let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
@@ -186,11 +193,7 @@ fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
 /// run's.
 #[test]
 fn gpu_hopper_exchanges_through_the_host_where_memory_is_short() {
-    let mut setup = talus::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json")).expect("hopper scene");
-    setup.snapshot_every = 0;
-    setup.output_every = 50;
-    setup.inserts[0].velocity = DVec3::new(0.0, 0.0, -2.0);
-    setup.outlets[0].shape = talus::model::flow::OutletShape::Plane { point: DVec3::new(0.0, 0.0, 0.04), normal: DVec3::Z };
+    let setup = filling_hopper();
     let run = |opts: talus::gpu::GpuOptions| {
         let mut b = talus::gpu::GpuBackend::new(&setup, opts).expect("GPU backend");
         let mut flow = FlowDriver::new(&setup).unwrap().unwrap();
