@@ -2,7 +2,8 @@
 // body's total force and torque about its centre are summed over its components in particle-id
 // order (fixed order: no float atomics), from the components' totals (MODE 1: formed here by
 // `total_force`, the gather's arithmetic, so no `gather` pass runs in the step; MODES 2 and 3:
-// read from `force`, where `gather` wrote them), the lever arm R(q)·offset; then half kicks v += (F/M + g) dt/2, L += τ dt/2, the
+// read from `force`, where `gather` wrote them), the lever arm R(q)·offset; then half kicks
+// v += (F/M + g) dt/2, L += τ dt/2, the
 // drift of the centre (wrapped on periodic axes, with its image) and the rotation drift of q.
 // MODE 0: the first step of a batch (the stored totals; kick, drift); 1: a later step (totals
 // of the last force pass, second half kick of the previous step, then as 0); 2: closes a batch
@@ -46,9 +47,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         t = vec3<f32>(0.0);
         for (var c = first; c < first + count; c = c + 1u) {
             let arm = body_to_space(q, bitcast<vec3<f32>>(body_comp[c].xyz));
-            var total = Total(force_at(2u * c), force_at(2u * c + 1u));
+            var total: Total;
             if (MODE == 1u) {
                 total = total_force(c);
+            } else {
+                total = Total(force_at(2u * c), force_at(2u * c + 1u));
             }
             let fc = total.force.xyz;
             f = f + fc;

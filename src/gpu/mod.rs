@@ -495,20 +495,22 @@ impl GpuBackend {
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
         if let Some(bd) = &self.bodies {
-            // a scene with bodies: `gather` (the own rows, 32 B, and the incoming shares, as
-            // `drift` gathers them; the totals written, 32 B) → `body_kick` (per body its two
-            // int rows and seven state rows read and written, 2 × 144 B, and per component its
-            // totals and offset, 48 B) → `body_place` (per component its offset row, 16 B, its
-            // body's int and state rows, 144 B per body; position block and offset, motion
-            // rows v and ω and image written, 80 B; the work fold as `drift`'s), per
-            // component-step: these three are the step's "drift" and, at a batch's end, its
-            // "kick" (the names `talus bench --profile` times them under)
+            // a scene with bodies, per component-step: in a step `body_kick` (per body its two
+            // int rows and seven state rows read and written, 2 × 144 B; per component its own
+            // rows, 32 B, and the incoming shares, as `drift` gathers them, and its offset,
+            // 16 B) → `body_place` (per component its offset row, 16 B, its body's int and
+            // state rows, 144 B per body; position block and offset, motion rows v and ω and
+            // image written, 80 B; the work fold as `drift`'s): the step's "drift". At a
+            // batch's end `gather` (the totals written, 32 B, more) and `body_kick` reading
+            // them: its "kick" (the names `talus bench --profile` times them under)
             let per_body = n / bd.buffers.n_bodies.max(1) as f64;
-            let body_step = (64.0 + 4.0 * slots) + (48.0 + 288.0 / per_body) + (96.0 + 144.0 / per_body + 80.0 / group);
+            let place = 96.0 + 144.0 / per_body + 80.0 / group;
+            let body_step = (48.0 + 4.0 * slots + 288.0 / per_body) + place;
+            let batch_end = (64.0 + 4.0 * slots) + (48.0 + 288.0 / per_body) + place;
             for p in passes.iter_mut() {
                 match p.0 {
                     "drift" => *p = ("drift", body_step, 24.0),
-                    "kick (batch end)" => *p = ("kick (batch end)", body_step / batch, 24.0 / batch),
+                    "kick (batch end)" => *p = ("kick (batch end)", batch_end / batch, 24.0 / batch),
                     _ => {}
                 }
             }
