@@ -1,5 +1,6 @@
 // Passes `list_count` and `list_fill` (rebuild steps only): the half neighbour list. Particle
-// i owns its pairs with every j > i whose centres are within rᵢ + rⱼ + max_rgap + skin + 2 × list_margin (27
+// i owns its pairs with every j of a higher id (`tag`: the particles are stored in cell order,
+// `gpu::order`, and every order of the physics is that of their ids) whose centres are within rᵢ + rⱼ + max_rgap + skin + 2 × list_margin (27
 // grid cells). `list_count` writes the count of i into `list_next` (scanned into the new run
 // starts); `list_fill` writes the partners into i's new run sorted by id, counts every pair at
 // j (`incoming_count`), and carries each pair's flags and history over from the current list
@@ -17,24 +18,29 @@
 @group(0) @binding(6) var<storage, read> list_start: array<u32>;
 @group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> state: StepState;
+// The id of the particle at each storage index (`gpu::order`).
+@group(0) @binding(9) var<storage, read> tag: array<u32>;
 // Split arrays (group 1, `gpu::split`): list_partner (read_write); incoming, whose
 // [0, list_start[n]) holds the current list's partner words (stashed by `list_stash`);
 // history_stash, the current list's records valid for this step at their current slots
 // (stashed into the table this step's forces write), and history (read_write), the table this
 // step reads, at the new slots.
 
-// The new run [ns, ne) of owner i (plain partner ids, sorted) gets the flags and the record of
-// the same pair in i's current run (a merge of two id-sorted runs, as the CPU's `seed`):
-// SLOT_ACTIVE_BIT (the share the next gather reads) and the history bit of the table this step
-// reads, with its record moved to the new slot. Pairs new to the list start with no flags.
+// The new run [ns, ne) of owner i (plain partner indices, sorted by id) gets the flags and the
+// record of the same pair in i's current run (a merge of two runs sorted by id, as the CPU's
+// `seed`; the storage does not move between builds, so the same pair has the same partner
+// index): SLOT_ACTIVE_BIT (the share the next gather reads) and the history bit of the table
+// this step reads, with its record moved to the new slot. Pairs new to the list start with no
+// flags.
 fn carry_history(i: u32, ns: u32, ne: u32) {
     let read_bit = history_bit(state.step);
     var m = list_start[i];
     let oe = list_start[i + 1u];
     for (var k = ns; k < ne; k = k + 1u) {
         let j = list_partner_at(k);
+        let tj = tag[j];
         var word = j;
-        while (m < oe && (incoming_at(m) & SLOT_PARTNER_MASK) < j) {
+        while (m < oe && tag[incoming_at(m) & SLOT_PARTNER_MASK] < tj) {
             m = m + 1u;
         }
         if (m < oe && (incoming_at(m) & SLOT_PARTNER_MASK) == j) {
@@ -63,6 +69,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let bi = pos_block[i];
     let oi = pos_offset[i];
+    let ti = tag[i];
     var count = 0u;
     // the 27 neighbour cells as in forces: 9 rows (z, y); a row is one range of the sorted
     // ids unless x is periodic (then each of its cells is a range of its own)
@@ -88,7 +95,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     let j = sorted_ids[k];
                     // (`same_body`: pairs of one rigid body are not listed; constant false in a
                     // scene without bodies, `shader::pass_sources`)
-                    if (j <= i || same_body(i, j)) { continue; }
+                    let tj = tag[j];
+                    if (tj <= ti || same_body(i, j)) { continue; }
                     let oj = pos_offset[j];
                     let d = pair_separation(bi.xyz, oi.xyz, pos_block[j].xyz, oj.xyz);
                     let cut = (oi.w + oj.w + sim.max_rgap + sim.skin + 2.0 * bitcast<f32>(state.list_margin)) * 1.001;
@@ -96,7 +104,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     if (FILL) {
                         // insertion into i's run, kept sorted by partner id
                         var m = base + count;
-                        while (m > base && list_partner_at(m - 1u) > j) {
+                        while (m > base && tag[list_partner_at(m - 1u)] > tj) {
                             list_partner_put(m, list_partner_at(m - 1u));
                             m = m - 1u;
                         }

@@ -1,6 +1,8 @@
-// Ids across an exchange (`gpu::flow`): `removed` holds the xp.n_removed ids that leave,
-// ascending; survivors keep their order, so a survivor's new id is its old id less the removed
-// ids below it (`ParticleState::retain`'s numbering). Each pass declares `xp` and `removed`.
+// Storage indices across an exchange (`gpu::flow`; "ids" below): `removed` holds the
+// xp.n_removed storage indices that leave, ascending; survivors keep their order, so a
+// survivor's new index is its old one less the removed ones below it (`ParticleState::retain`'s
+// numbering, which the particles' ids follow on the host, `order::Order::after_exchange`).
+// Each pass declares `xp` and `removed`.
 
 // Removed ids below old id `i`.
 fn removed_below(i: u32) -> u32 {

@@ -1,7 +1,8 @@
 // Pass `exchange_pairs` (an exchange, `gpu::flow`; in place of `slot_import`, after the new
 // list is built): a thread per particle before the exchange walks its old slots whose record
 // the next step reads. A pair of survivors moves its record to the pair's slot in the new list
-// (under the new ids; the owner's new run is sorted by partner: binary search) and sets that
+// (under the new storage indices; the owner's new run is sorted by the partner's id, `tag`:
+// binary search) and sets that
 // table's bit, as `slot_import` does; a pair out of the new list's reach has no slot and is
 // left out. A survivor whose partner leaves is marked in `refresh`: its force is evaluated
 // again, the others get theirs back (`exchange_keep`; `ParticleState::retain` marks the same).
@@ -11,6 +12,8 @@
 @group(0) @binding(3) var<storage, read> list_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> refresh: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read> state: StepStateRead;
+// The new buffers' ids per storage index (`gpu::order`).
+@group(0) @binding(6) var<storage, read> tag: array<u32>;
 // Split arrays (group 1, `gpu::split`): partner_old, history_old (the old list and the table
 // the next step reads, read), list_partner, history (the new ones, read_write).
 
@@ -38,9 +41,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let nj = new_id(j);
         var lo = list_start[ni];
         var hi = list_start[ni + 1u];
+        let key = tag[nj];
         while (lo < hi) {
             let mid = (lo + hi) / 2u;
-            if ((list_partner_at(mid) & SLOT_PARTNER_MASK) < nj) {
+            if (tag[list_partner_at(mid) & SLOT_PARTNER_MASK] < key) {
                 lo = mid + 1u;
             } else {
                 hi = mid;

@@ -30,7 +30,8 @@ impl GpuBackend {
         // after the last step's `advance`)
         // (n = 0: the initial force evaluation, the state the run starts from)
         let step = if n == 0 { s0 } else { (s0 + st.step.wrapping_sub(s0 as u32) as u64 + 1).min(s0 + n) };
-        let mut particle = (st.blowup_particle != 0).then_some(!st.blowup_particle);
+        // the device flags a storage index: the particle's id (`gpu::order`)
+        let mut particle = (st.blowup_particle != 0 && (!st.blowup_particle as usize) < self.radius.len()).then(|| self.order.id(!st.blowup_particle as usize) as u32);
         let mut what = Vec::new();
         for (bit, name) in [(BLOWUP_POSITION, "position"), (BLOWUP_VELOCITY, "velocity"), (BLOWUP_FORCE, "contact force"), (BLOWUP_LOST, "left the domain"), (BLOWUP_OVERLAP, "contact overlap")] {
             if st.blowup_what & bit != 0 {
@@ -79,6 +80,16 @@ impl GpuBackend {
         };
         let travel = DVec3::from(s.velocity[i]).length() * self.dt;
         overlap_wall(&self.walls, t, &views, DVec3::from(s.position[i]), s.radius[i], travel, sample)
+    }
+
+    /// The error of an OVERFLOW_MESH_GROUPS step state (`GpuMeshes::overflow_error`), naming the
+    /// particle by its id (the device flags a storage index, `gpu::order`).
+    pub(crate) fn mesh_overflow(&self, st: &StepStateRead, step: u64) -> TalusError {
+        let mut named = *st;
+        if let Some(s) = st.mesh_overflow_particle.checked_sub(1).filter(|&s| (s as usize) < self.radius.len()) {
+            named.mesh_overflow_particle = self.order.id(s as usize) as u32 + 1;
+        }
+        self.meshes.overflow_error(&named, step)
     }
 
     /// An error once a blow-up has stopped the backend.

@@ -109,7 +109,7 @@ impl BodyGroups {
                 device,
                 pipe,
                 "list_build (bodies)",
-                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state, &bb.comp],
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state, &b.tag, &bb.comp],
                 &[&b.list_partner, &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity]],
             )
         };

@@ -49,6 +49,9 @@ pub struct Buffers {
     pub particle_cell: wgpu::Buffer,
     pub particle_rank: wgpu::Buffer,
     pub sorted_ids: wgpu::Buffer,
+    /// Per storage index: the id of the particle stored there (`gpu::order`; the list build and
+    /// the incoming sort order pairs by it).
+    pub tag: wgpu::Buffer,
     /// n_cells + 1 counts, scanned in place into cell starts.
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
@@ -68,7 +71,7 @@ pub struct Buffers {
     pub incoming_count: wgpu::Buffer,
     pub incoming_cursor: wgpu::Buffer,
     /// 2 × `list_capacity` u32: each particle's incoming run (slot | `SLOT_ACTIVE_BIT`, sorted
-    /// by slot), then each slot's position in those runs (`incoming.wgsl`).
+    /// by the owner's id), then each slot's position in those runs (`incoming.wgsl`).
     pub incoming: SplitBuffer,
     /// Per slot a `PairShare`: the partner's force and torque, written only while the contact
     /// is active.
@@ -179,7 +182,7 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + r(n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64)
         + r((n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64)
         + r(32 * n_loads.max(1) as u64)
-        + 3 * r(4 * n)
+        + 4 * r(4 * n)
         + r(4 * (n_cells as u64 + 1))
         + levels(n_cells as u64 + 1)
         + levels(n + 1)
@@ -230,6 +233,7 @@ impl Buffers {
             particle_cell: b("particle_cell", 4 * n, U::STORAGE)?,
             particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
+            tag: b("tag", 4 * n, STATE)?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
             list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
@@ -259,7 +263,7 @@ impl Buffers {
     fn every_buffer(&self) -> Vec<&wgpu::Buffer> {
         let plain = [
             &self.sim, &self.pos_block, &self.pos_offset, &self.dissipation, &self.image,
-            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.cell_count, &self.work_step,
+            &self.pairs, &self.walls, &self.wall_loads, &self.particle_cell, &self.particle_rank, &self.sorted_ids, &self.tag, &self.cell_count, &self.work_step,
             &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
             &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
         ];

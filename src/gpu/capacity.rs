@@ -65,7 +65,7 @@ impl Carried<'_> {
             device,
             self.pairs,
             "exchange_pairs",
-            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state],
+            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state, &b.tag],
             &[&o.list_partner, &o.slot_history[p], &b.list_partner, &b.slot_history[p]],
         );
         (self.pairs, groups, self.n_old)
@@ -255,7 +255,7 @@ impl GpuBackend {
                 return Err(self.blow_up(&st, s0, n));
             }
             if st.flags & OVERFLOW_MESH_GROUPS != 0 {
-                return Err(self.meshes.overflow_error(&st, s0));
+                return Err(self.mesh_overflow(&st, s0));
             }
             if st.flags & !(OVERFLOW_HASH | OVERFLOW_LIST | REBUILD_LATE) != 0 {
                 return Err(TalusError::Device(format!("unknown overflow flags {:#x}", st.flags)));
@@ -305,7 +305,7 @@ impl GpuBackend {
                 let b = &self.buffers;
                 let import = match &import {
                     Some(HistoryImport::Records(records, n)) if *n > 0 => {
-                        let bg = pass_groups(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, records, &b.step_state], &[&b.list_partner, &b.slot_history[(s % 2) as usize]]);
+                        let bg = pass_groups(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, records, &b.step_state, &b.tag], &[&b.list_partner, &b.slot_history[(s % 2) as usize]]);
                         Some((&self.pipelines.slot_import, bg, *n))
                     }
                     Some(HistoryImport::Exchange(carried)) => Some(carried.pairs_pass(&self.ctx.device, b, s)),

@@ -29,6 +29,10 @@ const RAW: [&str; 7] = ["pos_block", "pos_offset", "motion", "force", "image", "
 /// energy of the last force pass and the cumulative bond-break work (2 f64).
 const ADHESION: &str = "adhesion";
 
+/// Where each particle is stored (`gpu::order`): the id at every storage index, u32. The raw
+/// arrays are in this order; a checkpoint without it was written in id order.
+const ORDER: &str = "order";
+
 /// The raw body arrays (`gpu::bodies`), present where the scene has rigid bodies.
 const BODY_RAW: [&str; 2] = ["body_int", "body_state"];
 
@@ -57,13 +61,16 @@ impl GpuBackend {
         let parts = DISSIPATION_PARTS as usize;
         let mut work = vec![[0.0f64; DISSIPATION_PARTS as usize]; n];
         for (g, first) in (0..n).step_by(WORKGROUP_SIZE as usize).enumerate() {
-            work[first] = std::array::from_fn(|k| {
+            work[self.order.id(first)] = std::array::from_fn(|k| {
                 let [sum, compensation] = pairs[g * parts + k];
                 sum as f64 - compensation as f64
             });
         }
-        let adhesion = self.buffers.adhesion.then(|| adhesion_per_particle(&data[6], &data[5], n));
+        let adhesion = self.buffers.adhesion.then(|| self.order.to_ids(&adhesion_per_particle(&data[6], &data[5], n), 1));
         let mut raw: Vec<(String, Vec<u8>)> = RAW.iter().zip(data).map(|(name, bytes)| (name.to_string(), bytes)).collect();
+        if !self.order.is_identity() {
+            raw.push((ORDER.to_string(), bytemuck::cast_slice(&self.order.tags(n)).to_vec()));
+        }
         if let Some(adhesion) = adhesion {
             // the CPU's array (`cpu::checkpoint`, "adhesion"): each workgroup's sums on its first
             // particle, for a resume on the CPU; a GPU resume reads `work_step` and `dissipation`
@@ -86,6 +93,18 @@ impl GpuBackend {
         }
         if n == 0 {
             return Ok(());
+        }
+        if exact.kind == KIND {
+            // the raw arrays are in the order they were saved in: the particles stored so first
+            let saved = match exact.raw(ORDER) {
+                Ok(bytes) => super::order::Order::checked(bytemuck::pod_collect_to_vec(bytes), n)
+                    .ok_or_else(|| TalusError::Other(format!("the GPU state's `{ORDER}` ({} bytes) is not an order of {n} particles (each id below {n} once, 4 bytes each)", bytes.len())))?,
+                Err(_) => super::order::Order::default(),
+            };
+            if saved != self.order {
+                let state = self.export()?;
+                self.import_in(&state, saved)?;
+            }
         }
         let q = &self.ctx.queue;
         let buffers = self.raw_buffers();
@@ -124,8 +143,10 @@ impl GpuBackend {
             }
             return Ok(());
         }
-        let pairs: Vec<[f32; 2]> = exact
-            .work
+        // a workgroup sums the particles it stores (`gpu::order`)
+        let pairs: Vec<[f32; 2]> = self
+            .order
+            .to_storage(&exact.work, 1)
             .chunks(WORKGROUP_SIZE as usize)
             .flat_map(|group| {
                 (0..DISSIPATION_PARTS as usize).map(move |k| {
@@ -148,7 +169,7 @@ impl GpuBackend {
             if per_particle.len() != n {
                 return Err(TalusError::Other(format!("the {} state's adhesion energies hold {} particles, not {n}", exact.kind, per_particle.len())));
             }
-            let sums: Vec<[f64; 2]> = per_particle.chunks(WORKGROUP_SIZE as usize).map(|g| [g.iter().map(|a| a[0]).sum(), g.iter().map(|a| a[1]).sum()]).collect();
+            let sums: Vec<[f64; 2]> = self.order.to_storage(&per_particle, 1).chunks(WORKGROUP_SIZE as usize).map(|g| [g.iter().map(|a| a[0]).sum(), g.iter().map(|a| a[1]).sum()]).collect();
             let rows: Vec<[f32; 4]> = sums.iter().map(|s| [s[0] as f32, 0.0, 0.0, 0.0]).collect();
             let broken: Vec<[f32; 2]> = sums.iter().map(|s| [s[1] as f32, ((s[1] as f32) as f64 - s[1]) as f32]).collect();
             q.write_buffer(&self.buffers.work_step, 16 * groups as u64, bytemuck::cast_slice(&rows));
@@ -156,6 +177,25 @@ impl GpuBackend {
         }
         Ok(())
     }
+}
+
+/// The per-particle arrays of a GPU state (`RAW`'s first five) in id order, "order" dropped:
+/// for a reader that takes the particles by id (a decomposed run's ranks, `gpu::decomposed`).
+/// A state without "order" is in id order already.
+pub(crate) fn in_id_order(exact: &ExactState) -> Result<std::borrow::Cow<'_, ExactState>> {
+    let Ok(bytes) = exact.raw(ORDER) else { return Ok(std::borrow::Cow::Borrowed(exact)) };
+    let n = exact.work.len();
+    let order = super::order::Order::checked(bytemuck::pod_collect_to_vec(bytes), n).ok_or_else(|| TalusError::Other(format!("the GPU state's `{ORDER}` is not an order of {n} particles")))?;
+    let mut out = exact.clone();
+    out.raw.retain(|(name, _)| name != ORDER);
+    for (name, bytes) in out.raw.iter_mut().filter(|(name, _)| RAW[..5].contains(&name.as_str())) {
+        if n == 0 || bytes.len() % n != 0 {
+            return Err(TalusError::Other(format!("the GPU state's `{name}` holds {} bytes, not a whole row for each of {n} particles", bytes.len())));
+        }
+        let rows: Vec<u8> = order.to_ids(bytes, bytes.len() / n);
+        *bytes = rows;
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// The adhesion energies per particle as the CPU keeps them (`ADHESION`), from the raw

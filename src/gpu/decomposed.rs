@@ -169,7 +169,7 @@ impl GpuDecomposed {
     fn make(setup: &Setup, ranks: &Arc<Ranks>) -> Result<GpuDecomposed> {
         let (bricks, local, local_setup) = start(setup, ranks)?;
         // the whole scene's grid: the same blocks on every rank as on one device
-        let opts = GpuOptions { grid: Some(GridSpec::new(setup)?), ..GpuOptions::default() };
+        let opts = GpuOptions { grid: Some(GridSpec::new(setup)?), cell_order: Some(false), ..GpuOptions::default() };
         // a device per rank: the ranks of a node take its GPUs in turn
         let ctx = super::context::open_context_for_rank(crate::gpu::context::node_local_rank())?;
         let mut inner = GpuBackend::with_context(ctx, &local_setup, opts)?;
@@ -426,7 +426,12 @@ impl RankPart for GpuDecomposed {
     }
     fn import_exact(&mut self, exact: Option<&ExactState>) -> Result<()> {
         let mut m = Message::default();
-        if let Some(e) = exact {
+        // (an unreadable order is an error every rank agrees on, after the broadcast)
+        let (exact, unreadable) = match exact.map(super::checkpoint::in_id_order).transpose() {
+            Ok(e) => (e, None),
+            Err(e) => (None, Some(e)),
+        };
+        if let Some(e) = exact.as_deref() {
             m.put(e.kind.as_bytes());
             m.put(&e.work);
             let bond_break: f64 = e.raw("adhesion").map(|b| bytemuck::pod_collect_to_vec::<u8, [f64; 2]>(b).iter().map(|a| a[1]).sum()).unwrap_or(0.0);
@@ -442,6 +447,9 @@ impl RankPart for GpuDecomposed {
         let bond_break: Vec<f64> = r.take();
         let arrays: Vec<Vec<u8>> = RAW.iter().map(|_| r.take::<u8>()).collect();
         let done = (|| -> Result<()> {
+            if let Some(e) = unreadable {
+                return Err(e);
+            }
             if kind == super::checkpoint::KIND {
                 let total = work.len();
                 let mut rows: Vec<GpuRow> = Vec::with_capacity(self.local.gid.len());

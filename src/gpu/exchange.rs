@@ -60,12 +60,24 @@ impl ParticleRows {
 }
 
 impl GpuBackend {
-    /// Upload particle rows into the current buffers.
+    /// Upload the rows of every particle (in id order) into the current buffers, where the
+    /// storage order puts them, with the `tag` of every storage index (`gpu::order`).
     pub(crate) fn write_particles(&self, rows: &ParticleRows) {
-        self.write_particles_at(0, rows);
+        let o = &self.order;
+        let stored = ParticleRows { pos_block: o.to_storage(&rows.pos_block, 1), pos_offset: o.to_storage(&rows.pos_offset, 1), motion: o.to_storage(&rows.motion, MOTION_ROWS as usize), image: o.to_storage(&rows.image, 1) };
+        self.write_particles_at(0, &stored);
+        self.write_tags();
     }
 
-    /// Upload particle rows into the current buffers from particle `first` on.
+    /// The `tag` buffer from the storage order.
+    pub(crate) fn write_tags(&self) {
+        let n = self.buffers.n_particles as usize;
+        if n > 0 {
+            self.ctx.queue.write_buffer(&self.buffers.tag, 0, bytemuck::cast_slice(&self.order.tags(n)));
+        }
+    }
+
+    /// Upload particle rows into the current buffers from storage index `first` on, as they are.
     pub(crate) fn write_particles_at(&self, first: u64, rows: &ParticleRows) {
         if rows.pos_block.is_empty() {
             return;
@@ -91,14 +103,16 @@ impl GpuBackend {
             Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Whole(&b.image, v4), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
             Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, slots), Split(&b.slot_history[p], slots),
         ])?;
-        // copies: the readback bytes carry no alignment guarantee (and may be empty)
-        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        let off: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
-        let motion: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[2]);
-        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[3]);
+        // copies (the readback bytes carry no alignment guarantee and may be empty); the
+        // particle rows in id order, the list and the table translated below (`gpu::order`)
+        let o = &self.order;
+        let blocks: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[0]), 1);
+        let off: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[1]), 1);
+        let motion: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[2]), MOTION_ROWS as usize);
+        let image: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[3]), 1);
         let st: StepStateRead = bytemuck::pod_read_unaligned(&data[4]);
         let table: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[5]);
-        let force_torque: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[6]);
+        let force_torque: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[6]), 2);
         let start: Vec<u32> = bytemuck::pod_collect_to_vec(&data[7]);
         let partner: Vec<u32> = bytemuck::pod_collect_to_vec(&data[8]);
         let records: Vec<HistoryRecord> = bytemuck::pod_collect_to_vec(&data[9]);
@@ -115,16 +129,18 @@ impl GpuBackend {
         // and meshes: the entries of the epoch the next step reads in its wall-contact table
         let read_bit = if p == 0 { SLOT_HISTORY_BIT0 } else { SLOT_HISTORY_BIT1 };
         let mut history = Vec::new();
-        for i in 0..n {
-            for k in start[i] as usize..start[i + 1] as usize {
+        // (storage indices → ids; an owner has the lower id)
+        for s in 0..n {
+            for k in start[s] as usize..start[s + 1] as usize {
                 if partner[k] & read_bit != 0 {
-                    history.push(ContactRecord { owner: i as u32, partner: partner[k] & SLOT_PARTNER_MASK, history: History::from(&records[k]) });
+                    let j = (partner[k] & SLOT_PARTNER_MASK) as usize;
+                    history.push(ContactRecord { owner: o.id(s) as u32, partner: o.id(j) as u32, history: History::from(&records[k]) });
                 }
             }
         }
         let epoch = st.step.wrapping_add(1);
         let own = &table[p * b.hash_capacity as usize..(p + 1) * b.hash_capacity as usize];
-        history.extend(own.iter().filter(|h| h.tag == epoch).map(|h| ContactRecord { owner: h.key_a, partner: h.key_b, history: History::from(&h.history) }));
+        history.extend(own.iter().filter(|h| h.tag == epoch).map(|h| ContactRecord { owner: o.id(h.key_a as usize) as u32, partner: h.key_b, history: History::from(&h.history) }));
         let image = image.iter().map(|k| [k[0], k[1], k[2]]).collect();
         let (force, torque) = (force_torque.iter().step_by(2).copied().map(v3).collect(), force_torque.iter().skip(1).step_by(2).copied().map(v3).collect());
         let mut out = ParticleState { step: s, particles, image, force, torque, refresh: vec![false; n], history, bodies: self.read_bodies()? };
@@ -132,8 +148,15 @@ impl GpuBackend {
         Ok(out)
     }
 
-    /// Continue from `state`, at its step (see the module doc).
+    /// Continue from `state`, at its step (see the module doc), stored in cell order of its
+    /// positions where the backend stores so (`gpu::order`).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
+        let order = super::order::for_positions(&state.particles.position, &state.particles.radius, self.cell_order && state.bodies.is_empty());
+        self.import_in(state, order)
+    }
+
+    /// `import`, storing the particles in `order`.
+    pub(crate) fn import_in(&mut self, state: &ParticleState, order: super::order::Order) -> Result<()> {
         let n = state.len();
         if n > SLOT_PARTNER_MASK as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
@@ -161,6 +184,7 @@ impl GpuBackend {
         };
         self.radius = state.particles.radius.clone();
         self.material = state.particles.material.clone();
+        self.order = order;
         let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block);
         if !state.bodies.is_empty() {
             super::bodies::set_component_masses(&mut rows.motion, &state.bodies);
@@ -170,7 +194,9 @@ impl GpuBackend {
 
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("import") });
         let epoch = step.wrapping_add(1);
-        let slots: Vec<HashSlotRead> = walls.iter().map(|c| HashSlotRead { key_a: c.owner, key_b: c.partner, tag: epoch, history: HistoryRecord::from(&c.history) }).collect();
+        // the records by storage index (`gpu::order`)
+        let o = &self.order;
+        let slots: Vec<HashSlotRead> = walls.iter().map(|c| HashSlotRead { key_a: o.slot(c.owner as usize) as u32, key_b: c.partner, tag: epoch, history: HistoryRecord::from(&c.history) }).collect();
         let upload = self.ctx.create_buffer("imported_history", (slots.len().max(1) * std::mem::size_of::<HashSlotRead>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         if !slots.is_empty() {
             q.write_buffer(&upload, 0, bytemuck::cast_slice(&slots));
@@ -181,7 +207,7 @@ impl GpuBackend {
             pass.set_bind_group(0, &bg, &[]);
             dispatch_threads(&mut pass, slots.len() as u32, self.ctx.limits.max_compute_workgroups_per_dimension);
         }
-        let pair_records: Vec<PairRecord> = pairs.iter().map(|c| PairRecord { owner: c.owner, partner: c.partner, history: HistoryRecord::from(&c.history) }).collect();
+        let pair_records: Vec<PairRecord> = pairs.iter().map(|c| PairRecord { owner: o.slot(c.owner as usize) as u32, partner: o.slot(c.partner as usize) as u32, history: HistoryRecord::from(&c.history) }).collect();
         let pair_upload = self.ctx.create_buffer("imported_pair_history", (pair_records.len().max(1) * std::mem::size_of::<PairRecord>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         if !pair_records.is_empty() {
             q.write_buffer(&pair_upload, 0, bytemuck::cast_slice(&pair_records));
@@ -263,7 +289,7 @@ impl GpuBackend {
         self.sim.dt = dt;
         self.ctx.queue.write_buffer(&self.buffers.sim, 0, bytemuck::bytes_of(&self.sim));
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
-            return Err(self.meshes.overflow_error(&st, s));
+            return Err(self.mesh_overflow(&st, s));
         }
         if st.flags != 0 {
             return Err(TalusError::Device(format!("importing wall contact records into a table of {} slots raised flags {:#x}", self.buffers.hash_capacity, st.flags)));
@@ -281,10 +307,14 @@ impl GpuBackend {
         let b = &self.buffers;
         let data = read_sources(&self.ctx, &[Split(&b.force, 2 * state.len() as u64)])?;
         let mut force: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        for i in (0..state.len()).filter(|&i| !state.refresh[i]) {
+        for s in 0..state.len() {
+            let i = self.order.id(s);
+            if state.refresh[i] {
+                continue;
+            }
             let (f, t) = (state.force[i], state.torque[i]);
-            force[2 * i] = [f[0] as f32, f[1] as f32, f[2] as f32, force[2 * i][3]];
-            force[2 * i + 1] = [t[0] as f32, t[1] as f32, t[2] as f32, force[2 * i + 1][3]];
+            force[2 * s] = [f[0] as f32, f[1] as f32, f[2] as f32, force[2 * s][3]];
+            force[2 * s + 1] = [t[0] as f32, t[1] as f32, t[2] as f32, force[2 * s + 1][3]];
         }
         b.force.write(&self.ctx.queue, 0, bytemuck::cast_slice(&force));
         if self.bodies.is_some() {

@@ -9,8 +9,9 @@
 //!   flow driver decides on them exactly as on the whole state (`flow::driver`);
 //! - `apply_exchange`: the buffers are made for the new count as an import makes them
 //!   (`GpuBackend::fresh_buffers`), `exchange_compact` copies the survivors' rows from the old
-//!   buffers to their new ids (removed ids sorted: a survivor's new id is its old id less the
-//!   removed ids below it, `shaders/exchange/ids.wgsl`), the new particles' rows are uploaded
+//!   buffers to their new storage indices (the removed ones sorted: a survivor's new index is
+//!   its old one less the removed ones below it, `shaders/exchange/ids.wgsl`; the ids follow on
+//!   the host, `order::Order::after_exchange`, and go to `tag`), the new particles' rows are uploaded
 //!   after them (the only upload), `exchange_hash` moves the wall and mesh contacts of the
 //!   survivors into the new wall-contact table, and the force evaluation with Δt = 0 that an
 //!   import runs (`GpuBackend::refresh_forces`) carries the ball-pair history from the old
@@ -186,7 +187,8 @@ impl GpuBackend {
             let found_ids: Vec<u32> = bytemuck::pod_collect_to_vec(&id_bytes);
             let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
             let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
-            // the device appended in its own order: id order for the host
+            // the device appended storage indices in its own order: ids, in id order, for the host
+            let found_ids: Vec<u32> = found_ids.iter().map(|&s| self.order.id(s as usize) as u32).collect();
             let mut order: Vec<usize> = (0..count as usize).collect();
             order.sort_by_key(|&k| found_ids[k]);
             let blk = self.grid.block;
@@ -201,6 +203,27 @@ impl GpuBackend {
             state.refresh = vec![false; ids.len()];
         }
         Ok(Some(ExchangeView { n: n as usize, ids, state, radius: self.radius.clone(), material: self.material.clone() }))
+    }
+
+    /// `apply_exchange` through the whole state, as every exchange went before it moved onto the
+    /// device and as one goes where the device memory is short: `export`, the change, `import`,
+    /// with the particles stored where the exchange on the device puts them
+    /// (`order::Order::after_exchange`), so the two paths give the same bits (`tests/hopper.rs`,
+    /// `tests/flow.rs`).
+    pub fn apply_exchange_through_host(&mut self, c: &ExchangeChange) -> Result<()> {
+        self.check_usable()?;
+        let n_old = self.buffers.n_particles;
+        if c.removed.windows(2).any(|w| w[0] >= w[1]) || c.removed.last().is_some_and(|&i| i >= n_old) {
+            return Err(TalusError::Other(format!("an exchange must remove distinct ids below {n_old}, ascending")));
+        }
+        let (order, _) = self.order.after_exchange(n_old as usize, &c.removed, c.added.len());
+        self.exchange_through_host(c, order)
+    }
+
+    fn exchange_through_host(&mut self, c: &ExchangeChange, order: super::order::Order) -> Result<()> {
+        let mut state = self.export()?;
+        c.apply_to(&mut state);
+        self.import_in(&state, order)
     }
 
     /// `Backend::apply_exchange` (module doc).
@@ -219,17 +242,18 @@ impl GpuBackend {
         let n_new = n_new as u32;
         let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n_new));
         let split = SplitLayout::new(self.buffers.split.cap_bytes, n_new.max(1) as u64, list_capacity.max(1) as u64);
+        // the survivors stay where they are, closed up, the new particles after them; the
+        // device passes below work on storage indices (`removed`: those that leave)
+        let (order, removed_slots) = self.order.after_exchange(n_old as usize, &c.removed, c.added.len());
         if self.bodies.is_some() || split != self.buffers.split {
             // the arrays would be cut into other parts: through the whole state
-            let mut state = self.export()?;
-            c.apply_to(&mut state);
-            return self.import(&state);
+            return self.exchange_through_host(c, order);
         }
         let pipes = self.exchange_pipelines()?;
         let s = self.steps_done;
         let xp = ExchangeParams { n_old, n_kept, n_removed, epoch: (s as u32).wrapping_add(1), ..Default::default() };
         let params = self.exchange_params(&xp)?;
-        let removed = self.storage_with("exchange_removed", bytemuck::cast_slice(&c.removed))?;
+        let removed = self.storage_with("exchange_removed", bytemuck::cast_slice(&removed_slots))?;
         let dev = self.ctx.device.clone();
         let max_dim = self.ctx.limits.max_compute_workgroups_per_dimension;
 
@@ -249,12 +273,12 @@ impl GpuBackend {
         if !self.exchange_fits_beside(n_new, wall_records) {
             // the old and the new buffers together would not fit the device memory: through
             // the host, where the import gives the old ones back before it makes the new
-            let mut state = self.export()?;
-            c.apply_to(&mut state);
-            return self.import(&state);
+            return self.exchange_through_host(c, order);
         }
 
         let old = self.fresh_buffers(n_new, wall_records)?;
+        self.order = order;
+        self.write_tags();
         // the host copies: survivors in order, then the new particles
         retain_unremoved(&mut self.radius, &c.removed);
         retain_unremoved(&mut self.material, &c.removed);

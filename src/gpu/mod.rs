@@ -25,6 +25,7 @@ pub mod halo;
 pub mod decomposed;
 pub mod layout;
 pub mod meshes;
+pub mod order;
 pub mod pipelines;
 pub mod profile;
 pub mod readback;
@@ -106,6 +107,29 @@ pub struct GpuOptions {
     /// else the adapter's memory (a card shared with other work, or a test of what a smaller
     /// card does).
     pub max_device_bytes: Option<u64>,
+    /// Whether the device stores the particles in cell order (`gpu::order`); `None` = the
+    /// environment variable `TALUS_GPU_CELL_ORDER` (`1` or `0`), else yes. Scenes with rigid
+    /// bodies and ranks of a decomposed run are stored in id order either way.
+    pub cell_order: Option<bool>,
+}
+
+/// The environment variable that turns the cell order of the device's storage off (`0`) or on.
+pub const CELL_ORDER_ENV: &str = "TALUS_GPU_CELL_ORDER";
+
+/// Whether to store in cell order: `chosen`, else `TALUS_GPU_CELL_ORDER`, else yes; an unclear
+/// value of the variable is an error naming it.
+pub fn cell_order_wanted(chosen: Option<bool>) -> Result<bool> {
+    if let Some(c) = chosen {
+        return Ok(c);
+    }
+    match std::env::var(CELL_ORDER_ENV) {
+        Err(_) => Ok(true),
+        Ok(v) => match v.trim() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(TalusError::Other(format!("environment variable {CELL_ORDER_ENV} = `{v}`: expected 1 (cell order) or 0 (id order)"))),
+        },
+    }
 }
 
 /// The adapter, named for a refusal by device memory, with the budget where it is lower than
@@ -140,7 +164,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None }
     }
 }
 
@@ -222,6 +246,11 @@ pub struct GpuBackend {
     exchange_pipes: Option<std::sync::Arc<flow::ExchangePipelines>>,
     /// Full-state readbacks so far (`GpuBackend::full_state_readbacks`).
     full_readbacks: u64,
+    /// Where each particle is stored on the device (`gpu::order`).
+    order: order::Order,
+    /// Whether a state import stores the particles in cell order (`GpuOptions::cell_order`; never
+    /// with rigid bodies).
+    cell_order: bool,
 }
 
 impl GpuBackend {
@@ -342,8 +371,10 @@ impl GpuBackend {
             Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, grid.block, None)?)
         };
         let radius = setup.particles.radius.clone();
+        let cell_order = cell_order_wanted(opts.cell_order)? && order::cell_order_applies(setup);
+        let order = order::for_positions(&setup.particles.position, &radius, cell_order);
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, order, cell_order };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -357,7 +388,7 @@ impl GpuBackend {
         let st = backend.initial_forces(0, first, None)?;
         backend.rebuilds_seen = st.rebuilds;
         if st.flags & OVERFLOW_MESH_GROUPS != 0 {
-            return Err(backend.meshes.overflow_error(&st, 0));
+            return Err(backend.mesh_overflow(&st, 0));
         }
         if st.flags & crate::layout::consts::BLOWUP != 0 {
             // the start already overlaps beyond the stated fraction (`forces.wgsl`)
@@ -368,7 +399,7 @@ impl GpuBackend {
             let n = setup.particles.len();
             let history = setup.initial_contacts.clone();
             let zero = vec![[0.0; 3]; n];
-            backend.import(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: setup.bodies.clone() })?;
+            backend.import_in(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: setup.bodies.clone() }, backend.order.clone())?;
         }
         Ok(backend)
     }
@@ -535,6 +566,11 @@ impl GpuBackend {
     /// The device memory the backend plans with: the adapter's, or less where
     /// `GpuOptions::max_device_bytes` or `TALUS_GPU_MAX_DEVICE_BYTES` lowers it (`None` where the
     /// adapter does not report its memory and nothing lowers it).
+    /// The id of the particle at every storage index of the device (`gpu::order`).
+    pub fn stored_ids(&self) -> Vec<u32> {
+        self.order.tags(self.buffers.n_particles as usize)
+    }
+
     pub fn memory_budget(&self) -> Option<u64> {
         self.memory
     }
@@ -635,12 +671,13 @@ impl GpuBackend {
         let v4 = 16 * n as u64;
         let b = &self.buffers;
         let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Split(&b.force, 2 * n as u64), Whole(&b.image, v4)])?;
-        // copies: the readback bytes carry no alignment guarantee (and may be empty)
-        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-        let image: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[4]);
+        // copies (the readback bytes carry no alignment guarantee and may be empty), in id order
+        let o = &self.order;
+        let blocks: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[0]), 1);
+        let image: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[4]), 1);
         let period = self.period;
-        let f4 = |k: usize| -> Vec<[f32; 4]> { bytemuck::pod_collect_to_vec(&data[k]) };
-        let (off, motion, force) = (f4(1), f4(2), f4(3));
+        let f4 = |k: usize, per: usize| -> Vec<[f32; 4]> { o.to_ids(&bytemuck::pod_collect_to_vec(&data[k]), per) };
+        let (off, motion, force) = (f4(1, 1), f4(2, MOTION_ROWS as usize), f4(3, 2));
         let rows = MOTION_ROWS as usize;
         let (vel, om) = (|i: usize| motion[rows * i], |i: usize| motion[rows * i + 1]);
         let (fo, to) = (|i: usize| force[2 * i], |i: usize| force[2 * i + 1]);

@@ -19,7 +19,7 @@ pub struct Pipelines {
     pub grid_scatter: wgpu::ComputePipeline,
     pub grid_sort: wgpu::ComputePipeline,
     /// Neighbour-list rebuild (`shaders/list_*.wgsl`, `shaders/incoming.wgsl`): dispatch plan,
-    /// clears, count, stash and fill of the half list, incoming index fill and sort.
+    /// clears, count, stash and fill of the half list, incoming index fill, sort and map.
     pub list_plan: wgpu::ComputePipeline,
     pub list_clear: wgpu::ComputePipeline,
     pub list_count: wgpu::ComputePipeline,
@@ -28,6 +28,7 @@ pub struct Pipelines {
     pub list_stash: wgpu::ComputePipeline,
     pub incoming_fill: wgpu::ComputePipeline,
     pub incoming_sort: wgpu::ComputePipeline,
+    pub incoming_map: wgpu::ComputePipeline,
     /// The partners' shares added to each particle's owned-contact sums.
     pub gather: wgpu::ComputePipeline,
     /// Force pass writing history and dissipation.
@@ -119,7 +120,8 @@ impl Pipelines {
             list_fill: pipeline(ctx, &list_build, "list_fill", "main", &[("FILL", 1.0)])?,
             list_stash: simple("list_stash")?,
             incoming_fill: pipeline(ctx, &incoming, "incoming_fill", "main", &[])?,
-            incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("SORT", 1.0)])?,
+            incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("MODE", 1.0)])?,
+            incoming_map: pipeline(ctx, &incoming, "incoming_map", "main", &[("MODE", 2.0)])?,
             gather: simple("gather")?,
             forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,

@@ -74,7 +74,7 @@ pub const RIGID: &str = include_str!("../../shaders/body/rigid.wgsl");
 pub const NO_BODIES: &str = "fn same_body(i: u32, j: u32) -> bool { return false; }\n";
 /// `same_body` of `list_build_bodies`: the pairs of one rigid body are not listed (the body of
 /// each particle in the w of `body_comp`, `gpu::bodies`).
-pub const BODY_EXCLUSION: &str = "@group(0) @binding(9) var<storage, read> body_comp: array<vec4<u32>>;\nfn same_body(i: u32, j: u32) -> bool { return body_comp[i].w == body_comp[j].w; }\n";
+pub const BODY_EXCLUSION: &str = "@group(0) @binding(10) var<storage, read> body_comp: array<vec4<u32>>;\nfn same_body(i: u32, j: u32) -> bool { return body_comp[i].w == body_comp[j].w; }\n";
 
 /// Everything the ball–wall contact needs: history records, hash lookup, the mesh files,
 /// `wall_contact.wgsl`.

@@ -2,7 +2,7 @@
 //! `drift` → `list_plan` → on rebuild steps only (indirect dispatches, zero-sized otherwise;
 //! encoded only in the steps whose counter is a multiple of `SimParams::rebuild_stride`):
 //! grid (`list_clear`, `grid_count`, `scan`, `grid_scatter`, `grid_sort`) and half list
-//! (`list_count`, `scan`, `list_stash`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`) → `forces` →
+//! (`list_count`, `scan`, `list_stash`, `list_fill`, `scan`, `incoming_fill`, `incoming_sort`, `incoming_map`) → `forces` →
 //! `advance`. Each step's total force (the pair shares gathered) and second half kick are fused
 //! into the next `drift` (`kick_drift`), and a `kick` closes the batch (writing the totals
 //! back); `gather` runs only after the initial force evaluation. The force pass and the list
@@ -34,6 +34,7 @@ pub struct BindGroups {
     pub list_scan_add: Vec<wgpu::BindGroup>,
     pub incoming_fill: PassGroups,
     pub incoming_sort: PassGroups,
+    pub incoming_map: PassGroups,
     pub incoming_scan: Vec<wgpu::BindGroup>,
     pub incoming_scan_add: Vec<wgpu::BindGroup>,
     pub gather: PassGroups,
@@ -65,14 +66,14 @@ impl BindGroups {
                 device,
                 pipe,
                 "list_build",
-                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state],
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.cell_count, &b.sorted_ids, &b.list_next, &b.list_start, &b.incoming_count, &b.step_state, &b.tag],
                 &[&b.list_partner, &b.incoming, &b.slot_history[1 - parity], &b.slot_history[parity]],
             )
         };
         let stash = |parity: usize| {
             pass_groups(device, &p.list_stash, "list_stash", &[&b.sim, &b.list_next, &b.list_start, &b.step_state], &[&b.list_partner, &b.incoming, &b.slot_history[parity], &b.slot_history[1 - parity]])
         };
-        let incoming_buffers = [&b.sim, &b.list_next, &b.incoming_count, &b.incoming_cursor, &b.list_start, &b.step_state];
+        let incoming_buffers = [&b.sim, &b.list_next, &b.incoming_count, &b.incoming_cursor, &b.list_start, &b.step_state, &b.tag];
         let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_next);
         let (incoming_scan, incoming_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.incoming_count);
         BindGroups {
@@ -94,6 +95,7 @@ impl BindGroups {
             list_scan_add,
             incoming_fill: pass_groups(device, &p.incoming_fill, "incoming_fill", &incoming_buffers, &[&b.list_partner, &b.incoming]),
             incoming_sort: pass_groups(device, &p.incoming_sort, "incoming_sort", &incoming_buffers, &[&b.list_partner, &b.incoming]),
+            incoming_map: pass_groups(device, &p.incoming_map, "incoming_map", &incoming_buffers, &[&b.list_partner, &b.incoming]),
             incoming_scan,
             incoming_scan_add,
             gather: pass_groups(device, &p.gather, "gather", &[&b.sim, &b.incoming_count, &b.step_state], &[&b.force, &b.incoming, &b.shares]),
@@ -228,6 +230,7 @@ impl StepEncoder<'_> {
         self.scan(enc, &self.b.list_scan_levels, &self.g.incoming_scan, &self.g.incoming_scan_add, list_scans);
         self.indirect_split(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
         self.indirect_split(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
+        self.indirect_split(enc, "incoming_map", &self.p.incoming_map, &self.g.incoming_map, DISPATCH_PARTICLES);
     }
 
     /// Whether step `s` carries the rebuild passes (`list_plan.wgsl` plans a rebuild only in

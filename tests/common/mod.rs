@@ -164,13 +164,19 @@ pub fn lowered_settling_box(n: usize) -> Setup {
     setup
 }
 
-/// A backend that exchanges particles through its whole state (`export_state`, changed,
-/// `import_state`): `exchange_view` answers `None` as the CPU backend's does, everything else
-/// goes to the backend inside. The GPU backend wrapped in it takes the path its exchanges took
-/// before they moved onto the device (`gpu::flow`), for the tests that compare the two.
-pub struct WholeStateExchange<B: Backend>(pub B);
+/// A GPU backend that exchanges particles through its whole state (export, changed, import:
+/// `GpuBackend::apply_exchange_through_host`), the path its exchanges took before they moved
+/// onto the device (`gpu::flow`), for the tests that compare the two; everything else goes to
+/// the backend inside.
+pub struct WholeStateExchange(pub talus::gpu::GpuBackend);
 
-impl<B: Backend> Backend for WholeStateExchange<B> {
+impl Backend for WholeStateExchange {
+    fn exchange_view(&mut self, query: &talus::model::exchange::ExchangeQuery) -> talus::Result<Option<talus::model::exchange::ExchangeView>> {
+        Backend::exchange_view(&mut self.0, query)
+    }
+    fn apply_exchange(&mut self, change: &talus::model::exchange::ExchangeChange) -> talus::Result<()> {
+        self.0.apply_exchange_through_host(change)
+    }
     fn kind(&self) -> &'static str {
         self.0.kind()
     }

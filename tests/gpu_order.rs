@@ -1,0 +1,118 @@
+//! Cell order on the device (`gpu::order`, issue 34 item 3): the GPU stores the particles in the
+//! Z-order of their cells, and the physics keeps the order of their ids, so a run stored in
+//! cell order and one stored in id order give bit-identical positions, velocities, spins,
+//! forces and torques. Only the f32 energy and wall-load sums, grouped by storage index, may
+//! differ in their last bits. A checkpoint keeps the order, and an exchange of particles on the
+//! device keeps it too (`tests/checkpoint.rs` and `tests/hopper.rs` compare those runs bit for
+//! bit with runs that never stopped or exchanged through the host).
+
+mod common;
+
+use common::lowered_settling_box;
+use talus::contact::params::ContactModel;
+use talus::gpu::{GpuBackend, GpuOptions};
+use talus::Backend;
+
+fn gpu(setup: &talus::setup::Setup, cell_order: bool) -> GpuBackend {
+    GpuBackend::new(setup, GpuOptions { cell_order: Some(cell_order), ..GpuOptions::default() }).unwrap_or_else(|e| panic!("GPU backend unavailable ({e}); GPU tests need a Vulkan driver (apt-get install mesa-vulkan-drivers)"))
+}
+
+/// Every f64 of a snapshot's positions, velocities, spins, forces and torques, as bits.
+fn trajectory_bits(b: &mut dyn Backend) -> Vec<u64> {
+    let s = b.snapshot().unwrap();
+    [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque].iter().flat_map(|v| v.iter().flatten().map(|x| x.to_bits())).collect()
+}
+
+fn close(a: f64, b: f64, scale: f64, what: &str) {
+    assert!((a - b).abs() <= 1e-6 * scale, "{what}: {a} in cell order, {b} in id order (scale {scale})");
+}
+
+/// The bench's packed bed of `n` grains (Hertz–Mindlin, so spins and slip are exercised), its
+/// ids shuffled: neighbours in space are scattered in id order, as in a poured scene.
+fn shuffled_bed(n: usize) -> talus::setup::Setup {
+    let mut setup = talus::bench::bed_setup(n, ContactModel::HertzMindlin);
+    let p = &setup.particles;
+    let mut perm: Vec<usize> = (0..p.len()).collect();
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    for k in (1..perm.len()).rev() {
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        perm.swap(k, (rng >> 33) as usize % (k + 1));
+    }
+    let mut shuffled = talus::setup::Particles::default();
+    for &i in &perm {
+        shuffled.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
+    }
+    setup.particles = shuffled;
+    setup
+}
+
+#[test]
+fn cell_order_moves_the_storage_and_leaves_the_trajectories() {
+    let setup = shuffled_bed(2000);
+    let n = setup.particles.len();
+    let mut cells = gpu(&setup, true);
+    let mut ids = gpu(&setup, false);
+    let stored = cells.stored_ids();
+    let identity: Vec<u32> = (0..n as u32).collect();
+    assert_ne!(stored, identity, "the shuffled bed is not stored in cell order");
+    assert_eq!(ids.stored_ids(), identity);
+    // neighbours in storage are near in space: the mean distance between the centres of
+    // consecutive stored particles is far below that of consecutive ids
+    let x = cells.snapshot().unwrap().position;
+    let gap = |order: &[u32]| order.windows(2).map(|w| glam::DVec3::from(x[w[0] as usize]).distance(glam::DVec3::from(x[w[1] as usize]))).sum::<f64>() / (order.len() - 1) as f64;
+    let (by_cell, by_id) = (gap(&stored), gap(&identity));
+    assert!(by_cell < 0.3 * by_id, "consecutive stored particles lie {by_cell} m apart in cell order, {by_id} m in id order");
+
+    let mut contacts = 0;
+    for batch in 1..=3u64 {
+        cells.step(100).unwrap();
+        ids.step(100).unwrap();
+        assert!(trajectory_bits(&mut cells) == trajectory_bits(&mut ids), "the two storage orders differ after {} steps", 100 * batch);
+        let (c, i) = (cells.contact_count().unwrap(), ids.contact_count().unwrap());
+        assert_eq!(c, i, "contact counts after {} steps", 100 * batch);
+        contacts = contacts.max(c);
+        let (ec, ei) = (cells.energies().unwrap(), ids.energies().unwrap());
+        let scale = ec.kinetic_translational + ec.strain + ec.gravitational.abs();
+        for (what, a, b) in [("kinetic", ec.kinetic_translational, ei.kinetic_translational), ("rotational", ec.kinetic_rotational, ei.kinetic_rotational), ("strain", ec.strain, ei.strain), ("gravitational", ec.gravitational, ei.gravitational), ("dashpot", ec.dashpot, ei.dashpot), ("slip", ec.slip, ei.slip)] {
+            close(a, b, scale, what);
+        }
+        for (lc, li) in cells.wall_loads().unwrap().iter().zip(ids.wall_loads().unwrap()) {
+            let f = glam::DVec3::from(li.force).length().max(1e-30);
+            for a in 0..3 {
+                assert!((lc.force[a] - li.force[a]).abs() <= 1e-5 * f, "wall load {:?} against {:?}", lc.force, li.force);
+            }
+        }
+    }
+    assert!(contacts > 1000, "only {contacts} contacts: the comparison proves little");
+    // the exported contact history is in ids, whatever the storage
+    let (hc, hi) = (cells.export_state().unwrap(), ids.export_state().unwrap());
+    assert_eq!(hc.history.len(), hi.history.len());
+    assert!(hc.history.iter().zip(&hi.history).all(|(a, b)| a.owner == b.owner && a.partner == b.partner && a.history == b.history), "the exported contact records differ");
+}
+
+#[test]
+fn a_resumed_state_is_stored_as_it_was_saved() {
+    let setup = lowered_settling_box(600);
+    let mut run = gpu(&setup, true);
+    run.step(150).unwrap();
+    let (state, exact) = (run.export_state().unwrap(), run.export_exact().unwrap());
+    assert!(exact.raw("order").is_ok(), "a GPU state stored in cell order saves its order");
+    // a backend that stores in id order takes the state, then the order it was saved in
+    let mut resumed = gpu(&setup, false);
+    resumed.import_state(&state).unwrap();
+    assert_ne!(resumed.stored_ids(), run.stored_ids());
+    resumed.import_exact(&exact).unwrap();
+    assert_eq!(resumed.stored_ids(), run.stored_ids());
+    run.step(100).unwrap();
+    resumed.step(100).unwrap();
+    assert!(common::fingerprint(&mut run) == common::fingerprint(&mut resumed), "the resumed run differs, energies included");
+    // an order that is not one is refused, naming the array
+    let mut bad = exact.clone();
+    for (name, bytes) in bad.raw.iter_mut() {
+        if name == "order" {
+            bytes[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+    }
+    let e = resumed.import_exact(&bad).unwrap_err().to_string();
+    assert!(e.contains("`order`"), "{e}");
+}
