@@ -194,3 +194,19 @@ fn a_list_growth_beyond_the_memory_budget_is_refused() {
     roomy.step(5).unwrap();
     assert!(roomy.list_capacity() > 16);
 }
+
+/// The same for the wall-contact tables: their growth holds the old tables beside the new.
+#[test]
+fn a_wall_table_growth_beyond_the_memory_budget_is_refused() {
+    let setup = talus::bench::bed_setup(1000, ContactModel::Hertz);
+    let small = GpuOptions { hash_capacity: Some(4), ..GpuOptions::default() };
+    let made = gpu(&setup, small.clone()).device_bytes();
+    // the bed's floor contacts overflow the 4-slot tables in the first step (the initial force
+    // evaluation writes no history)
+    let mut tight = gpu(&setup, GpuOptions { max_device_bytes: Some(made + 100), ..small.clone() });
+    let e = tight.step(5).err().expect("refused").to_string();
+    assert!(e.contains("step 0: the wall-contact tables overflowed at 4 slots") && e.contains("memory budget") && e.contains("MB held"), "{e}");
+    let mut roomy = gpu(&setup, GpuOptions { max_device_bytes: Some(3 * made), ..small });
+    roomy.step(5).unwrap();
+    assert!(roomy.hash_capacity() > 4);
+}

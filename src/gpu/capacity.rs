@@ -386,6 +386,19 @@ impl GpuBackend {
                     self.ctx.limits.max_storage_buffer_binding_size
                 )));
             }
+            // the new tables are made while the old ones still hold the entries they take
+            if let Some(m) = self.memory {
+                let held = self.device_bytes() + old_tables.as_ref().map_or(0, |b| b.size());
+                if held + max_bytes > m {
+                    return Err(TalusError::Device(format!(
+                        "step {s}: the wall-contact tables overflowed at {old_cap} slots ({inserted} contacts inserted); growing them to 2 × {cap} slots takes {} beside the {} held, beyond the {} of {}: fewer particles, or a card with more memory",
+                        bytes_text(max_bytes),
+                        bytes_text(held),
+                        bytes_text(m),
+                        super::describe_memory(&self.ctx, self.memory),
+                    )));
+                }
+            }
             crate::error::notice(&format!("contact-history table overflowed in step {s}; growing {old_cap} -> {cap} slots and redoing the step"));
             let replaced = self.buffers.replace_hash(&self.ctx, cap)?;
             // the first replaced buffer holds the table step s reads (its entries of the read
