@@ -11,6 +11,14 @@ fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool
             return;
         }
     }
+    if (!hash_try_insert(a, b, history_record(history), epoch, base)) {
+        atomicOr(&state.flags, OVERFLOW_HASH);
+    }
+}
+
+// The insertion itself: false when no slot within HASH_MAX_PROBE is free (a slot is free when
+// its tag is not `epoch`).
+fn hash_try_insert(a: u32, b: u32, record: HistoryRecord, epoch: u32, base: u32) -> bool {
     var idx = contact_hash(a, b) % sim.hash_capacity;
     for (var p = 0u; p < HASH_MAX_PROBE; p = p + 1u) {
         loop {
@@ -20,11 +28,11 @@ fn hash_insert(a: u32, b: u32, history: HistoryGpu, epoch: u32, count_load: bool
             if (r.exchanged) {
                 wall_hash[base + idx].key_a = a;
                 wall_hash[base + idx].key_b = b;
-                wall_hash[base + idx].history = history_record(history);
-                return;
+                wall_hash[base + idx].history = record;
+                return true;
             }
         }
         idx = select(idx + 1u, 0u, idx + 1u == sim.hash_capacity);
     }
-    atomicOr(&state.flags, OVERFLOW_HASH);
+    return false;
 }

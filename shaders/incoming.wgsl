@@ -7,13 +7,14 @@
 // `list_capacity` + the entry's position; `incoming_sort` sorts the entries of each particle by
 // it and makes the new run starts current (`list_next` → `list_start`); `incoming_map`, once no
 // key is read any more, writes each slot's position among the entries over the keys (from
-// `list_capacity` on: the force pass updates an entry's active bit through it).
+// `list_capacity` on: the force pass updates an entry's active bit through it). `incoming_sort`
+// also ends `StepState::old_runs` (the new runs are current).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> list_next: array<u32>;
 @group(0) @binding(2) var<storage, read> incoming_start: array<u32>;
 @group(0) @binding(3) var<storage, read_write> incoming_cursor: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> list_start: array<u32>;
-@group(0) @binding(5) var<storage, read> state: StepStateRead;
+@group(0) @binding(5) var<storage, read_write> state: StepState;
 @group(0) @binding(6) var<storage, read> tag: array<u32>;
 // Split arrays (group 1, `gpu::split`): list_partner, incoming (read_write).
 
@@ -24,7 +25,7 @@ override MODE: u32 = 0u;
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, nwg);
-    if (i >= sim.n_particles || state.halt != 0u || (state.flags & OVERFLOW_LIST) != 0u) { return; }
+    if (i >= sim.n_particles || state.halt != 0u || (atomicLoad(&state.flags) & OVERFLOW_LIST) != 0u) { return; }
     if (MODE == 0u) {
         let ti = tag[i];
         for (var k = list_next[i]; k < list_next[i + 1u]; k = k + 1u) {
@@ -59,5 +60,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         incoming_put(c + m, key);
     }
     list_start[i] = list_next[i];
-    if (i == 0u) { list_start[sim.n_particles] = list_next[sim.n_particles]; }
+    if (i == 0u) {
+        list_start[sim.n_particles] = list_next[sim.n_particles];
+        // the runs are laid out by the new indices from here on (`order.wgsl`)
+        state.old_runs = 0u;
+    }
 }

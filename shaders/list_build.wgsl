@@ -18,7 +18,8 @@
 @group(0) @binding(6) var<storage, read> list_start: array<u32>;
 @group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> state: StepState;
-// The id of the particle at each storage index (`gpu::order`).
+// The id of the particle at each storage index (`gpu::order`); from n on, the old index of each
+// new one after this step's renumbering (`order.wgsl`).
 @group(0) @binding(9) var<storage, read> tag: array<u32>;
 // Split arrays (group 1, `gpu::split`): list_partner (read_write); incoming, whose
 // [0, list_start[n]) holds the current list's partner words (stashed by `list_stash`);
@@ -29,13 +30,18 @@
 // The new run [ns, ne) of owner i (plain partner indices, sorted by id) gets the flags and the
 // record of the same pair in i's current run (a merge of two runs sorted by id, as the CPU's
 // `seed`; the storage does not move between builds, so the same pair has the same partner
-// index): SLOT_ACTIVE_BIT (the share the next gather reads) and the history bit of the table
-// this step reads, with its record moved to the new slot. Pairs new to the list start with no
-// flags.
+// index; where this step renumbered, the current runs are still laid out by the old indices,
+// the partner words already translated, `order.wgsl`): SLOT_ACTIVE_BIT (the share the next
+// gather reads) and the history bit of the table this step reads, with its record moved to the
+// new slot. Pairs new to the list start with no flags.
 fn carry_history(i: u32, ns: u32, ne: u32) {
     let read_bit = history_bit(state.step);
-    var m = list_start[i];
-    let oe = list_start[i + 1u];
+    var o = i;
+    if (state.old_runs == state.step + 1u) {
+        o = tag[sim.n_particles + i];
+    }
+    var m = list_start[o];
+    let oe = list_start[o + 1u];
     for (var k = ns; k < ne; k = k + 1u) {
         let j = list_partner_at(k);
         let tj = tag[j];

@@ -37,7 +37,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
             let ahead = travelled + 2.0 * f32(sim.rebuild_stride - 1u) * longest > 0.5 * sim.skin;
             // the host asks only where it encodes the rebuild passes (`initial_forces`)
             let asked = atomicLoad(&state.rebuild) != 0u;
-            let on = stale || asked || (encoded && ahead);
+            // a step that renumbers the particles (`order.wgsl`) rebuilds
+            let renumber = sim.renumber_every != 0u && state.step != 0u && (state.step % sim.renumber_every) == 0u;
+            let on = stale || asked || (encoded && (ahead || renumber));
             if (on) {
                 atomicStore(&state.rebuild, 1u);
                 // counted where planned: a halted step resumes without planning again

@@ -168,8 +168,10 @@ fn filling_hopper() -> Setup {
 #[test]
 fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
     let setup = filling_hopper();
-    let mut device = gpu(&setup);
-    let mut whole = common::WholeStateExchange(gpu(&setup));
+    // both renumber on the device every 128 steps (`gpu::order`), between the exchanges
+    let renumbering = || talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions { renumber_every: Some(128), ..Default::default() }).expect("GPU backend");
+    let mut device = renumbering();
+    let mut whole = common::WholeStateExchange(renumbering());
     let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
     for output in 1..=18 {
         for (b, f) in [&mut device as &mut dyn Backend, &mut whole].into_iter().zip(flows.iter_mut()) {

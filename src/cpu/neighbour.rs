@@ -279,7 +279,9 @@ impl NeighbourList {
 }
 
 /// The Morton code of cell coordinates (each below 2²¹): their bits interleaved, x lowest.
-fn morton_code(c: [i64; 3]) -> u64 {
+/// The Z-order (Morton) key of cell coordinates (21 low bits per axis); also the GPU's
+/// storage order at the start (`gpu::order`).
+pub(crate) fn morton_code(c: [i64; 3]) -> u64 {
     // spread the 21 low bits of v so that two zero bits follow each
     fn spread(v: i64) -> u64 {
         let mut x = v as u64 & 0x1f_ffff;

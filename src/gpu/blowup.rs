@@ -25,7 +25,8 @@ impl GpuBackend {
     /// 0: the initial force evaluation);
     /// leaves the backend stopped (see the module doc).
     pub(crate) fn blow_up(&mut self, st: &StepStateRead, s0: u64, n: u64) -> TalusError {
-        let bad = self.read_snapshot();
+        // the batch may have renumbered before it halted: the device's order, whatever the step
+        let bad = self.sync_order(true).and_then(|_| self.read_snapshot());
         // the device step counter stopped at the flagged step (the kick closing the batch runs
         // after the last step's `advance`)
         // (n = 0: the initial force evaluation, the state the run starts from)

@@ -50,9 +50,13 @@ pub struct Buffers {
     pub particle_rank: wgpu::Buffer,
     pub sorted_ids: wgpu::Buffer,
     /// Per storage index: the id of the particle stored there (`gpu::order`; the list build and
-    /// the incoming sort order pairs by it).
+    /// the incoming sort order pairs by it); then, per storage index, the index it had before
+    /// the last renumbering on the device (`order.wgsl`).
     pub tag: wgpu::Buffer,
-    /// n_cells + 1 counts, scanned in place into cell starts.
+    /// The stage number of each `order.wgsl` stage (a 16-byte uniform each).
+    pub order_stages: Vec<wgpu::Buffer>,
+    /// n_cells + 1 counts, scanned in place into cell starts (n_cells: the most of the
+    /// neighbour grid's and the order grid's, `order.wgsl`).
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
 
@@ -95,6 +99,11 @@ pub struct Buffers {
     /// MAP_READ buffer for the step state (flags) after each batch.
     pub flags_readback: [wgpu::Buffer; 2],
 }
+
+/// Stages of `order.wgsl` (the first `ORDER_HASH_STAGES` also those of `order_hash.wgsl`), a
+/// uniform buffer each (`Buffers::order_stages`).
+pub const ORDER_STAGES: u32 = 13;
+pub const ORDER_HASH_STAGES: u32 = 4;
 
 /// Entries of the rebuild dispatch table (`dispatch_full`): particles, cells, clears, and
 /// every prefix-sum level of the cell and list scans (at most 6 levels each).
@@ -182,7 +191,9 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + r(n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64)
         + r((n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64)
         + r(32 * n_loads.max(1) as u64)
-        + 4 * r(4 * n)
+        + 3 * r(4 * n)
+        + r(8 * n)
+        + ORDER_STAGES as u64 * r(16)
         + r(4 * (n_cells as u64 + 1))
         + levels(n_cells as u64 + 1)
         + levels(n + 1)
@@ -233,7 +244,14 @@ impl Buffers {
             particle_cell: b("particle_cell", 4 * n, U::STORAGE)?,
             particle_rank: b("particle_rank", 4 * n, U::STORAGE)?,
             sorted_ids: b("sorted_ids", 4 * n, U::STORAGE)?,
-            tag: b("tag", 4 * n, STATE)?,
+            tag: b("tag", 8 * n, STATE)?,
+            order_stages: (0..ORDER_STAGES)
+                .map(|k| {
+                    let u = b("order_stage", 16, U::UNIFORM | U::COPY_DST)?;
+                    ctx.queue.write_buffer(&u, 0, bytemuck::cast_slice(&[k, 0, 0, 0]));
+                    Ok(u)
+                })
+                .collect::<Result<_>>()?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
             list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
@@ -267,9 +285,10 @@ impl Buffers {
             &self.list_start, &self.list_next, &self.incoming_count, &self.incoming_cursor,
             &self.dispatch_full, &self.dispatch, &self.wall_hash, &self.step_state, &self.partials, &self.flags_readback[0], &self.flags_readback[1],
         ];
+        let plain = plain.into_iter().chain(&self.order_stages);
         let split = [&self.motion, &self.force, &self.list_partner, &self.slot_history[0], &self.slot_history[1], &self.incoming, &self.shares];
         let levels = self.scan_levels.iter().chain(&self.list_scan_levels).flat_map(|l| [&l.params, &l.sums]);
-        plain.into_iter().chain(split.into_iter().flat_map(|s| s.parts.iter())).chain(levels).collect()
+        plain.chain(split.into_iter().flat_map(|s| s.parts.iter())).chain(levels).collect()
     }
 
     /// Give every buffer's device memory back now (`wgpu::Buffer::destroy`), but the mesh

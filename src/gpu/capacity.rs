@@ -470,6 +470,9 @@ impl GpuBackend {
             n_meshes: self.meshes.walls.len() as u32,
             max_dim: self.ctx.limits.max_compute_workgroups_per_dimension,
             rebuild_stride: self.sim.rebuild_stride.max(1) as u64,
+            renumber_every: self.sim.renumber_every as u64,
+            order_cells: self.sim.order_cells,
+            hash_slots: (self.sim.n_walls + self.sim.n_meshes > 0).then_some(self.sim.hash_capacity),
             bodies: self.bodies.as_ref(),
         }
     }

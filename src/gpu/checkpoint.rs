@@ -55,6 +55,7 @@ impl GpuBackend {
     }
 
     pub(super) fn export_exact_state(&mut self) -> Result<ExactState> {
+        self.sync_order(false)?;
         let n = self.buffers.n_particles as usize;
         let data = read_sources(&self.ctx, &self.raw_buffers())?;
         let pairs: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&data[5]);
@@ -94,6 +95,7 @@ impl GpuBackend {
         if n == 0 {
             return Ok(());
         }
+        self.sync_order(false)?;
         if exact.kind == KIND {
             // the raw arrays are in the order they were saved in: the particles stored so first
             let saved = match exact.raw(ORDER) {

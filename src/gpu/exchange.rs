@@ -91,6 +91,7 @@ impl GpuBackend {
 
     /// The state at the current step (one readback).
     pub(crate) fn export(&mut self) -> Result<ParticleState> {
+        self.sync_order(false)?;
         self.full_readbacks += 1;
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
@@ -185,6 +186,7 @@ impl GpuBackend {
         self.radius = state.particles.radius.clone();
         self.material = state.particles.material.clone();
         self.order = order;
+        self.order_step = self.steps_done;
         let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block);
         if !state.bodies.is_empty() {
             super::bodies::set_component_masses(&mut rows.motion, &state.bodies);
@@ -231,7 +233,7 @@ impl GpuBackend {
     /// list and table buffers; the mesh data and a body table are made apart).
     pub(crate) fn fresh_bytes(&self, n: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.grid.n_cells, cap, list_capacity, partials)
+        super::buffers::planned_bytes(n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials)
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
@@ -258,7 +260,7 @@ impl GpuBackend {
         }
         let planned = self.fresh_bytes(n, wall_records) + self.meshes.data.size();
         super::check_fits(n, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.grid.n_cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
+        let fresh = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;

@@ -135,6 +135,7 @@ impl GpuBackend {
     /// `Backend::exchange_view` (module doc); `None` with rigid bodies.
     pub(crate) fn exchange_view(&mut self, q: &ExchangeQuery) -> Result<Option<ExchangeView>> {
         self.check_usable()?;
+        self.sync_order(false)?;
         if self.bodies.is_some() {
             return Ok(None);
         }
@@ -212,6 +213,7 @@ impl GpuBackend {
     /// `tests/flow.rs`).
     pub fn apply_exchange_through_host(&mut self, c: &ExchangeChange) -> Result<()> {
         self.check_usable()?;
+        self.sync_order(false)?;
         let n_old = self.buffers.n_particles;
         if c.removed.windows(2).any(|w| w[0] >= w[1]) || c.removed.last().is_some_and(|&i| i >= n_old) {
             return Err(TalusError::Other(format!("an exchange must remove distinct ids below {n_old}, ascending")));
@@ -229,6 +231,7 @@ impl GpuBackend {
     /// `Backend::apply_exchange` (module doc).
     pub(crate) fn apply_exchange(&mut self, c: &ExchangeChange) -> Result<()> {
         self.check_usable()?;
+        self.sync_order(false)?;
         let n_old = self.buffers.n_particles;
         let n_removed = c.removed.len() as u32;
         if c.removed.windows(2).any(|w| w[0] >= w[1]) || c.removed.last().is_some_and(|&i| i >= n_old) {
@@ -278,6 +281,7 @@ impl GpuBackend {
 
         let old = self.fresh_buffers(n_new, wall_records)?;
         self.order = order;
+        self.order_step = self.steps_done;
         self.write_tags();
         // the host copies: survivors in order, then the new particles
         retain_unremoved(&mut self.radius, &c.removed);

@@ -67,6 +67,18 @@ gpu_struct! {
         /// Steps whose counter is a multiple of this carry the rebuild passes
         /// (`consts::REBUILD_STRIDE` with a skin, 1 without; `list_plan.wgsl`).
         rebuild_stride: u32 => "u32",
+        /// The grid the particles are renumbered by (`shaders/order.wgsl`): that of skin 0, so a
+        /// run with any skin stores alike. Origin (blocks), blocks per cell, dims, cells.
+        order_origin: [i32; 3] => "vec3<i32>",
+        order_cell_blocks: i32 => "i32",
+        order_dims: [u32; 3] => "vec3<u32>",
+        order_cells: u32 => "u32",
+        /// Steps between renumberings in cell order on the device (a multiple of
+        /// `REBUILD_STRIDE`; 0: never; `gpu::order`).
+        renumber_every: u32 => "u32",
+        _pad_order0: u32 => "u32",
+        _pad_order1: u32 => "u32",
+        _pad_order2: u32 => "u32",
     }
 }
 
@@ -320,8 +332,19 @@ gpu_struct! {
         /// to twice that beyond contact distance, so that a contact that ended in this step is
         /// still listed and books its end (`ended_contact_work`) whatever the skin.
         list_margin: u32 => "u32",
+        /// step + 1 where this step renumbered the particles (`order.wgsl`): a step redone after
+        /// an overflow does not renumber again.
+        renumbered: u32 => "u32",
+        /// step + 1 where this step must not renumber (an initial force evaluation, or a
+        /// wall-contact record that found no slot under its new key: `order_hash`).
+        renumber_skip: u32 => "atomic<u32>",
+        /// step + 1 while the list's runs are still laid out by the storage indices before
+        /// this step's renumbering (`list_fill` finds an owner's old run through `tag`'s second
+        /// half; `incoming_sort` lays out the new list and clears it).
+        old_runs: u32 => "u32",
         _pad1: u32 => "u32",
         _pad2: u32 => "u32",
+        _pad3: u32 => "u32",
     }
 }
 
@@ -342,8 +365,12 @@ gpu_struct! {
         max_step: u32 => "u32",
         travelled: u32 => "u32",
         list_margin: u32 => "u32",
+        renumbered: u32 => "u32",
+        renumber_skip: u32 => "u32",
+        old_runs: u32 => "u32",
         _pad1: u32 => "u32",
         _pad2: u32 => "u32",
+        _pad3: u32 => "u32",
     }
 }
 

@@ -48,7 +48,7 @@ use buffers::Buffers;
 use layout::SimParams;
 use meshes::GpuMeshes;
 use pipelines::Pipelines;
-use readback::{read_sources, Source::{Split, Whole}};
+use readback::{read_buffer_range, read_sources, Source::{Split, Whole}};
 use step::BindGroups;
 
 /// The most particles that fit on a device of `memory` bytes at `bytes_per_particle`: the
@@ -91,7 +91,7 @@ pub struct GpuOptions {
     /// their history in the list slots); `None` = `capacity::initial_hash_capacity`. It grows
     /// ×2 on overflow.
     pub hash_capacity: Option<u32>,
-    /// Steps encoded into one submit (one 64-byte step-state readback per submit).
+    /// Steps encoded into one submit (one 80-byte step-state readback per submit).
     pub steps_per_submit: u64,
     /// Initial neighbour-list capacity (slots); `None` = 3.5 per particle. It grows on overflow.
     pub list_capacity: Option<u32>,
@@ -111,6 +111,10 @@ pub struct GpuOptions {
     /// environment variable `TALUS_GPU_CELL_ORDER` (`1` or `0`), else yes. Scenes with rigid
     /// bodies and ranks of a decomposed run are stored in id order either way.
     pub cell_order: Option<bool>,
+    /// Steps between renumberings in cell order on the device (a positive multiple of
+    /// `REBUILD_STRIDE`, or 0: never); `None` = `RENUMBER_EVERY` where the particles are stored
+    /// in cell order, never otherwise.
+    pub renumber_every: Option<u64>,
 }
 
 /// The environment variable that turns the cell order of the device's storage off (`0`) or on.
@@ -164,7 +168,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None }
     }
 }
 
@@ -251,6 +255,11 @@ pub struct GpuBackend {
     /// Whether a state import stores the particles in cell order (`GpuOptions::cell_order`; never
     /// with rigid bodies).
     cell_order: bool,
+    /// Cells the grid buffers hold: the most of the neighbour grid's and the order grid's.
+    cells: u32,
+    /// `steps_done` where `order` was last read or set: a renumbering on the device since (at a
+    /// positive multiple of `SimParams::renumber_every`) makes the host read `tag` back first.
+    order_step: u64,
 }
 
 impl GpuBackend {
@@ -306,7 +315,22 @@ impl GpuBackend {
                 if opts.max_binding_bytes.is_some() || std::env::var(split::MAX_BINDING_ENV).is_ok() { format!(", lowered by {}", split::MAX_BINDING_ENV) } else { String::new() }
             )));
         }
-        let mut planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry);
+        // the renumbering on the device (`gpu::order`): cells of the grid of skin 0
+        let cell_order = cell_order_wanted(opts.cell_order)? && order::cell_order_applies(setup) && opts.grid.is_none();
+        let renumber_every = match opts.renumber_every {
+            Some(k) if k % crate::layout::consts::REBUILD_STRIDE as u64 != 0 || k > u32::MAX as u64 => {
+                return Err(TalusError::Other(format!("renumber_every = {k}: a multiple of {} steps (or 0) is needed", crate::layout::consts::REBUILD_STRIDE)));
+            }
+            Some(k) => k,
+            None if cell_order => crate::layout::consts::RENUMBER_EVERY as u64,
+            None => 0,
+        };
+        let order_grid = match renumber_every {
+            0 => grid,
+            _ => GridSpec::with_skin(setup, 0.0).unwrap_or(grid),
+        };
+        let cells = grid.n_cells.max(order_grid.n_cells);
+        let mut planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -317,7 +341,7 @@ impl GpuBackend {
         let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, grid.n_cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
+        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -355,6 +379,14 @@ impl GpuBackend {
             rolling_booked: setup.rolling_booked() as u32,
             domain_min_offset: grid.domain_min_offset,
             rebuild_stride: if grid.skin > 0.0 { crate::layout::consts::REBUILD_STRIDE_START } else { 1 },
+            order_origin: order_grid.origin,
+            order_cell_blocks: order_grid.cell_blocks,
+            order_dims: order_grid.dims,
+            order_cells: order_grid.n_cells,
+            renumber_every: renumber_every as u32,
+            _pad_order0: 0,
+            _pad_order1: 0,
+            _pad_order2: 0,
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
@@ -371,10 +403,9 @@ impl GpuBackend {
             Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, grid.block, None)?)
         };
         let radius = setup.particles.radius.clone();
-        let cell_order = cell_order_wanted(opts.cell_order)? && order::cell_order_applies(setup);
         let order = order::for_positions(&setup.particles.position, &radius, cell_order);
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, order, cell_order };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, order, cell_order, cells, order_step: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -567,8 +598,30 @@ impl GpuBackend {
     /// `GpuOptions::max_device_bytes` or `TALUS_GPU_MAX_DEVICE_BYTES` lowers it (`None` where the
     /// adapter does not report its memory and nothing lowers it).
     /// The id of the particle at every storage index of the device (`gpu::order`).
-    pub fn stored_ids(&self) -> Vec<u32> {
-        self.order.tags(self.buffers.n_particles as usize)
+    pub fn stored_ids(&mut self) -> Result<Vec<u32>> {
+        self.sync_order(false)?;
+        Ok(self.order.tags(self.buffers.n_particles as usize))
+    }
+
+    /// The storage order as the device holds it: read back from `tag` (4 B per particle) where
+    /// the device may have renumbered since the host last knew it (a step at a positive multiple
+    /// of `SimParams::renumber_every` has run since), or always with `force`.
+    pub(crate) fn sync_order(&mut self, force: bool) -> Result<()> {
+        let every = self.sim.renumber_every as u64;
+        if every == 0 {
+            return Ok(());
+        }
+        let first = self.order_step.max(1).div_ceil(every) * every;
+        if !force && first >= self.steps_done {
+            return Ok(());
+        }
+        let n = self.buffers.n_particles as usize;
+        if n > 0 {
+            let bytes = read_buffer_range(&self.ctx, &self.buffers.tag, 0, 4 * n as u64)?;
+            self.order = order::Order::checked(bytemuck::pod_collect_to_vec(&bytes), n).ok_or_else(|| TalusError::Device("the device's storage order (`tag`) is not an order of its particles".into()))?;
+        }
+        self.order_step = self.steps_done;
+        Ok(())
     }
 
     pub fn memory_budget(&self) -> Option<u64> {
@@ -667,6 +720,7 @@ impl Backend for GpuBackend {
 impl GpuBackend {
     /// The particles as they are on the device now (one readback).
     pub(crate) fn read_snapshot(&mut self) -> Result<Snapshot> {
+        self.sync_order(false)?;
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;

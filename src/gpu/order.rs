@@ -18,12 +18,20 @@
 //! (`tests/gpu_order.rs`).
 //!
 //! The order is set by the host where the device takes a whole state: at the start and at a state
-//! import, from the positions (`cell_order`). An exchange on the device keeps the survivors where
-//! they are and appends the newcomers; a checkpoint saves the order ("order") and a resume
-//! restores it, so a resumed run sums in the same order as the run it continues. Rigid bodies and
-//! ranks of a decomposed run keep id order (their passes index components and ghosts by id).
-//! Renumbering during a run, on the device at list rebuilds, is not built yet.
+//! import, from the positions (`cell_order`). During a run the device renumbers every
+//! `RENUMBER_EVERY` steps (`SimParams::renumber_every`; `shaders/order.wgsl`): the step rebuilds
+//! its list, and before the grid the particles are sorted into the cells of the grid of skin 0
+//! (row-major, by id within a cell), every row moved, the current list's partner words and the
+//! wall-contact keys translated; the host reads `tag` back before the next readback that needs
+//! the order (`GpuBackend::sync_order`, 4 B per particle, once per renumbering at most). An
+//! exchange on the device keeps the survivors where they are and appends the newcomers; a
+//! checkpoint saves the order ("order") and a resume restores it, so a resumed run sums, and
+//! renumbers, as the run it continues. Rigid bodies and ranks of a decomposed run keep id order
+//! (their passes index components and ghosts by storage index).
 
+use rayon::prelude::*;
+
+use crate::cpu::neighbour::morton_code;
 use crate::setup::Setup;
 
 /// The storage order of the particles on the device: `id[s]` is the id of the particle stored
@@ -132,20 +140,6 @@ impl Order {
     }
 }
 
-/// Bits per axis of the Z-order key (63 in all).
-const MORTON_BITS: u32 = 21;
-
-/// Spreads the low 21 bits of `v` three apart.
-fn spread(v: u64) -> u64 {
-    let mut x = v & 0x1f_ffff;
-    x = (x | x << 32) & 0x1f_0000_0000_ffff;
-    x = (x | x << 16) & 0x1f_0000_ff00_00ff;
-    x = (x | x << 8) & 0x100f_00f0_0f00_f00f;
-    x = (x | x << 4) & 0x10c3_0c30_c30c_30c3;
-    x = (x | x << 2) & 0x1249_2492_4924_9249;
-    x
-}
-
 /// The ids of `positions` in the Z-order of cells of edge `cell` (from the lowest corner), by
 /// id within a cell: a function of the positions alone, so two runs of one scene store their
 /// particles alike whatever their skins.
@@ -160,12 +154,11 @@ pub fn cell_order(positions: &[[f64; 3]], cell: f64) -> Vec<u32> {
             lo[a] = lo[a].min(p[a]);
         }
     }
-    let max = ((1u64 << MORTON_BITS) - 1) as f64;
-    let key = |p: &[f64; 3]| -> u64 {
-        (0..3).map(|a| spread(((p[a] - lo[a]) / cell).floor().clamp(0.0, max) as u64) << a).fold(0, |k, b| k | b)
-    };
-    let mut keyed: Vec<(u64, u32)> = positions.iter().enumerate().map(|(i, p)| (key(p), i as u32)).collect();
-    keyed.sort_unstable();
+    // (the CPU's key: 21 bits per axis, `cpu::neighbour::morton_code`)
+    let max = ((1u64 << 21) - 1) as f64;
+    let key = |p: &[f64; 3]| -> u64 { morton_code(std::array::from_fn(|a| ((p[a] - lo[a]) / cell).floor().clamp(0.0, max) as i64)) };
+    let mut keyed: Vec<(u64, u32)> = positions.par_iter().enumerate().map(|(i, p)| (key(p), i as u32)).collect();
+    keyed.par_sort_unstable();
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 

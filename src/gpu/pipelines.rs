@@ -36,6 +36,9 @@ pub struct Pipelines {
     /// Initial force evaluation (WRITE_HISTORY = false).
     pub forces_init: wgpu::ComputePipeline,
     pub rehash: wgpu::ComputePipeline,
+    /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`; the stage a uniform).
+    pub order: wgpu::ComputePipeline,
+    pub order_hash: wgpu::ComputePipeline,
     /// Imported ball-pair history into the list slots (state import).
     pub slot_import: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
@@ -126,6 +129,8 @@ impl Pipelines {
             forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
             rehash: simple("rehash")?,
+            order: simple("order")?,
+            order_hash: simple("order_hash")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
             wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,

@@ -105,6 +105,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("gather", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/gather.wgsl"))),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
+        ("order", include_str!("../../shaders/order.wgsl").to_string()),
+        ("order_hash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/order_hash.wgsl"))),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("exchange_near", include_str!("../../shaders/exchange/near.wgsl").to_string()),
         ("exchange_gather", include_str!("../../shaders/exchange/gather.wgsl").to_string()),
@@ -152,6 +154,7 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
         "ghost_unpack" => &[("motion", Motion, true)],
         "reduce_energy" | "reduce_energy_bodies" => &[("motion", Motion, false), ("force", Force, false)],
         "wall_loads" => &[("motion", Motion, false)],
+        "order" => &[("motion", Motion, true), ("force", Force, true), ("list_partner", ListPartner, true)],
         _ => &[],
     }
 }

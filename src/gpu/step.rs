@@ -8,7 +8,7 @@
 //! back); `gather` runs only after the initial force evaluation. The force pass and the list
 //! passes alternate between two bind groups (slot-history table parity).
 
-use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES};
+use super::buffers::{Buffers, ScanLevel, SCAN_BLOCK, MAX_REBUILD_DISPATCHES, ORDER_HASH_STAGES};
 use super::encode::{bind_group, dispatch_threads, pass_groups, scan_bind_groups, split_dispatch, PassGroups};
 use crate::layout::consts::WORKGROUP_SIZE;
 use super::pipelines::Pipelines;
@@ -44,6 +44,9 @@ pub struct BindGroups {
     pub forces_init: [PassGroups; 2],
     pub reduce_energy: PassGroups,
     pub wall_loads: PassGroups,
+    /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`): a bind group per stage.
+    pub order: Vec<PassGroups>,
+    pub order_hash: Vec<wgpu::BindGroup>,
 }
 
 impl BindGroups {
@@ -75,6 +78,20 @@ impl BindGroups {
         };
         let incoming_buffers = [&b.sim, &b.list_next, &b.incoming_count, &b.incoming_cursor, &b.list_start, &b.step_state, &b.tag];
         let (list_scan, list_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.list_next);
+        let order = b
+            .order_stages
+            .iter()
+            .map(|stage| {
+                pass_groups(
+                    device,
+                    &p.order,
+                    "order",
+                    &[&b.sim, stage, &b.step_state, &b.pos_block, &b.pos_offset, &b.image, &b.particle_cell, &b.particle_rank, &b.cell_count, &b.sorted_ids, &b.tag, &b.list_start],
+                    &[&b.motion, &b.force, &b.list_partner],
+                )
+            })
+            .collect();
+        let order_hash = b.order_stages[..ORDER_HASH_STAGES as usize].iter().map(|stage| bind_group(device, &p.order_hash, "order_hash", &[&b.sim, stage, &b.step_state, &b.wall_hash, &b.particle_rank])).collect();
         let (incoming_scan, incoming_scan_add) = scan_bind_groups(device, p, &b.list_scan_levels, &b.incoming_count);
         BindGroups {
             drift: pass_groups(device, &p.drift, "drift", &drift_buffers, &drift_split),
@@ -109,9 +126,12 @@ impl BindGroups {
                 &[&b.sim, &b.pos_block, &b.pos_offset, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data],
                 &[&b.motion],
             ),
+            order,
+            order_hash,
         }
     }
 }
+
 
 /// Entries of the rebuild dispatch table (`Buffers::dispatch_full`): one particle per thread,
 /// one cell per thread, the clears, then one per prefix-sum level of the cell counts and of
@@ -147,6 +167,11 @@ pub struct StepEncoder<'a> {
     /// Steps whose counter is a multiple of this carry the rebuild passes
     /// (`SimParams::rebuild_stride`).
     pub rebuild_stride: u64,
+    /// Steps between renumberings in cell order (`SimParams::renumber_every`; 0: never), the
+    /// order grid's cells, and the wall-contact table's slots (re-keyed where there are walls).
+    pub renumber_every: u64,
+    pub order_cells: u32,
+    pub hash_slots: Option<u32>,
     /// The rigid bodies (`gpu::bodies`), when the scene has any: their passes replace
     /// `drift`/`kick_drift` and `kick`, and the list leaves the pairs of one body out.
     pub bodies: Option<&'a super::bodies::GpuBodies>,
@@ -205,9 +230,47 @@ impl StepEncoder<'_> {
         pass.dispatch_workgroups(1, 1, 1);
     }
 
+    /// Whether step `s` renumbers the particles in cell order (`order.wgsl`).
+    pub fn renumbers_in(&self, s: u64) -> bool {
+        self.renumber_every != 0 && s != 0 && s.is_multiple_of(self.renumber_every)
+    }
+
+    /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`, in their stage order),
+    /// in a step that renumbers, before the grid.
+    pub fn order(&self, enc: &mut wgpu::CommandEncoder) {
+        let n = self.b.n_particles;
+        let stage = |enc: &mut wgpu::CommandEncoder, k: usize, threads: u32| self.simple(enc, "order", &self.p.order, &self.g.order[k], threads);
+        let hash = |enc: &mut wgpu::CommandEncoder, k: usize| {
+            if let Some(slots) = self.hash_slots {
+                let mut pass = Self::pass(enc, "order_hash");
+                pass.set_pipeline(&self.p.order_hash);
+                pass.set_bind_group(0, &self.g.order_hash[k], &[]);
+                dispatch_threads(&mut pass, slots, self.max_dim);
+            }
+        };
+        stage(enc, 0, self.order_cells + 1);
+        stage(enc, 1, n);
+        self.scan(enc, &self.b.scan_levels, &self.g.scan, &self.g.scan_add, DISPATCH_SCANS);
+        stage(enc, 2, n);
+        stage(enc, 3, self.order_cells);
+        stage(enc, 4, n);
+        hash(enc, 0);
+        hash(enc, 1);
+        for k in 5..=10 {
+            stage(enc, k, n);
+        }
+        hash(enc, 2);
+        hash(enc, 3);
+        stage(enc, 11, n);
+        stage(enc, 12, 1);
+    }
+
     /// Counting sort of particles into cells (cell_count → cell starts, sorted ids), on
-    /// rebuild steps only.
-    pub fn grid(&self, enc: &mut wgpu::CommandEncoder) {
+    /// rebuild steps only; first the renumbering where step `renumber` (if any) renumbers.
+    pub fn grid(&self, enc: &mut wgpu::CommandEncoder, renumber: Option<u64>) {
+        if renumber.is_some_and(|s| self.renumbers_in(s)) {
+            self.order(enc);
+        }
         self.indirect(enc, "list_clear", &self.p.list_clear, &self.g.list_clear, DISPATCH_CLEAR);
         self.indirect(enc, "grid_count", &self.p.grid_count, &self.g.grid_count, DISPATCH_PARTICLES);
         self.scan(enc, &self.b.scan_levels, &self.g.scan, &self.g.scan_add, DISPATCH_SCANS);
@@ -243,7 +306,8 @@ impl StepEncoder<'_> {
     /// Plan, grid and list: a rebuild if `StepState::rebuild` is set, else empty dispatches.
     pub fn rebuild(&self, enc: &mut wgpu::CommandEncoder, s: u64) {
         self.list_plan(enc);
-        self.grid(enc);
+        // (an initial force evaluation never renumbers: the host has just set the order)
+        self.grid(enc, None);
         self.list(enc, s);
     }
 
@@ -308,7 +372,7 @@ impl StepEncoder<'_> {
     pub fn resume(&self, enc: &mut wgpu::CommandEncoder, s: u64, end: u64, loads: bool) {
         // the halted step carries its rebuild passes whatever its counter (a REBUILD_LATE halt
         // planned a rebuild in a step between those that carry them)
-        self.grid(enc);
+        self.grid(enc, Some(s));
         self.list(enc, s);
         for (name, pass) in Self::STEP_PASSES.iter().skip(Self::RESUME_PASS + 2) {
             pass(self, enc, s, false);
@@ -396,7 +460,7 @@ impl StepEncoder<'_> {
         ("list_plan", |e, enc, _, _| e.list_plan(enc)),
         ("grid (rebuild steps)", |e, enc, s, _| {
             if e.rebuilds_in(s) {
-                e.grid(enc)
+                e.grid(enc, Some(s))
             }
         }),
         ("list (rebuild steps)", |e, enc, s, _| {
