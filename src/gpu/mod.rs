@@ -316,8 +316,11 @@ impl GpuBackend {
             )));
         }
         // the renumbering on the device (`gpu::order`): cells of the grid of skin 0
-        let cell_order = cell_order_wanted(opts.cell_order)? && order::cell_order_applies(setup) && opts.grid.is_none();
+        // (never with rigid bodies, nor on a rank of a decomposed run, which takes a grid)
+        let applies = order::cell_order_applies(setup) && opts.grid.is_none();
+        let cell_order = cell_order_wanted(opts.cell_order)? && applies;
         let renumber_every = match opts.renumber_every {
+            _ if !applies => 0,
             Some(k) if k % crate::layout::consts::REBUILD_STRIDE as u64 != 0 || k > u32::MAX as u64 => {
                 return Err(TalusError::Other(format!("renumber_every = {k}: a multiple of {} steps (or 0) is needed", crate::layout::consts::REBUILD_STRIDE)));
             }
