@@ -518,14 +518,18 @@ impl GpuBackend {
     ///   (≈ 660 B per step in all) / n.
     /// - grid (rebuild steps; amortised over the measured steps between builds): clears
     ///   (8 + 4 per cell), grid count (32), cell scan (16 per cell), scatter (16), cell sort
-    ///   (8 + 8 per cell) → 64 + 28 per cell.
-    /// - list (rebuild steps, amortised likewise): list count (36) and its scan (16); list
-    ///   stash (4; per current slot its partner word read and copied, 8; per valid record
-    ///   read and copied, 2 × 32); list fill and the history carry (40; per slot 24: partner
-    ///   written, incoming count, the current word found and the new one written; per record
-    ///   moved 2 × 32); incoming scan (16), fill (4 + 20 per slot), sort with the slot positions
-    ///   and the new run starts (12 + 12 per slot) → 128 + 64 per slot + 128 per contact (4 per byte of
-    ///   `HistoryRecord`).
+    ///   (8 + 8 per cell) → 64 + 28 per cell; and, once in `renumber_every` steps, the
+    ///   renumbering in cell order (`order.wgsl`: count, scatter, sort and new indices, 64;
+    ///   three rounds of rows gathered into `force` and put back, 3 × 128, with the ids and old
+    ///   indices, 16; the list's partner words, 8 per slot) → (464 + 8 per slot) / renumber_every.
+    /// - list (rebuild steps, amortised likewise): list count (36, and the ids, 4) and its scan
+    ///   (16); list stash (4; per current slot its partner word read and copied, 8; per valid
+    ///   record read and copied, 2 × 32); list fill and the history carry (40; per slot 32:
+    ///   partner written, incoming count, the current word found and the new one written, the
+    ///   partners' ids; per record moved 2 × 32); incoming scan (16), fill (8 + 24 per slot,
+    ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
+    ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 128 per contact (4 per byte
+    ///   of `HistoryRecord`).
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100; per slot the partner word (4); per workgroup the step's work written (16,
     ///   → 16 / 64); per active owned contact the slot-history record read (32) and written
@@ -550,11 +554,15 @@ impl GpuBackend {
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = self.batch_len() as f64;
         let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
+        let renumber = match self.sim.renumber_every {
+            0 => 0.0,
+            every => (464.0 + 8.0 * slots) / every as f64,
+        };
         let mut passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
-            ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild, 0.0),
-            ("list (rebuild steps)", (128.0 + 64.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
+            ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild + renumber, 0.0),
+            ("list (rebuild steps)", (132.0 + 92.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
             ("forces", 100.0 + 4.0 * slots + 16.0 / group, 2.0 * record + 36.0),
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
