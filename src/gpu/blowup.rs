@@ -40,6 +40,13 @@ impl GpuBackend {
             }
         }
         let mut message = format!("{} not finite or out of range (GPU flag)", what.join(", "));
+        if st.blowup_what & BLOWUP_OVERLAP != 0 && !self.order.is_identity() {
+            // the device flags the lowest storage index, which in cell order is not the lowest
+            // id: the lowest id beyond the limit found again on the host (as id order flags it)
+            if let Some(p) = bad.as_ref().ok().and_then(|s| self.lowest_overlap_owner(s, step)) {
+                particle = Some(p as u32);
+            }
+        }
         if st.blowup_what == BLOWUP_OVERLAP {
             let wall = match (&bad, particle) {
                 (Ok(s), Some(p)) if (p as usize) < s.position.len() => self.overlap_wall(s, p as usize, step),
@@ -91,6 +98,53 @@ impl GpuBackend {
             named.mesh_overflow_particle = self.order.id(s as usize) as u32 + 1;
         }
         self.meshes.overflow_error(&named, step)
+    }
+
+    /// The lowest id whose contact overlap in `s` (at `step`) passes the limit as `forces.wgsl`
+    /// checks it: a ball pair's (its lower id owns it) or a wall's or mesh's. `None` where none
+    /// does in f64 (the device's f32 can differ at the edge) or on periodic axes (not searched).
+    fn lowest_overlap_owner(&self, s: &Snapshot, step: u64) -> Option<usize> {
+        let n = s.position.len();
+        if n == 0 || self.periodic.iter().any(|&p| p) {
+            return None;
+        }
+        let r_max = s.radius.iter().copied().fold(0.0f64, f64::max);
+        if !(r_max.is_finite() && r_max > 0.0) {
+            return None;
+        }
+        let cell = 2.0 * r_max;
+        let key = |x: &[f64; 3]| -> Option<[i64; 3]> {
+            let k: [f64; 3] = std::array::from_fn(|a| (x[a] / cell).floor());
+            k.iter().all(|v| v.is_finite() && v.abs() < 1e15).then(|| k.map(|v| v as i64))
+        };
+        let mut cells: std::collections::HashMap<[i64; 3], Vec<usize>> = std::collections::HashMap::new();
+        for (i, x) in s.position.iter().enumerate() {
+            if let Some(k) = key(x) {
+                cells.entry(k).or_default().push(i);
+            }
+        }
+        let t = step as f64 * self.dt;
+        let grids: Vec<TriangleGrid> = self.meshes.walls.iter().map(|m| TriangleGrid::coarse(&m.mesh)).collect::<Result<_>>().ok()?;
+        let views: Vec<MeshView> = self.meshes.walls.iter().zip(&grids).map(|(wall, grid)| MeshView { wall, grid, group_base: 0, pose: wall.pose_at(t) }).collect();
+        (0..n).find(|&i| {
+            let (xi, ri) = (DVec3::from(s.position[i]), s.radius[i]);
+            if crate::cpu::wall_hits::deepest_wall_hit(&self.walls, t, &views, xi, ri).is_some_and(|h| h.depth() > OVERLAP_MAX_FRACTION * ri) {
+                return true;
+            }
+            let Some(k) = key(&s.position[i]) else { return false };
+            (-1..=1).any(|dz| {
+                (-1..=1).any(|dy| {
+                    (-1..=1).any(|dx| {
+                        cells.get(&[k[0] + dx, k[1] + dy, k[2] + dz]).is_some_and(|js| {
+                            js.iter().any(|&j| j > i && {
+                                let rj = s.radius[j];
+                                ri + rj - xi.distance(DVec3::from(s.position[j])) > OVERLAP_MAX_FRACTION * ri.min(rj)
+                            })
+                        })
+                    })
+                })
+            })
+        })
     }
 
     /// An error once a blow-up has stopped the backend.

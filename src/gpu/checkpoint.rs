@@ -184,7 +184,7 @@ impl GpuBackend {
 /// The per-particle arrays of a GPU state (`RAW`'s first five) in id order, "order" dropped:
 /// for a reader that takes the particles by id (a decomposed run's ranks, `gpu::decomposed`).
 /// A state without "order" is in id order already.
-pub(crate) fn in_id_order(exact: &ExactState) -> Result<std::borrow::Cow<'_, ExactState>> {
+pub fn in_id_order(exact: &ExactState) -> Result<std::borrow::Cow<'_, ExactState>> {
     let Ok(bytes) = exact.raw(ORDER) else { return Ok(std::borrow::Cow::Borrowed(exact)) };
     let n = exact.work.len();
     let order = super::order::Order::checked(bytemuck::pod_collect_to_vec(bytes), n).ok_or_else(|| TalusError::Other(format!("the GPU state's `{ORDER}` is not an order of {n} particles")))?;
