@@ -197,3 +197,30 @@ fn a_run_resumed_between_renumberings_renumbers_as_the_first() {
         assert_eq!(run.stored_ids().unwrap(), resumed.stored_ids().unwrap());
     }
 }
+
+/// A blow-up names the particle id order names (the lowest id beyond the overlap limit), not
+/// the lowest storage index the device flagged.
+#[test]
+fn an_overlap_blow_up_names_the_same_particle_in_either_order() {
+    let bed = shuffled_bed(500);
+    // two deep overlaps, owned by ids lo < hi (each with a partner of a higher id), chosen so
+    // that cell order stores hi first: the device's lowest flagged index is then hi's
+    let (setup, lo) = (0..40u32)
+        .flat_map(|lo| (300..340u32).map(move |hi| (lo, hi)))
+        .find_map(|(lo, hi)| {
+            let mut setup = bed.clone();
+            let x = &mut setup.particles.position;
+            x[(hi + 1) as usize] = [x[hi as usize][0] + 1e-5, x[hi as usize][1], x[hi as usize][2]];
+            x[(lo + 200) as usize] = [x[lo as usize][0], x[lo as usize][1] + 1e-5, x[lo as usize][2]];
+            let order = talus::gpu::order::for_positions(&setup.particles.position, &setup.particles.radius, true);
+            (order.slot(hi as usize) < order.slot(lo as usize)).then_some((setup, lo))
+        })
+        .expect("a pair of owners stored against their id order");
+    let named = |cell_order: bool| match GpuBackend::new(&setup, GpuOptions { cell_order: Some(cell_order), ..GpuOptions::default() }) {
+        Err(talus::TalusError::BlowUp { particle, .. }) => particle,
+        Err(e) => panic!("not a blow-up: {e}"),
+        Ok(_) => panic!("the overlaps were not caught"),
+    };
+    assert_eq!(named(false), Some(lo));
+    assert_eq!(named(true), Some(lo));
+}
