@@ -17,6 +17,7 @@
 @group(0) @binding(3) var<storage, read_write> work_step: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> pairs: array<PairParamsGpu>;
 @group(0) @binding(5) var<storage, read> walls: array<WallGpu>;
+// n + 1 run starts, then the particle each thread takes (`schedule.wgsl`).
 @group(0) @binding(6) var<storage, read> list_start: array<u32>;
 // Wall and mesh contact history: two tables, step s reads table s % 2 and writes the other.
 @group(0) @binding(7) var<storage, read_write> wall_hash: array<HashSlot>;
@@ -254,16 +255,25 @@ var<private> adhesion_energy: vec2<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let i = linear_index(gid, nwg);
+    let t = linear_index(gid, nwg);
+    // the particle this thread takes: one of its workgroup's, longest run first where the
+    // schedule is on and pays (`schedule.wgsl`); `at` is the particle's place in the
+    // workgroup, where its work goes, so the sums below do not depend on the thread
+    var i = t;
+    let pays = f32(atomicLoad(&state.schedule_sorted)) < SCHEDULE_GAIN * f32(atomicLoad(&state.schedule_plain));
+    if (sim.balanced != 0u && pays && t < sim.n_particles) {
+        i = list_start[sim.n_particles + 1u + t];
+    }
+    let at = i % WORKGROUP_SIZE;
     var work = vec4<f32>(0.0);
     adhesion_energy = vec2<f32>(0.0);
     if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
         work = owned_contacts(i);
     }
-    let wg = i / WORKGROUP_SIZE;
+    let wg = t / WORKGROUP_SIZE;
     if (WRITE_HISTORY) {
         // the workgroup's work, summed in a fixed tree order (particle ids only)
-        work_sum[lid.x] = work;
+        work_sum[at] = work;
         for (var s = WORKGROUP_SIZE / 2u; s > 0u; s = s / 2u) {
             workgroupBarrier();
             if (lid.x < s) {
@@ -278,7 +288,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         // the surface energy and bond-break work, summed the same way into the adhesion row
         // (the initial evaluation writes its surface energy and no work)
         workgroupBarrier();
-        work_sum[lid.x] = vec4<f32>(adhesion_energy, 0.0, 0.0);
+        work_sum[at] = vec4<f32>(adhesion_energy, 0.0, 0.0);
         for (var s = WORKGROUP_SIZE / 2u; s > 0u; s = s / 2u) {
             workgroupBarrier();
             if (lid.x < s) {

@@ -46,6 +46,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
                 state.rebuilds = state.rebuilds + 1u;
                 state.travelled = 0u;
                 state.list_margin = step_bits;
+                // the build's schedule counts its costs afresh (`schedule.wgsl`)
+                atomicStore(&state.schedule_plain, 0u);
+                atomicStore(&state.schedule_sorted, 0u);
                 if (!encoded && !asked) {
                     atomicOr(&state.flags, REBUILD_LATE);
                     state.halt = 1u;

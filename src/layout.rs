@@ -90,6 +90,17 @@ pub mod consts {
     /// rebuild passes). About 20 passes over the particles, once in 1,024 steps: below 0.1 % of
     /// a step's cost; the CPU renumbers every 16 builds.
     pub const RENUMBER_EVERY: u32 = 1024;
+    /// Runs of this many slots or more count as one length in the force pass's schedule
+    /// (`shaders/schedule.wgsl`): a longer run is rare, and sorting it further buys nothing.
+    pub const SCHEDULE_LONGEST: u32 = 31;
+    /// Threads of a SIMD group as the schedule counts them (a warp): a group waits for its
+    /// longest run.
+    pub const SCHEDULE_LANES: u32 = 32;
+    /// The force pass takes the schedule where it cuts the summed longest runs of the SIMD
+    /// groups below this fraction (`StepState::schedule_plain`): elsewhere (a lattice
+    /// numbered row by row, whose runs are alike) the indirection would cost a dependent load
+    /// per thread and gain nothing.
+    pub const SCHEDULE_GAIN: f64 = 0.9;
     /// `StepState::blowup_what` bits: which quantity of a flagged particle went wrong.
     pub const BLOWUP_POSITION: u32 = 1;
     pub const BLOWUP_VELOCITY: u32 = 2;
@@ -184,6 +195,8 @@ pub fn wgsl_constants() -> String {
         u32_const("GHOST_WORDS", GHOST_WORDS),
         u32_const("MATERIAL_MASK", MATERIAL_MASK),
         u32_const("WORKGROUP_SIZE", WORKGROUP_SIZE),
+        u32_const("SCHEDULE_LONGEST", SCHEDULE_LONGEST),
+        u32_const("SCHEDULE_LANES", SCHEDULE_LANES),
         u32_const("OVERFLOW_HASH", OVERFLOW_HASH),
         u32_const("MESH_KEY_BIT", MESH_KEY_BIT),
         u32_const("OVERFLOW_MESH_GROUPS", OVERFLOW_MESH_GROUPS),
@@ -201,6 +214,7 @@ pub fn wgsl_constants() -> String {
         u32_const("BLOWUP_LOST", BLOWUP_LOST),
         u32_const("BLOWUP_OVERLAP", BLOWUP_OVERLAP),
         f32_const("OVERLAP_MAX_FRACTION", OVERLAP_MAX_FRACTION as f32),
+        f32_const("SCHEDULE_GAIN", SCHEDULE_GAIN as f32),
         u32_const("MESH_FLAG_TWO_SIDED", MESH_FLAG_TWO_SIDED),
         u32_const("MESH_FLAG_MOVING", MESH_FLAG_MOVING),
         f32_const("MESH_REACH_SLACK", crate::mesh::contacts::MESH_REACH_SLACK as f32),

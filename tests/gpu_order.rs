@@ -38,18 +38,7 @@ fn close(a: f64, b: f64, scale: f64, what: &str) {
 /// ids shuffled: neighbours in space are scattered in id order, as in a poured scene.
 fn shuffled_bed(n: usize) -> talus::setup::Setup {
     let mut setup = talus::bench::bed_setup(n, ContactModel::HertzMindlin);
-    let p = &setup.particles;
-    let mut perm: Vec<usize> = (0..p.len()).collect();
-    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
-    for k in (1..perm.len()).rev() {
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        perm.swap(k, (rng >> 33) as usize % (k + 1));
-    }
-    let mut shuffled = talus::setup::Particles::default();
-    for &i in &perm {
-        shuffled.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
-    }
-    setup.particles = shuffled;
+    talus::bench::shuffle_ids(&mut setup, 0x9e37_79b9_7f4a_7c15);
     setup
 }
 
@@ -223,4 +212,89 @@ fn an_overlap_blow_up_names_the_same_particle_in_either_order() {
     };
     assert_eq!(named(false), Some(lo));
     assert_eq!(named(true), Some(lo));
+}
+
+/// The force pass's schedule (`shaders/schedule.wgsl`): each workgroup's particles, longest run
+/// first, every one taken by exactly one thread of its own workgroup.
+fn assert_sorted_schedule(b: &GpuBackend) {
+    let (order, runs, _) = b.force_schedule().unwrap();
+    let n = runs.len();
+    let group = talus::layout::consts::WORKGROUP_SIZE as usize;
+    let longest = talus::layout::consts::SCHEDULE_LONGEST;
+    for (w, window) in order[..n].chunks(group).enumerate() {
+        let mut taken: Vec<u32> = window.to_vec();
+        taken.sort_unstable();
+        let own: Vec<u32> = ((w * group) as u32..((w + 1) * group).min(n) as u32).collect();
+        assert_eq!(taken, own, "workgroup {w} does not take its own particles once each");
+        for pair in window.windows(2) {
+            let (a, b) = (runs[pair[0] as usize].min(longest), runs[pair[1] as usize].min(longest));
+            assert!(a > b || (a == b && pair[0] < pair[1]), "workgroup {w}: particle {} (run {a}) before {} (run {b})", pair[0], pair[1]);
+        }
+    }
+}
+
+#[test]
+fn the_force_pass_schedule_sorts_runs_and_changes_no_bit() {
+    // a shuffled bed: runs of binomial length, the case the schedule is for; renumbered on the
+    // device every 64 steps, so the schedule follows the storage as it moves
+    let setup = shuffled_bed(3000);
+    let opts = |balanced| GpuOptions { balanced: Some(balanced), renumber_every: Some(64), ..GpuOptions::default() };
+    let mut sorted = with(&setup, opts(true));
+    let mut plain = with(&setup, opts(false));
+    for batch in 1..=3u64 {
+        sorted.step(100).unwrap();
+        plain.step(100).unwrap();
+        assert!(common::fingerprint(&mut sorted) == common::fingerprint(&mut plain), "the schedule changed a bit after {} steps", 100 * batch);
+        assert_sorted_schedule(&sorted);
+        let (_, _, taken) = sorted.force_schedule().unwrap();
+        assert!(taken, "the shuffled bed's schedule does not pay after {} steps", 100 * batch);
+    }
+    // off, thread k takes particle k
+    let (order, _, taken) = plain.force_schedule().unwrap();
+    assert!(!taken && order.iter().enumerate().all(|(k, &i)| i as usize == k), "without the schedule the threads take the particles in storage order");
+
+    // the same bed numbered row by row: its runs are alike, the schedule gains nothing and the
+    // force pass takes the particles in storage order
+    let lattice = talus::bench::bed_setup(3000, ContactModel::HertzMindlin);
+    let mut rows = with(&lattice, opts(true));
+    rows.step(100).unwrap();
+    assert_sorted_schedule(&rows);
+    let (_, _, taken) = rows.force_schedule().unwrap();
+    assert!(!taken, "the lattice bed takes the schedule");
+}
+
+#[test]
+fn the_force_pass_schedule_keeps_adhesion_sums() {
+    // a lattice of wet beads, the larger ones overlapping their neighbours, in a box with walls, its ids
+    // shuffled: every bead starts in contact with bridges, so the adhesion rows of the work
+    // sums (surface energy, bond-break work) go by the particle's place too
+    let text = r#"{
+        "gravity": [0, 0, -9.81], "time_step": "auto", "time_step_fraction": 0.2, "steps": 200,
+        "output": { "every_steps": 100 },
+        "materials": { "glass": { "density": 2500, "youngsModulus": 1e7, "poissonsRatio": 0.25, "fric": 0.5 } },
+        "contacts": { "default": { "model": "hertz_mindlin", "coefficientRestitution": 0.4, "rolling_fric": 0.05, "adhesion": "capillary", "liquid_volume": 1e-11, "surface_tension": 0.072, "contact_angle": 0 } },
+        "generators": [ { "type": "lattice", "origin": [0.0015, 0.0015, 0.0015], "count": [10, 10, 8], "spacing": 0.00301,
+            "radius": { "distribution": "uniform", "min": 0.00145, "max": 0.0015 }, "material": "glass", "seed": 3 } ],
+        "walls": [ { "type": "box", "name": "bin", "min": [0, 0, 0], "max": [0.0301, 0.0301, 0.05], "material": "glass", "open": ["+z"] } ]
+    }"#;
+    let mut setup = talus::scene::parse_str(text, std::path::Path::new("wet_lattice.json")).unwrap_or_else(|e| panic!("scene: {e}"));
+    assert!(setup.has_adhesion());
+    // grown after the generator's check: the larger beads overlap their neighbours
+    for r in &mut setup.particles.radius {
+        *r *= 1.01;
+    }
+    talus::bench::shuffle_ids(&mut setup, 3);
+    let opts = |balanced| GpuOptions { balanced: Some(balanced), ..GpuOptions::default() };
+    let mut sorted = with(&setup, opts(true));
+    let mut plain = with(&setup, opts(false));
+    sorted.step(200).unwrap();
+    plain.step(200).unwrap();
+    assert!(sorted.contact_count().unwrap() > 300, "{} contacts", sorted.contact_count().unwrap());
+    assert!(common::fingerprint(&mut sorted) == common::fingerprint(&mut plain), "the schedule changed a bit of a scene with adhesion");
+    let (es, ep) = (sorted.energies().unwrap(), plain.energies().unwrap());
+    assert!(es.surface != 0.0, "no surface energy: adhesion is not exercised");
+    assert!(sorted.force_schedule().unwrap().2, "the shuffled wet lattice does not take the schedule");
+    assert_eq!(es.surface.to_bits(), ep.surface.to_bits(), "surface energy");
+    assert_eq!(es.bond_break.to_bits(), ep.bond_break.to_bits(), "bond-break work");
+    assert_sorted_schedule(&sorted);
 }

@@ -60,7 +60,8 @@ pub struct Buffers {
     pub cell_count: wgpu::Buffer,
     pub scan_levels: Vec<ScanLevel>,
 
-    /// n + 1: each owner's first slot (the list as last built).
+    /// n + 1: each owner's first slot (the list as last built); then n: the particle each
+    /// thread of `forces` takes (`schedule.wgsl`; the identity until a list is built).
     pub list_start: wgpu::Buffer,
     /// n + 1 counts of owned pairs of the list being built, scanned into its run starts
     /// (`incoming_sort` copies them into `list_start`).
@@ -197,7 +198,8 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + r(4 * (n_cells as u64 + 1))
         + levels(n_cells as u64 + 1)
         + levels(n + 1)
-        + 3 * r(4 * (n + 1))
+        + 2 * r(4 * (n + 1))
+        + r(4 * (2 * n + 1))
         + r(4 * n)
         + split(Split::ListPartner)
         + 2 * split(Split::History)
@@ -207,6 +209,19 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + hash
         + 3 * r(STEP_STATE_BYTES)
         + r(n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64)
+}
+
+/// `Buffers::list_start` for `n` particles: n + 1 run starts (zero), then the schedule of the
+/// force pass as the identity (`shaders/schedule.wgsl` writes it at each list build).
+fn list_start(ctx: &GpuContext, n: u64) -> Result<wgpu::Buffer> {
+    let buf = ctx.create_buffer("list_start", 4 * (2 * n + 1), U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
+    // in pieces of 4 MiB: a large run's identity never sits in host memory whole
+    const PIECE: u64 = 1 << 20;
+    for from in (0..n).step_by(PIECE as usize) {
+        let ids: Vec<u32> = (from..n.min(from + PIECE)).map(|k| k as u32).collect();
+        ctx.queue.write_buffer(&buf, 4 * (n + 1 + from), bytemuck::cast_slice(&ids));
+    }
+    Ok(buf)
 }
 
 impl Buffers {
@@ -254,7 +269,7 @@ impl Buffers {
                 .collect::<Result<_>>()?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
-            list_start: b("list_start", 4 * (n + 1), U::STORAGE | U::COPY_SRC)?,
+            list_start: list_start(ctx, n)?,
             list_next: b("list_next", 4 * (n + 1), U::STORAGE)?,
             list_partner: sb("list_partner", Split::ListPartner, LIST)?,
             slot_history: [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?],

@@ -76,7 +76,9 @@ gpu_struct! {
         /// Steps between renumberings in cell order on the device (a multiple of
         /// `REBUILD_STRIDE`; 0: never; `gpu::order`).
         renumber_every: u32 => "u32",
-        _pad_order0: u32 => "u32",
+        /// 1: each workgroup of `forces` takes its particles in the order `schedule.wgsl`
+        /// wrote (longest runs first); 0: thread k takes particle k (`GpuOptions::balanced`).
+        balanced: u32 => "u32",
         _pad_order1: u32 => "u32",
         _pad_order2: u32 => "u32",
     }
@@ -342,8 +344,13 @@ gpu_struct! {
         /// this step's renumbering (`list_fill` finds an owner's old run through `tag`'s second
         /// half; `incoming_sort` lays out the new list and clears it).
         old_runs: u32 => "u32",
-        _pad1: u32 => "u32",
-        _pad2: u32 => "u32",
+        /// The force pass's cost by SIMD groups of `SCHEDULE_LANES` threads, summed over the
+        /// workgroups at the last list build (`schedule.wgsl`; zeroed by `list_plan` where it
+        /// plans a build): the longest run of each group with the particles in storage order,
+        /// and in the schedule's. `forces` takes the schedule only where it is below
+        /// `SCHEDULE_GAIN` of the other.
+        schedule_plain: u32 => "atomic<u32>",
+        schedule_sorted: u32 => "atomic<u32>",
         _pad3: u32 => "u32",
     }
 }
@@ -368,8 +375,8 @@ gpu_struct! {
         renumbered: u32 => "u32",
         renumber_skip: u32 => "u32",
         old_runs: u32 => "u32",
-        _pad1: u32 => "u32",
-        _pad2: u32 => "u32",
+        schedule_plain: u32 => "u32",
+        schedule_sorted: u32 => "u32",
         _pad3: u32 => "u32",
     }
 }

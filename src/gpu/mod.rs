@@ -115,6 +115,10 @@ pub struct GpuOptions {
     /// `REBUILD_STRIDE`, or 0: never); `None` = `RENUMBER_EVERY` where the particles are stored
     /// in cell order, never otherwise.
     pub renumber_every: Option<u64>,
+    /// Whether each workgroup of the force pass takes its particles longest run first
+    /// (`shaders/schedule.wgsl`; no output changes by a bit); `None` = the environment variable
+    /// `TALUS_GPU_BALANCE` (`1` or `0`), else yes.
+    pub balanced: Option<bool>,
 }
 
 /// The environment variable that turns the cell order of the device's storage off (`0`) or on.
@@ -123,15 +127,29 @@ pub const CELL_ORDER_ENV: &str = "TALUS_GPU_CELL_ORDER";
 /// Whether to store in cell order: `chosen`, else `TALUS_GPU_CELL_ORDER`, else yes; an unclear
 /// value of the variable is an error naming it.
 pub fn cell_order_wanted(chosen: Option<bool>) -> Result<bool> {
+    switch_wanted(chosen, CELL_ORDER_ENV, "1 (cell order) or 0 (id order)")
+}
+
+/// The environment variable that turns the force pass's schedule by run length off (`0`) or on.
+pub const BALANCE_ENV: &str = "TALUS_GPU_BALANCE";
+
+/// Whether the force pass takes each workgroup's particles longest run first: `chosen`, else
+/// `TALUS_GPU_BALANCE`, else yes; an unclear value of the variable is an error naming it.
+pub fn balanced_wanted(chosen: Option<bool>) -> Result<bool> {
+    switch_wanted(chosen, BALANCE_ENV, "1 (longest runs first) or 0 (thread k takes particle k)")
+}
+
+/// `chosen`, else the environment variable `env` (`1` or `0`), else yes.
+fn switch_wanted(chosen: Option<bool>, env: &str, expected: &str) -> Result<bool> {
     if let Some(c) = chosen {
         return Ok(c);
     }
-    match std::env::var(CELL_ORDER_ENV) {
+    match std::env::var(env) {
         Err(_) => Ok(true),
         Ok(v) => match v.trim() {
             "1" => Ok(true),
             "0" => Ok(false),
-            _ => Err(TalusError::Other(format!("environment variable {CELL_ORDER_ENV} = `{v}`: expected 1 (cell order) or 0 (id order)"))),
+            _ => Err(TalusError::Other(format!("environment variable {env} = `{v}`: expected {expected}"))),
         },
     }
 }
@@ -168,7 +186,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None }
     }
 }
 
@@ -387,7 +405,7 @@ impl GpuBackend {
             order_dims: order_grid.dims,
             order_cells: order_grid.n_cells,
             renumber_every: renumber_every as u32,
-            _pad_order0: 0,
+            balanced: balanced_wanted(opts.balanced)? as u32,
             _pad_order1: 0,
             _pad_order2: 0,
         };
@@ -529,9 +547,11 @@ impl GpuBackend {
     ///   partners' ids; per record moved 2 × 32); incoming scan (16), fill (8 + 24 per slot,
     ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
     ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 128 per contact (4 per byte
-    ///   of `HistoryRecord`).
+    ///   of `HistoryRecord`); with the force pass's schedule (`SimParams::balanced`) its pass
+    ///   (`schedule.wgsl`: the run start read, the schedule written, 8) → 140.
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
-    ///   (32) → 100; per slot the partner word (4); per workgroup the step's work written (16,
+    ///   (32) → 100, and where it takes the schedule the particle each thread takes (4) → 104;
+    ///   per slot the partner word (4); per workgroup the step's work written (16,
     ///   → 16 / 64); per active owned contact the slot-history record read (32) and written
     ///   (32), the partner's share written (24), and at a contact's start or end its partner
     ///   word, slot position and incoming entry (12 each time; counted here as 12 per
@@ -558,12 +578,15 @@ impl GpuBackend {
             0 => 0.0,
             every => (464.0 + 8.0 * slots) / every as f64,
         };
+        // the schedule's pass runs at every build where it is on; `forces` reads it where it pays
+        let schedule = if self.sim.balanced != 0 { 4.0 } else { 0.0 };
+        let taken = self.schedule_taken(&st);
         let mut passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
             ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild + renumber, 0.0),
-            ("list (rebuild steps)", (132.0 + 92.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
-            ("forces", 100.0 + 4.0 * slots + 16.0 / group, 2.0 * record + 36.0),
+            ("list (rebuild steps)", (132.0 + 2.0 * schedule + 92.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
+            ("forces", 100.0 + if taken { 4.0 } else { 0.0 } + 4.0 * slots + 16.0 / group, 2.0 * record + 36.0),
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
@@ -595,6 +618,24 @@ impl GpuBackend {
             steps_per_rebuild,
             passes,
         })
+    }
+
+    /// The force pass's schedule as last written (`shaders/schedule.wgsl`): for each thread,
+    /// the storage index of the particle it takes; for each storage index its run length in
+    /// the list (slots it owns); and whether the force pass takes it (the schedule is on and
+    /// pays, `SCHEDULE_GAIN`).
+    pub fn force_schedule(&self) -> Result<(Vec<u32>, Vec<u32>, bool)> {
+        let n = self.buffers.n_particles as u64;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&readback::read_buffer_range(&self.ctx, &self.buffers.list_start, 0, 4 * (2 * n + 1))?);
+        let runs = words[..n as usize + 1].windows(2).map(|w| w[1] - w[0]).collect();
+        let taken = self.schedule_taken(&self.read_step_state()?);
+        Ok((words[n as usize + 1..].to_vec(), runs, taken))
+    }
+
+    /// Whether `forces` takes the schedule in the state `st`: it is on and its summed longest
+    /// runs are below `SCHEDULE_GAIN` of storage order's (the test of `forces.wgsl`, in f32).
+    fn schedule_taken(&self, st: &layout::StepStateRead) -> bool {
+        self.sim.balanced != 0 && (st.schedule_sorted as f32) < crate::layout::consts::SCHEDULE_GAIN as f32 * st.schedule_plain as f32
     }
 
     /// Slots of the neighbour list as last built.

@@ -39,6 +39,7 @@ pub struct Pipelines {
     /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`; the stage a uniform).
     pub order: wgpu::ComputePipeline,
     pub order_hash: wgpu::ComputePipeline,
+    pub schedule: wgpu::ComputePipeline,
     /// Imported ball-pair history into the list slots (state import).
     pub slot_import: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
@@ -131,6 +132,7 @@ impl Pipelines {
             rehash: simple("rehash")?,
             order: simple("order")?,
             order_hash: simple("order_hash")?,
+            schedule: simple("schedule")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
             wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,

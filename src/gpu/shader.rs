@@ -106,6 +106,7 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("order", include_str!("../../shaders/order.wgsl").to_string()),
+        ("schedule", include_str!("../../shaders/schedule.wgsl").to_string()),
         ("order_hash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/order_hash.wgsl"))),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("exchange_near", include_str!("../../shaders/exchange/near.wgsl").to_string()),

@@ -47,6 +47,8 @@ pub struct BindGroups {
     /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`): a bind group per stage.
     pub order: Vec<PassGroups>,
     pub order_hash: Vec<wgpu::BindGroup>,
+    /// The force pass's schedule (`schedule.wgsl`), written at each list build.
+    pub schedule: wgpu::BindGroup,
 }
 
 impl BindGroups {
@@ -128,6 +130,7 @@ impl BindGroups {
             ),
             order,
             order_hash,
+            schedule: bind_group(device, &p.schedule, "schedule", &[&b.sim, &b.list_start, &b.step_state]),
         }
     }
 }
@@ -294,6 +297,7 @@ impl StepEncoder<'_> {
         self.indirect_split(enc, "incoming_fill", &self.p.incoming_fill, &self.g.incoming_fill, DISPATCH_PARTICLES);
         self.indirect_split(enc, "incoming_sort", &self.p.incoming_sort, &self.g.incoming_sort, DISPATCH_PARTICLES);
         self.indirect_split(enc, "incoming_map", &self.p.incoming_map, &self.g.incoming_map, DISPATCH_PARTICLES);
+        self.indirect(enc, "schedule", &self.p.schedule, &self.g.schedule, DISPATCH_PARTICLES);
     }
 
     /// Whether step `s` carries the rebuild passes (`list_plan.wgsl` plans a rebuild only in
