@@ -281,8 +281,10 @@ fn adhesion_functions_agree_on_cpu_and_gpu() {
             let hertz = if case.p.adhesion == Adhesion::Jkr { 4.0 / 3.0 * case.p.e_star() * r_star.sqrt() * overlap.max(0.0).powf(1.5) } else { 0.0 };
             let energy_like = ["energy", "surface", "strain", "work", "history"].iter().any(|t| name.contains(t));
             let mut cancel = 1e-5 * if energy_like { hertz * overlap.max(0.0) } else { hertz };
-            if case.p.adhesion == Adhesion::Capillary && energy_like {
+            if (case.p.adhesion == Adhesion::Capillary || name.starts_with("capillary")) && energy_like {
                 // Willett's energy is a difference of two arctangents of size F₀/k, k = √(R/V)
+                // (whatever the case's own adhesion: the bridge's functions are evaluated in
+                // every case; wgpu's GL backend on llvmpipe rounds that difference differently)
                 let p = &case.p;
                 cancel += 1e-6 * 2.0 * std::f64::consts::PI * p.surface_tension * p.contact_angle.cos() * (2.0 * r_star * p.liquid_volume).sqrt();
             }
