@@ -237,11 +237,11 @@ fn assert_sorted_schedule(b: &GpuBackend) {
 fn the_force_pass_schedule_sorts_runs_and_changes_no_bit() {
     // a shuffled bed: runs of binomial length, the case the schedule is for; renumbered on the
     // device every 64 steps, so the schedule follows the storage as it moves
-    let setup = shuffled_bed(3000);
+    let setup = shuffled_bed(2000);
     let opts = |balanced| GpuOptions { balanced: Some(balanced), renumber_every: Some(64), ..GpuOptions::default() };
     let mut sorted = with(&setup, opts(true));
     let mut plain = with(&setup, opts(false));
-    for batch in 1..=3u64 {
+    for batch in 1..=2u64 {
         sorted.step(100).unwrap();
         plain.step(100).unwrap();
         assert!(common::fingerprint(&mut sorted) == common::fingerprint(&mut plain), "the schedule changed a bit after {} steps", 100 * batch);
@@ -255,7 +255,7 @@ fn the_force_pass_schedule_sorts_runs_and_changes_no_bit() {
 
     // the same bed numbered row by row: its runs are alike, the schedule gains nothing and the
     // force pass takes the particles in storage order
-    let lattice = talus::bench::bed_setup(3000, ContactModel::HertzMindlin);
+    let lattice = talus::bench::bed_setup(2000, ContactModel::HertzMindlin);
     let mut rows = with(&lattice, opts(true));
     rows.step(100).unwrap();
     assert_sorted_schedule(&rows);
