@@ -275,10 +275,11 @@ fn incline(report: &mut Report, open: Opener, kind: &'static str) -> Result<()> 
     let q = [h, 0.0, 0.0, h];
     let (p, b) = build(&[([0.0, 0.0, r], q, [0.0; 3], [0.0; 3], mass, moments, vec![[-a, 0.0, 0.0], [a, 0.0, 0.0]], r)]);
     let walls = serde_json::json!([{ "type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "m" }]);
-    let dt = 2e-6;
+    // 4 µs (run at 2 µs, the CPU's fitted acceleration had the same first nine digits)
+    let dt = 4e-6;
     let s = setup(Contact { fric: 0.5, restitution: 0.5, shear: 1e9 }, walls, [g * th.sin(), 0.0, -g * th.cos()], dt, 1.0, p, b)?;
     let mut backend = open(&s, kind)?;
-    let (batch, batches) = (100u64, 75u64);
+    let (batch, batches) = (50u64, 75u64);
     let mut xs = Vec::new();
     for k in 1..=batches {
         backend.step(batch)?;
