@@ -2,7 +2,7 @@
 # The Python tests: a fresh venv in target/ (registry packages only: maturin, numpy, pytest),
 # the `talus` module built into it with `maturin develop --release` (the workspace's target/
 # and release profile, so the engine built by `cargo test --release` is reused), then pytest.
-# Run from anywhere; the README's test command runs it after `cargo test --release`.
+# Run from anywhere; the README's test command runs it after `tests/all.sh`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

@@ -260,7 +260,11 @@ fn readme_runs_the_demo_scene() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     assert!(readme.contains("cargo run --release -- run scenes/demo_pour.json"), "README's run command is not the demo");
-    assert!(readme.contains("cargo test --release"), "README's test command is gone");
+    // the test command CI runs is the README's
+    let test_command = "bash tests/all.sh && bash python/test.sh && bash tests/mpi.sh";
+    assert!(readme.contains(&format!("```sh\n{test_command}\n```")), "README's test command is not `{test_command}`");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l == test_command), ".ci/run does not run the README's test command");
 
     // the demo as the README promises: ~20,000 particles, until at rest, snapshots, a safe dt
     // (running it takes ~30 s on 2 cores: not done here)
