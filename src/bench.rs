@@ -187,13 +187,11 @@ pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
 /// scattered ids, as in a poured or randomly filled scene (the lattice generators number row by
 /// row). Positions, velocities and the rest move with their particles.
 pub fn shuffle_ids(setup: &mut Setup, seed: u64) {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
     let p = &setup.particles;
     let mut perm: Vec<usize> = (0..p.len()).collect();
-    let mut rng = seed;
-    for k in (1..perm.len()).rev() {
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        perm.swap(k, (rng >> 33) as usize % (k + 1));
-    }
+    perm.shuffle(&mut rand_pcg::Pcg64::seed_from_u64(seed));
     let mut shuffled = crate::setup::Particles::default();
     for &i in &perm {
         shuffled.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
