@@ -163,8 +163,9 @@ fn filling_hopper() -> Setup {
 
 /// The hopper on the GPU, filling and discharging at once (grains inserted at 2 m/s, the outlet
 /// raised to 5 mm under the insertion region, an exchange every 50 steps): every exchange runs
-/// on the device (`gpu::flow`) with no full-state readback, and each output is bit for bit what
-/// exchanges through the whole state give (the path every exchange took before).
+/// on the device (`gpu::flow`) with no full-state readback, most of them in the buffers held
+/// (the new grains appended into their room), and each output is bit for bit what exchanges
+/// through the whole state give (the path every exchange took before).
 #[test]
 fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
     let setup = filling_hopper();
@@ -182,9 +183,13 @@ fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
         assert!(common::fingerprint(&mut device) == common::fingerprint(&mut whole), "output {output}: the exchanges on the device and through the whole state differ");
     }
     let t = flows[0].totals();
-    println!("{} inserted, {} taken, {} held; full-state readbacks: device {}, whole state {}", t.inserted_count[0], t.outlet_count[0], t.held_count, device.full_state_readbacks(), whole.0.full_state_readbacks());
+    let how = device.device_exchanges();
+    println!("{} inserted, {} taken, {} held; full-state readbacks: device {}, whole state {}; exchanges on the device {how:?}", t.inserted_count[0], t.outlet_count[0], t.held_count, device.full_state_readbacks(), whole.0.full_state_readbacks());
     assert!(t.inserted_count[0] > 200 && t.outlet_count[0] > 20, "the hopper fills and discharges: {t:?}");
     assert_eq!(device.full_state_readbacks(), 0, "an exchange on the device reads no whole state");
+    // most exchanges append into the room the buffers were made with (`gpu::flow`, `Room`)
+    assert_eq!(how.in_place + how.regrown, 18, "{how:?}");
+    assert!(how.in_place > how.regrown, "the exchanges should mostly find room in the buffers held: {how:?}");
     assert!(whole.0.full_state_readbacks() >= 18, "the counter counts the whole-state exchanges");
 }
 

@@ -17,7 +17,11 @@ pub struct ScanLevel {
 }
 
 pub struct Buffers {
+    /// Particles held now (`SimParams::n_particles`; every pass and readback takes this many).
     pub n_particles: u32,
+    /// Particles the per-particle arrays have room for (≥ `n_particles`): an exchange on the
+    /// device appends into the room left (`gpu::flow`); `n_particles` at a set-up or import.
+    pub capacity: u32,
     pub sim: wgpu::Buffer,
     pub pos_block: wgpu::Buffer,
     pub pos_offset: wgpu::Buffer,
@@ -164,9 +168,10 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 /// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
 /// this equal to `Buffers::device_bytes` of a fresh backend.
 #[allow(clippy::too_many_arguments)]
-pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32) -> u64 {
+pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32) -> u64 {
     let r = |b: u64| b.max(16).div_ceil(16) * 16;
-    let n = n_particles.max(1) as u64;
+    let n = capacity.max(n_particles).max(1) as u64;
+    let live = n_particles.max(1) as u64;
     let slots = list_capacity.max(1) as u64;
     let groups = work_groups(n_particles);
     let levels = |len: u64| {
@@ -197,7 +202,7 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + ORDER_STAGES as u64 * r(16)
         + r(4 * (n_cells as u64 + 1))
         + levels(n_cells as u64 + 1)
-        + levels(n + 1)
+        + levels(live + 1)
         + 2 * r(4 * (n + 1))
         + r(4 * (2 * n + 1))
         + r(4 * n)
@@ -211,10 +216,11 @@ pub fn planned_bytes(n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u3
         + r(n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64)
 }
 
-/// `Buffers::list_start` for `n` particles: n + 1 run starts (zero), then the schedule of the
-/// force pass as the identity (`shaders/schedule.wgsl` writes it at each list build).
-fn list_start(ctx: &GpuContext, n: u64) -> Result<wgpu::Buffer> {
-    let buf = ctx.create_buffer("list_start", 4 * (2 * n + 1), U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
+/// `Buffers::list_start` for `n` particles held, room for `capacity`: n + 1 run starts (zero),
+/// then the schedule of the force pass as the identity (`shaders/schedule.wgsl` writes it at
+/// each list build).
+fn list_start(ctx: &GpuContext, n: u64, capacity: u64) -> Result<wgpu::Buffer> {
+    let buf = ctx.create_buffer("list_start", 4 * (2 * capacity + 1), U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
     // in pieces of 4 MiB: a large run's identity never sits in host memory whole
     const PIECE: u64 = 1 << 20;
     for from in (0..n).step_by(PIECE as usize) {
@@ -227,13 +233,17 @@ fn list_start(ctx: &GpuContext, n: u64) -> Result<wgpu::Buffer> {
 impl Buffers {
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
-    /// `cap_bytes`: the most bytes of one binding (`split::binding_cap`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool) -> Result<Self> {
-        let n = n_particles.max(1) as u64;
+    /// `cap_bytes`: the most bytes of one binding (`split::binding_cap`). The per-particle
+    /// arrays have room for `capacity` particles (at least `n_particles`); the per-workgroup
+    /// ones, the energy partials and the list's prefix sum are made for the `n_particles` held
+    /// (`resize_live`).
+    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool) -> Result<Self> {
+        let capacity = capacity.max(n_particles);
+        let n = capacity.max(1) as u64;
         let v4 = 16 * n;
         let b = |label: &str, size: u64, usage: U| ctx.create_buffer(label, size, usage);
         let cell_scan_levels = scan_levels(ctx, n_cells as u64 + 1)?;
-        let list_scan_levels = scan_levels(ctx, n + 1)?;
+        let list_scan_levels = scan_levels(ctx, n_particles.max(1) as u64 + 1)?;
         let hash_bytes = 2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64;
         let slots = list_capacity.max(1) as u64;
         let groups = work_groups(n_particles);
@@ -243,6 +253,7 @@ impl Buffers {
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(n, slots), &split, usage);
         Ok(Buffers {
             n_particles,
+            capacity,
             sim: b("sim_params", std::mem::size_of::<SimParams>() as u64, U::UNIFORM | U::COPY_DST)?,
             pos_block: b("pos_block", v4, STATE)?,
             pos_offset: b("pos_offset", v4, STATE)?,
@@ -269,7 +280,7 @@ impl Buffers {
                 .collect::<Result<_>>()?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
-            list_start: list_start(ctx, n)?,
+            list_start: list_start(ctx, n_particles.max(1) as u64, n)?,
             list_next: b("list_next", 4 * (n + 1), U::STORAGE)?,
             list_partner: sb("list_partner", Split::ListPartner, LIST)?,
             slot_history: [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?],
@@ -324,7 +335,7 @@ impl Buffers {
     /// tables, incoming entries, shares): what `replace_list` makes.
     pub fn list_bytes(&self, capacity: u32) -> u64 {
         let slots = capacity.max(1) as u64;
-        let n = self.n_particles.max(1) as u64;
+        let n = self.capacity.max(1) as u64;
         [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|a| a.elements(n, slots) * a.element().1).sum()
     }
 
@@ -335,8 +346,8 @@ impl Buffers {
     /// pipelines again (`GpuBackend::grow_list`).
     pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
-        let split = SplitLayout::new(self.split.cap_bytes, self.n_particles.max(1) as u64, slots);
-        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(self.n_particles.max(1) as u64, slots), &split, usage);
+        let split = SplitLayout::new(self.split.cap_bytes, self.capacity.max(1) as u64, slots);
+        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(self.capacity.max(1) as u64, slots), &split, usage);
         let partner = sb("list_partner", Split::ListPartner, LIST)?;
         let history = [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?];
         partner.copy_from(enc, &self.list_partner, self.list_partner.elements.min(partner.elements));
@@ -350,6 +361,25 @@ impl Buffers {
         self.list_capacity = capacity;
         // the per-particle arrays keep their parts (their length did not change)
         self.split = split;
+        Ok(())
+    }
+
+    /// Hold `n` particles (at most `capacity`) in the arrays made for others: the per-workgroup
+    /// work and the wall loads (zeroed, as new buffers start), the energy partials
+    /// (`n_partials`) and the list's prefix-sum levels are made again for `n`, so that they are what `new` makes for `n`
+    /// particles; the per-particle arrays stay. The caller writes `sim`, the rebuild table and
+    /// the bind groups.
+    pub fn resize_live(&mut self, ctx: &GpuContext, n: u32, n_partials: u32) -> Result<()> {
+        assert!(n <= self.capacity, "{n} particles in buffers with room for {}", self.capacity);
+        let groups = work_groups(n);
+        let (step_rows, work_pairs) = adhesion_rows(self.adhesion);
+        self.dissipation = ctx.create_buffer("dissipation", 8 * work_pairs * groups, STATE)?;
+        self.work_step = ctx.create_buffer("work_step", 16 * step_rows * groups, STATE)?;
+        self.partials = ctx.create_buffer("energy_partials", n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64, STATE)?;
+        self.n_partials = n_partials;
+        self.wall_loads = ctx.create_buffer("wall_loads", self.wall_loads.size(), U::STORAGE | U::COPY_SRC)?;
+        self.list_scan_levels = scan_levels(ctx, n.max(1) as u64 + 1)?;
+        self.n_particles = n;
         Ok(())
     }
 

@@ -28,6 +28,7 @@ use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read_after, read_buffers};
 use super::buffers::Buffers;
+use super::split::SplitBuffer;
 use super::encode::{bind_group, dispatch_threads, pass_groups, PassGroups};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
@@ -44,12 +45,17 @@ pub(crate) enum HistoryImport<'a> {
 }
 
 /// What `exchange_pairs` binds inside the force evaluation of an exchange
-/// (`HistoryImport::Exchange`): the old buffers, the exchange's parameters and removed ids, and
+/// (`HistoryImport::Exchange`): the old list, the exchange's parameters and removed ids, and
 /// the refresh marks it sets.
 pub(crate) struct Carried<'a> {
     /// The `exchange_pairs` pipeline.
     pub pairs: &'a wgpu::ComputePipeline,
-    pub old: &'a Buffers,
+    /// The old list: its run starts and partner words.
+    pub start_old: &'a wgpu::Buffer,
+    pub partner_old: &'a SplitBuffer,
+    /// The records the next step reads, at the old list's slots; `None`: in the other table of
+    /// the buffers the list is built in (an exchange in place copies them there, `gpu::flow`).
+    pub history_old: Option<&'a SplitBuffer>,
     pub params: &'a wgpu::Buffer,
     pub removed: &'a wgpu::Buffer,
     pub refresh: &'a wgpu::Buffer,
@@ -60,18 +66,17 @@ impl Carried<'_> {
     /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count.
     pub(crate) fn pairs_pass(&self, device: &wgpu::Device, b: &Buffers, s: u64) -> (&wgpu::ComputePipeline, PassGroups, u32) {
         let p = (s % 2) as usize;
-        let o = self.old;
+        let history_old = self.history_old.unwrap_or(&b.slot_history[1 - p]);
         let groups = pass_groups(
             device,
             self.pairs,
             "exchange_pairs",
-            &[self.params, self.removed, &o.list_start, &b.list_start, self.refresh, &b.step_state, &b.tag],
-            &[&o.list_partner, &o.slot_history[p], &b.list_partner, &b.slot_history[p]],
+            &[self.params, self.removed, self.start_old, &b.list_start, self.refresh, &b.step_state, &b.tag],
+            &[self.partner_old, history_old, &b.list_partner, &b.slot_history[p]],
         );
         (self.pairs, groups, self.n_old)
     }
 }
-
 
 /// Batches of steps submitted before the host reads the first one's step state
 /// (`GpuBackend::run_steps`).

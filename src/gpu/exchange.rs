@@ -172,11 +172,11 @@ impl GpuBackend {
         // the old buffers hold nothing the import needs: their memory is given back before the
         // new ones are made, so an import needs the device memory of one set, not two (a
         // refusal comes first, while the backend is whole)
-        let planned = self.fresh_bytes(n, walls.len() as u32) + self.meshes.data.size();
+        let planned = self.fresh_bytes(n, n, walls.len() as u32) + self.meshes.data.size();
         super::check_fits(n, planned, self.buffers.list_capacity.max(initial_list_capacity(n)), self.memory, self.buffers.split.cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
         let body_pipelines = self.bodies.take().map(|bd| bd.pipelines);
         self.buffers.destroy();
-        drop(self.fresh_buffers(n, walls.len() as u32)?);
+        drop(self.fresh_buffers(n, n, walls.len() as u32)?);
         self.bodies = if state.bodies.is_empty() {
             None
         } else {
@@ -221,7 +221,7 @@ impl GpuBackend {
 
     /// The sizes `fresh_buffers(n, wall_records)` makes: (wall-load rows, wall-contact table
     /// slots, list slots, reduction workgroups).
-    fn fresh_capacities(&self, n: u32, wall_records: u32) -> (u32, u32, u32, u32) {
+    pub(crate) fn fresh_capacities(&self, n: u32, wall_records: u32) -> (u32, u32, u32, u32) {
         let n_loads = self.walls.len() as u32 + self.meshes.walls.len() as u32;
         let cap = self.buffers.hash_capacity.max(initial_hash_capacity(n, n_loads)).max(round_capacity(wall_records.saturating_mul(4)));
         let (rx, ry) = reduce_dispatch(n, self.ctx.limits.max_compute_workgroups_per_dimension);
@@ -229,38 +229,32 @@ impl GpuBackend {
         (n_loads, cap, list_capacity, rx * ry)
     }
 
-    /// Device bytes of the buffers `fresh_buffers(n, wall_records)` makes (the particle, grid,
-    /// list and table buffers; the mesh data and a body table are made apart).
-    pub(crate) fn fresh_bytes(&self, n: u32, wall_records: u32) -> u64 {
+    /// Device bytes of the buffers `fresh_buffers(n, capacity, wall_records)` makes (the
+    /// particle, grid, list and table buffers; the mesh data and a body table are made apart).
+    pub(crate) fn fresh_bytes(&self, n: u32, capacity: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials)
+        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials)
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
-    /// Whether an exchange to `n` particles fits the device memory with the old buffers held
-    /// beside the new ones (as `apply_exchange` holds them while it moves the survivors); where
-    /// it does not, the exchange goes through the host, which drops the old buffers before it
-    /// makes the new ones.
-    pub(crate) fn exchange_fits_beside(&self, n: u32, wall_records: u32) -> bool {
-        self.memory.is_none_or(|m| self.device_bytes() + self.fresh_bytes(n, wall_records) <= m)
-    }
-
-    /// The buffers re-created for `n` particles, as a state import makes them (the wall-contact
-    /// table sized for `wall_records` records besides the usual, the list at least as large as
-    /// now), with pipelines, bind groups and `sim` to match and the pair table uploaded; the
-    /// particle rows are left to the caller. Returns the old buffers. Refused, naming the count
-    /// that fits, where they alone would not fit the device memory (`GpuBackend::memory`).
-    pub(crate) fn fresh_buffers(&mut self, n: u32, wall_records: u32) -> Result<Buffers> {
+    /// The buffers re-created for `n` particles with room for `capacity` (≥ n), as a state
+    /// import makes them (the wall-contact table sized for `wall_records` records besides the
+    /// usual, the list at least as large as now), with pipelines, bind groups and `sim` to match
+    /// and the pair table uploaded; the particle rows are left to the caller. Returns the old
+    /// buffers. Refused, naming the count that fits, where they alone would not fit the device
+    /// memory (`GpuBackend::memory`).
+    pub(crate) fn fresh_buffers(&mut self, n: u32, capacity: u32, wall_records: u32) -> Result<Buffers> {
+        let capacity = capacity.max(n);
         self.steps_at_start = self.steps_done;
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
         let n_pairs = self.pairs.len() as u32;
         let cap_bytes = self.buffers.split.cap_bytes;
-        if n as u64 > cap_bytes / 16 {
-            return Err(TalusError::Device(format!("{n} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
+        if capacity as u64 > cap_bytes / 16 {
+            return Err(TalusError::Device(format!("{capacity} particles: the per-particle arrays of 16 bytes hold at most {} particles in one storage binding of {cap_bytes} bytes", cap_bytes / 16)));
         }
-        let planned = self.fresh_bytes(n, wall_records) + self.meshes.data.size();
-        super::check_fits(n, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
+        let planned = self.fresh_bytes(n, capacity, wall_records) + self.meshes.data.size();
+        super::check_fits(capacity, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
+        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;

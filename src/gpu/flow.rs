@@ -7,40 +7,50 @@
 //!   (integer tests, coarse by up to two blocks, so no particle the query wants is missed) and
 //!   `exchange_gather` collects the rows of those found; one readback of their ids and rows. The
 //!   flow driver decides on them exactly as on the whole state (`flow::driver`);
-//! - `apply_exchange`: the buffers are made for the new count as an import makes them
-//!   (`GpuBackend::fresh_buffers`), `exchange_compact` copies the survivors' rows from the old
-//!   buffers to their new storage indices (the removed ones sorted: a survivor's new index is
-//!   its old one less the removed ones below it, `shaders/exchange/ids.wgsl`; the ids follow on
-//!   the host, `order::Order::after_exchange`, and go to `tag`), the new particles' rows are uploaded
-//!   after them (the only upload), `exchange_hash` moves the wall and mesh contacts of the
-//!   survivors into the new wall-contact table, and the force evaluation with Δt = 0 that an
-//!   import runs (`GpuBackend::refresh_forces`) carries the ball-pair history from the old
-//!   list's slots to the new list's (`exchange_pairs`, in place of `slot_import`), marking the
-//!   survivors that lost a partner; `exchange_keep` gives the others their force and torque
-//!   back. Each step of it is what `import` does with the exported state, so the device ends in
-//!   the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the two paths).
+//! - `apply_exchange`: where the buffers held have room for the new count (`Buffers::capacity`),
+//!   the exchange runs in them (`GpuBackend::hold_in_place`): copies of what the passes read of
+//!   the state before it (the survivors' rows, forces, the list's run starts and partner words;
+//!   the records the next step reads go into the other history table, which holds nothing the
+//!   exchange needs), a new wall-contact table and the small per-workgroup arrays made for the
+//!   new count; the per-particle arrays and the list stay. Where they have no room, the buffers
+//!   are made again as an import makes them (`GpuBackend::fresh_buffers`), with room for a
+//!   quarter more particles or twice the particles added (`GpuBackend::exchange_room`), and the
+//!   old set is read. Then `exchange_compact` copies the survivors' rows to their new storage
+//!   indices (the removed ones sorted: a survivor's new index is its old one less the removed
+//!   ones below it, `shaders/exchange/ids.wgsl`; the ids follow on the host,
+//!   `order::Order::after_exchange`, and go to `tag`), the new particles' rows are uploaded
+//!   after them into the room left (the only upload), `exchange_hash` moves the wall and mesh
+//!   contacts of the survivors into the new wall-contact table, and the force evaluation with
+//!   Δt = 0 that an import runs (`GpuBackend::refresh_forces`) carries the ball-pair history
+//!   from the old list's slots to the new list's (`exchange_pairs`, in place of `slot_import`),
+//!   marking the survivors that lost a partner; `exchange_keep` gives the others their force
+//!   and torque back. Each step of it is what `import` does with the exported state, so the
+//!   device ends in the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the paths).
 //!
 //! Readbacks per exchange: the found particles' ids and rows (68 B each), two 4-byte counts and
-//! the energies the driver reads before and after. Not yet done: appending into spare capacity
-//! of the buffers in place (they are re-created on the device, as import re-creates them: the
-//! list must be built again and the old one kept to carry its history anyway); scenes with rigid
-//! bodies (`exchange_view` answers `None`: the whole state goes out and back), and an exchange
-//! whose new count cuts the split arrays into other parts than the old one (`gpu::split`; the
-//! same, through `export` and `import`).
+//! the energies the driver reads before and after. An exchange in place holds about 160 B per
+//! particle beside the buffers (`in_place_bytes`); one into buffers made again, the old set and
+//! the new. Where that would pass the device memory, or where the new count cuts the split
+//! arrays into other parts than the old one (`gpu::split`), the exchange goes through `export`
+//! and `import`, as does every exchange of a scene with rigid bodies (`exchange_view` answers
+//! `None`).
 
 use std::sync::Arc;
 
-use super::capacity::{initial_list_capacity, Carried, HistoryImport};
+use super::capacity::{Carried, HistoryImport};
 use super::encode::{bind_group, dispatch_threads, pass_groups};
 use super::exchange::ParticleRows;
 use super::grid;
 use super::layout::{ExchangeBox, ExchangeParams, HashSlot};
 use super::pipelines::{module, pipeline};
 use super::readback::{read_buffer_range, read_buffers};
-use super::split::SplitLayout;
+use super::buffers::Buffers;
+use super::capacity::max_load;
+use super::split::{SplitBuffer, SplitLayout};
+use super::step::BindGroups;
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::SLOT_PARTNER_MASK;
+use crate::layout::consts::{MOTION_ROWS, SLOT_PARTNER_MASK};
 use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::model::state::ParticleState;
 
@@ -243,13 +253,10 @@ impl GpuBackend {
             return Err(TalusError::Other(format!("{n_new} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
         }
         let n_new = n_new as u32;
-        let list_capacity = self.buffers.list_capacity.max(initial_list_capacity(n_new));
-        let split = SplitLayout::new(self.buffers.split.cap_bytes, n_new.max(1) as u64, list_capacity.max(1) as u64);
         // the survivors stay where they are, closed up, the new particles after them; the
         // device passes below work on storage indices (`removed`: those that leave)
         let (order, removed_slots) = self.order.after_exchange(n_old as usize, &c.removed, c.added.len());
-        if self.bodies.is_some() || split != self.buffers.split {
-            // the arrays would be cut into other parts: through the whole state
+        if self.bodies.is_some() {
             return self.exchange_through_host(c, order);
         }
         let pipes = self.exchange_pipelines()?;
@@ -273,13 +280,22 @@ impl GpuBackend {
         }
         self.ctx.queue.submit([enc.finish()]);
         let wall_records: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &counter, 0, 4)?);
-        if !self.exchange_fits_beside(n_new, wall_records) {
-            // the old and the new buffers together would not fit the device memory: through
-            // the host, where the import gives the old ones back before it makes the new
-            return self.exchange_through_host(c, order);
-        }
 
-        let old = self.fresh_buffers(n_new, wall_records)?;
+        let before = match self.exchange_room(n_old, n_new, c.added.len() as u32, wall_records) {
+            Room::Held => {
+                self.device_exchanges.in_place += 1;
+                self.hold_in_place(n_old, n_new, wall_records)?
+            }
+            Room::Made(capacity) => {
+                self.device_exchanges.regrown += 1;
+                let p = (s % 2) as usize;
+                Before::of(self.fresh_buffers(n_new, capacity, wall_records)?, p)
+            }
+            // the arrays would be cut into other parts, or the two sets of buffers would not
+            // fit the device memory: through the whole state (the import gives the old
+            // buffers back before it makes the new)
+            Room::None => return self.exchange_through_host(c, order),
+        };
         self.order = order;
         self.order_step = self.steps_done;
         self.write_tags();
@@ -292,14 +308,14 @@ impl GpuBackend {
         let b = &self.buffers;
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange") });
         {
-            let groups = pass_groups(&dev, &pipes.compact, "exchange_compact", &[&params, &removed, &old.pos_block, &old.pos_offset, &old.image, &b.pos_block, &b.pos_offset, &b.image], &[&old.motion, &b.motion]);
+            let groups = pass_groups(&dev, &pipes.compact, "exchange_compact", &[&params, &removed, &before.pos_block, &before.pos_offset, &before.image, &b.pos_block, &b.pos_offset, &b.image], &[&before.motion, &b.motion]);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_compact"), timestamp_writes: None });
             pass.set_pipeline(&pipes.compact);
             groups.set(&mut pass);
             dispatch_threads(&mut pass, n_old, max_dim);
         }
         if wall_records > 0 {
-            let bg = bind_group(&dev, &pipes.hash, "exchange_hash", &[&b.sim, &params, &removed, &old.wall_hash, &b.wall_hash, &b.step_state]);
+            let bg = bind_group(&dev, &pipes.hash, "exchange_hash", &[&b.sim, &params, &removed, &before.wall_hash, &b.wall_hash, &b.step_state]);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_hash"), timestamp_writes: None });
             pass.set_pipeline(&pipes.hash);
             pass.set_bind_group(0, &bg, &[]);
@@ -308,14 +324,23 @@ impl GpuBackend {
         let rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
         self.write_particles_at(n_kept as u64, &rows);
         let refresh = self.ctx.create_buffer("exchange_refresh", 4 * n_new.max(1) as u64, wgpu::BufferUsages::STORAGE)?;
-        let carried = Carried { pairs: &pipes.pairs, old: &old, params: &params, removed: &removed, refresh: &refresh, n_old };
+        let carried = Carried {
+            pairs: &pipes.pairs,
+            start_old: &before.list_start,
+            partner_old: &before.list_partner,
+            history_old: before.history.as_ref(),
+            params: &params,
+            removed: &removed,
+            refresh: &refresh,
+            n_old,
+        };
         self.refresh_forces(s, enc, Some(HistoryImport::Exchange(&carried)))?;
 
         // survivors that kept their partners get their forces back
         let b = &self.buffers;
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_keep") });
         {
-            let groups = pass_groups(&dev, &pipes.keep, "exchange_keep", &[&params, &removed, &refresh], &[&old.force, &b.force]);
+            let groups = pass_groups(&dev, &pipes.keep, "exchange_keep", &[&params, &removed, &refresh], &[&before.force, &b.force]);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_keep"), timestamp_writes: None });
             pass.set_pipeline(&pipes.keep);
             groups.set(&mut pass);
@@ -324,6 +349,145 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         debug_assert_eq!(self.radius.len(), n_new as usize);
         Ok(())
+    }
+
+    /// Where an exchange from `n_old` to `n_new` particles (`added` of them new) puts them:
+    /// - in the buffers held, where they have room for `n_new` and the copies an exchange in
+    ///   place makes (`in_place_bytes`) fit the device memory beside them;
+    /// - else in buffers made again, with room for `n_new` and a quarter more or twice the
+    ///   particles added, whichever is more (so a hopper that keeps inserting finds room at
+    ///   the next exchanges), but not beyond the most the scene can hold
+    ///   (`Setup::particle_capacity`), or for `n_new` alone where that room would not fit
+    ///   beside the buffers held; each only where the arrays keep the parts they are cut into now
+    ///   (`gpu::split`: the exchange passes read the old and the new ones alike);
+    /// - else nowhere on the device: through the host.
+    fn exchange_room(&self, n_old: u32, n_new: u32, added: u32, wall_records: u32) -> Room {
+        let b = &self.buffers;
+        let list_capacity = self.fresh_capacities(n_new, wall_records).2;
+        let layout = |capacity: u32| SplitLayout::new(b.split.cap_bytes, capacity.max(1) as u64, list_capacity.max(1) as u64);
+        let fits = |more: u64| self.memory.is_none_or(|m| self.device_bytes() + more <= m);
+        if n_new <= b.capacity && layout(b.capacity) == b.split && fits(self.in_place_bytes(n_old, n_new, wall_records)) {
+            return Room::Held;
+        }
+        let most = (b.split.cap_bytes / 16).min(SLOT_PARTNER_MASK as u64) as u32;
+        let roomy = n_new.saturating_add((n_new / 4).max(added.saturating_mul(2))).min(self.most_particles.max(n_new)).min(most);
+        [roomy, n_new]
+            .into_iter()
+            .find(|&capacity| capacity >= n_new && layout(capacity) == b.split && fits(self.fresh_bytes(n_new, capacity, wall_records)))
+            .map_or(Room::None, Room::Made)
+    }
+
+    /// Device bytes an exchange in place makes beside the buffers held: copies of the
+    /// survivors' rows, forces, run starts and partner words, and a new wall-contact table
+    /// (the records the next step reads go into the other history table, which holds nothing
+    /// the exchange needs).
+    fn in_place_bytes(&self, n_old: u32, n_new: u32, wall_records: u32) -> u64 {
+        let b = &self.buffers;
+        let hash_slots = self.fresh_capacities(n_new, wall_records).1 as u64;
+        let list_growth = b.list_bytes(self.fresh_capacities(n_new, wall_records).2).saturating_sub(b.list_bytes(b.list_capacity));
+        3 * 16 * n_old as u64 + b.motion.size() + b.force.size() + 4 * (n_old as u64 + 1) + b.list_partner.size() + 2 * hash_slots * std::mem::size_of::<HashSlot>() as u64 + list_growth
+    }
+
+    /// The start of an exchange in the buffers held (`Room::Held`): the list grown where a new
+    /// one would be larger (as `fresh_buffers` sizes it), copies of what the passes read of the
+    /// state before the exchange (the survivors' rows, forces, the list's run starts and
+    /// partner words), the records the next step reads copied into the other history table, the
+    /// run starts of the new count cleared (so the list build carries nothing: `exchange_pairs`
+    /// carries it), a new wall-contact table, and the per-workgroup arrays, energy partials and
+    /// wall loads made for `n_new` (`Buffers::resize_live`), as `fresh_buffers` leaves them.
+    fn hold_in_place(&mut self, n_old: u32, n_new: u32, wall_records: u32) -> Result<Before> {
+        self.steps_at_start = self.steps_done;
+        let (_, hash_capacity, list_capacity, partials) = self.fresh_capacities(n_new, wall_records);
+        let p = (self.steps_done % 2) as usize;
+        let ctx = self.ctx.clone();
+        let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_in_place") });
+        if list_capacity > self.buffers.list_capacity {
+            self.buffers.replace_list(&ctx, &mut enc, list_capacity)?;
+        }
+        let b = &self.buffers;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let mut copy = |label: &str, src: &wgpu::Buffer, bytes: u64| -> Result<wgpu::Buffer> {
+            let buf = ctx.create_buffer(label, bytes.max(4), usage)?;
+            enc.copy_buffer_to_buffer(src, 0, &buf, 0, bytes);
+            Ok(buf)
+        };
+        let v4 = 16 * n_old as u64;
+        let (pos_block, pos_offset, image) = (copy("before_pos_block", &b.pos_block, v4)?, copy("before_pos_offset", &b.pos_offset, v4)?, copy("before_image", &b.image, v4)?);
+        let list_start = copy("before_list_start", &b.list_start, 4 * (n_old as u64 + 1))?;
+        let split_copy = |enc: &mut wgpu::CommandEncoder, label: &str, src: &SplitBuffer, count: u64| -> Result<SplitBuffer> {
+            let buf = SplitBuffer::new(&ctx, label, src.array, src.elements, &b.split, usage)?;
+            buf.copy_from(enc, src, count);
+            Ok(buf)
+        };
+        let motion = split_copy(&mut enc, "before_motion", &b.motion, MOTION_ROWS as u64 * n_old as u64)?;
+        let force = split_copy(&mut enc, "before_force", &b.force, 2 * n_old as u64)?;
+        let list_partner = split_copy(&mut enc, "before_list_partner", &b.list_partner, b.list_partner.elements)?;
+        b.slot_history[1 - p].copy_from(&mut enc, &b.slot_history[p], b.slot_history[p].elements);
+        enc.clear_buffer(&b.list_start, 0, Some(4 * (n_new as u64 + 1)));
+        ctx.queue.submit([enc.finish()]);
+        let wall_hash = self.buffers.replace_hash(&ctx, hash_capacity)?;
+        self.buffers.resize_live(&ctx, n_new, partials)?;
+        if self.pipelines.split != self.buffers.split {
+            self.pipelines = Self::pipelines_for(&ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
+        }
+        self.write_rebuild_table();
+        self.groups = BindGroups::new(&ctx.device, &self.pipelines, &self.buffers);
+        self.sim.n_particles = n_new;
+        self.sim.hash_capacity = hash_capacity;
+        self.sim.hash_max_load = max_load(hash_capacity);
+        self.sim.list_capacity = self.buffers.list_capacity;
+        Ok(Before { pos_block, pos_offset, image, motion, force, wall_hash, list_start, list_partner, history: None })
+    }
+
+    /// Exchanges on the device so far: in the buffers held, and into buffers made again
+    /// (those through the host are counted by `full_state_readbacks`).
+    pub fn device_exchanges(&self) -> DeviceExchanges {
+        self.device_exchanges
+    }
+}
+
+/// Exchanges on the device, by where the particles went (`GpuBackend::device_exchanges`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceExchanges {
+    /// Into the buffers held: the survivors closed up and the new particles appended into the
+    /// room left, no buffer of the state made again.
+    pub in_place: u64,
+    /// Into buffers made again with more room.
+    pub regrown: u64,
+}
+
+/// Where an exchange puts the particles (`GpuBackend::exchange_room`).
+enum Room {
+    /// In the buffers held.
+    Held,
+    /// In buffers made again with room for this many.
+    Made(u32),
+    /// Through the host.
+    None,
+}
+
+/// What the exchange passes read of the state before the exchange: the old buffers where the
+/// buffers are made again, else copies (`GpuBackend::hold_in_place`).
+struct Before {
+    pos_block: wgpu::Buffer,
+    pos_offset: wgpu::Buffer,
+    image: wgpu::Buffer,
+    motion: SplitBuffer,
+    force: SplitBuffer,
+    wall_hash: wgpu::Buffer,
+    list_start: wgpu::Buffer,
+    list_partner: SplitBuffer,
+    /// The records the next step reads, at the old list's slots; `None`: in the other history
+    /// table of the buffers held (`Carried::history_old`).
+    history: Option<SplitBuffer>,
+}
+
+impl Before {
+    /// The old buffers of a set made again, at history parity `p` (the rest is given back).
+    fn of(old: Buffers, p: usize) -> Self {
+        let Buffers { pos_block, pos_offset, image, motion, force, wall_hash, list_start, list_partner, slot_history, .. } = old;
+        let [h0, h1] = slot_history;
+        Before { pos_block, pos_offset, image, motion, force, wall_hash, list_start, list_partner, history: Some(if p == 0 { h0 } else { h1 }) }
     }
 }
 

@@ -80,7 +80,7 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 /// `talus info` sizes an adapter by.
 pub fn default_bytes_per_particle(count: u32) -> f64 {
     let cells = count / 2 + 1;
-    let bytes = buffers::planned_bytes(count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1);
+    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1);
     bytes as f64 / count.max(1) as f64
 }
 
@@ -268,6 +268,8 @@ pub struct GpuBackend {
     exchange_pipes: Option<std::sync::Arc<flow::ExchangePipelines>>,
     /// Full-state readbacks so far (`GpuBackend::full_state_readbacks`).
     full_readbacks: u64,
+    /// Exchanges on the device so far, by how (`GpuBackend::device_exchanges`).
+    device_exchanges: flow::DeviceExchanges,
     /// Where each particle is stored on the device (`gpu::order`).
     order: order::Order,
     /// Whether a state import stores the particles in cell order (`GpuOptions::cell_order`; never
@@ -275,6 +277,9 @@ pub struct GpuBackend {
     cell_order: bool,
     /// Cells the grid buffers hold: the most of the neighbour grid's and the order grid's.
     cells: u32,
+    /// The most particles the scene can hold (`Setup::particle_capacity`): the room an
+    /// exchange makes never goes beyond it (`GpuBackend::exchange_room`).
+    most_particles: u32,
     /// `steps_done` where `order` was last read or set: a renumbering on the device since (at a
     /// positive multiple of `SimParams::renumber_every`) makes the host read `tag` back first.
     order_step: u64,
@@ -351,7 +356,7 @@ impl GpuBackend {
             _ => GridSpec::with_skin(setup, 0.0).unwrap_or(grid),
         };
         let cells = grid.n_cells.max(order_grid.n_cells);
-        let mut planned = buffers::planned_bytes(n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry);
+        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -362,7 +367,7 @@ impl GpuBackend {
         let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
+        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -426,7 +431,7 @@ impl GpuBackend {
         let radius = setup.particles.radius.clone();
         let order = order::for_positions(&setup.particles.position, &radius, cell_order);
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, order, cell_order, cells, order_step: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, device_exchanges: Default::default(), order, cell_order, cells, most_particles: setup.particle_capacity().min(u32::MAX as usize) as u32, order_step: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
