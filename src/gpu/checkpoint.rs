@@ -105,7 +105,7 @@ impl GpuBackend {
             };
             if saved != self.order {
                 let state = self.export()?;
-                self.import_in(&state, saved)?;
+                self.import_in(&state, saved, 0)?;
             }
         }
         let q = &self.ctx.queue;

@@ -153,11 +153,12 @@ impl GpuBackend {
     /// positions where the backend stores so (`gpu::order`).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
         let order = super::order::for_positions(&state.particles.position, &state.particles.radius, self.cell_order && state.bodies.is_empty());
-        self.import_in(state, order)
+        self.import_in(state, order, 0)
     }
 
-    /// `import`, storing the particles in `order`.
-    pub(crate) fn import_in(&mut self, state: &ParticleState, order: super::order::Order) -> Result<()> {
+    /// `import`, storing the particles in `order`, in buffers with room for `room` particles
+    /// where that fits the device memory (else for the state's own).
+    pub(crate) fn import_in(&mut self, state: &ParticleState, order: super::order::Order, room: u32) -> Result<()> {
         let n = state.len();
         if n > SLOT_PARTNER_MASK as usize {
             return Err(TalusError::Other(format!("{n} particles: too many for the GPU backend (at most {SLOT_PARTNER_MASK})")));
@@ -172,11 +173,15 @@ impl GpuBackend {
         // the old buffers hold nothing the import needs: their memory is given back before the
         // new ones are made, so an import needs the device memory of one set, not two (a
         // refusal comes first, while the backend is whole)
+        let capacity = match room > n && self.memory.is_none_or(|m| self.fresh_bytes(n, room, walls.len() as u32) + self.meshes.data.size() <= m) {
+            true => room,
+            false => n,
+        };
         let planned = self.fresh_bytes(n, n, walls.len() as u32) + self.meshes.data.size();
         super::check_fits(n, planned, self.buffers.list_capacity.max(initial_list_capacity(n)), self.memory, self.buffers.split.cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
         let body_pipelines = self.bodies.take().map(|bd| bd.pipelines);
         self.buffers.destroy();
-        drop(self.fresh_buffers(n, n, walls.len() as u32)?);
+        drop(self.fresh_buffers(n, capacity, walls.len() as u32)?);
         self.bodies = if state.bodies.is_empty() {
             None
         } else {

@@ -232,10 +232,23 @@ impl GpuBackend {
         self.exchange_through_host(c, order)
     }
 
+    /// The exchange through the whole state, into buffers with room (`room`) where the device
+    /// memory holds them.
     fn exchange_through_host(&mut self, c: &ExchangeChange, order: super::order::Order) -> Result<()> {
         let mut state = self.export()?;
         c.apply_to(&mut state);
-        self.import_in(&state, order)
+        let room = self.room(state.len() as u32, c.added.len() as u32);
+        self.import_in(&state, order, room)
+    }
+
+    /// The particles buffers made again for `n_new` particles after an exchange that added
+    /// `added` have room for: a quarter more or twice the particles added, whichever is more
+    /// (so a hopper that keeps inserting finds room at its next exchanges), not beyond the
+    /// most the scene can hold (`Setup::particle_capacity`) nor what one binding of 16-byte
+    /// rows holds.
+    fn room(&self, n_new: u32, added: u32) -> u32 {
+        let most = (self.buffers.split.cap_bytes / 16).min(SLOT_PARTNER_MASK as u64) as u32;
+        n_new.saturating_add((n_new / 4).max(added.saturating_mul(2))).min(self.most_particles.max(n_new)).min(most).max(n_new)
     }
 
     /// `Backend::apply_exchange` (module doc).
@@ -296,6 +309,8 @@ impl GpuBackend {
             // buffers back before it makes the new)
             Room::None => return self.exchange_through_host(c, order),
         };
+        // a list grown in place may be cut into more parts: the passes compiled for them
+        let pipes = self.exchange_pipelines()?;
         self.order = order;
         self.order_step = self.steps_done;
         self.write_tags();
@@ -353,25 +368,23 @@ impl GpuBackend {
 
     /// Where an exchange from `n_old` to `n_new` particles (`added` of them new) puts them:
     /// - in the buffers held, where they have room for `n_new` and the copies an exchange in
-    ///   place makes (`in_place_bytes`) fit the device memory beside them;
-    /// - else in buffers made again, with room for `n_new` and a quarter more or twice the
-    ///   particles added, whichever is more (so a hopper that keeps inserting finds room at
-    ///   the next exchanges), but not beyond the most the scene can hold
-    ///   (`Setup::particle_capacity`), or for `n_new` alone where that room would not fit
-    ///   beside the buffers held; each only where the arrays keep the parts they are cut into now
-    ///   (`gpu::split`: the exchange passes read the old and the new ones alike);
-    /// - else nowhere on the device: through the host.
+    ///   place makes (`in_place_bytes`) fit the device memory beside them (the list may grow
+    ///   into more parts there: every pass reads and writes the buffers of one layout);
+    /// - else in buffers made again with room (`room`), or for `n_new` alone where that room
+    ///   would not fit beside the buffers held; each only where the arrays keep the parts they
+    ///   are cut into now (`gpu::split`: the exchange passes read the old and the new ones
+    ///   alike);
+    /// - else nowhere on the device: through the host (whose import makes room too, where it
+    ///   fits).
     fn exchange_room(&self, n_old: u32, n_new: u32, added: u32, wall_records: u32) -> Room {
         let b = &self.buffers;
         let list_capacity = self.fresh_capacities(n_new, wall_records).2;
         let layout = |capacity: u32| SplitLayout::new(b.split.cap_bytes, capacity.max(1) as u64, list_capacity.max(1) as u64);
         let fits = |more: u64| self.memory.is_none_or(|m| self.device_bytes() + more <= m);
-        if n_new <= b.capacity && layout(b.capacity) == b.split && fits(self.in_place_bytes(n_old, n_new, wall_records)) {
+        if n_new <= b.capacity && fits(self.in_place_bytes(n_old, n_new, wall_records)) {
             return Room::Held;
         }
-        let most = (b.split.cap_bytes / 16).min(SLOT_PARTNER_MASK as u64) as u32;
-        let roomy = n_new.saturating_add((n_new / 4).max(added.saturating_mul(2))).min(self.most_particles.max(n_new)).min(most);
-        [roomy, n_new]
+        [self.room(n_new, added), n_new]
             .into_iter()
             .find(|&capacity| capacity >= n_new && layout(capacity) == b.split && fits(self.fresh_bytes(n_new, capacity, wall_records)))
             .map_or(Room::None, Room::Made)

@@ -456,7 +456,7 @@ impl GpuBackend {
             let n = setup.particles.len();
             let history = setup.initial_contacts.clone();
             let zero = vec![[0.0; 3]; n];
-            backend.import_in(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: setup.bodies.clone() }, backend.order.clone())?;
+            backend.import_in(&crate::model::state::ParticleState { step: 0, particles: setup.particles.clone(), image: vec![[0; 3]; n], force: zero.clone(), torque: zero, refresh: vec![true; n], history, bodies: setup.bodies.clone() }, backend.order.clone(), 0)?;
         }
         Ok(backend)
     }
