@@ -313,6 +313,18 @@ pub struct BenchResult {
     /// fit in it at this run's device bytes per particle (`gpu::particles_that_fit`).
     pub device_memory_bytes: Option<u64>,
     pub particles_that_fit: Option<u64>,
+    /// `--scene` with insertions or outlets: the exchanges of the timed steps.
+    pub exchanges: Option<ExchangeStats>,
+}
+
+/// The exchanges (insertions and outlets) of a benchmark's timed steps (`talus bench --scene`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ExchangeStats {
+    pub count: u64,
+    /// Wall-clock seconds spent in them (part of `BenchResult::seconds`).
+    pub seconds: f64,
+    /// The GPU backend: how they went (in place, into buffers made again, through the host).
+    pub gpu: Option<crate::gpu::DeviceExchanges>,
 }
 
 impl BenchResult {
@@ -350,6 +362,15 @@ impl fmt::Display for BenchResult {
             (Some(slots), Some(every)) if every.is_finite() => write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?,
             (Some(slots), Some(_)) => write!(f, "\nneighbour list        {slots:.2} slots/particle, not rebuilt in the timed steps")?,
             _ => {}
+        }
+        if let Some(x) = &self.exchanges {
+            write!(f, "\nexchanges             {} in {:.3} s", x.count, x.seconds)?;
+            if x.count > 0 {
+                write!(f, " ({:.1} ms each)", 1e3 * x.seconds / x.count as f64)?;
+            }
+            if let Some(g) = &x.gpu {
+                write!(f, ": {} in place, {} into buffers made again, {} through the host", g.in_place, g.regrown, g.through_host)?;
+            }
         }
         if let Some(timing) = &self.pass_timing {
             write!(f, "\npasses timed by       {timing}")?;
@@ -416,6 +437,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         peak_bandwidth_gb_s: None,
         device_memory_bytes: None,
         particles_that_fit: None,
+        exchanges: None,
     })
 }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::backend::Backend;
-use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, profile_gpu, BenchResult, Traffic};
+use crate::bench::{cpu_traffic_model, gpu_for, peak_host_memory, profile_gpu, BenchResult, ExchangeStats, Traffic};
 
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
@@ -23,6 +23,11 @@ use crate::setup::Setup;
 /// Run `steps` more steps of `backend` in output batches (exchanging particles at every output
 /// boundary); returns Σ particles held × steps.
 pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowDriver>, steps: u64) -> Result<f64> {
+    advance_counting(setup, backend, flow, steps, &mut ExchangeStats::default())
+}
+
+/// `advance`, adding its exchanges and their wall-clock time to `exchanges`.
+fn advance_counting(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowDriver>, steps: u64, exchanges: &mut ExchangeStats) -> Result<f64> {
     let every = setup.output_every.max(1);
     let end = backend.steps_done() + steps;
     let mut held = match flow {
@@ -36,7 +41,10 @@ pub fn advance(setup: &Setup, backend: &mut dyn Backend, flow: &mut Option<FlowD
         particle_steps += (held * batch) as f64;
         if let Some(f) = flow {
             if backend.steps_done().is_multiple_of(every) {
+                let t0 = Instant::now();
                 f.exchange(setup, backend)?;
+                exchanges.seconds += t0.elapsed().as_secs_f64();
+                exchanges.count += 1;
                 held = f.totals().held_count;
             }
         }
@@ -75,9 +83,11 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     advance(&setup, stepping(&mut gpu, &mut cpu), &mut flow, warmup)?;
     stepping(&mut gpu, &mut cpu).energies()?;
     let builds_before = cpu.as_ref().map_or(0, CpuBackend::list_builds);
+    let gpu_before = gpu.as_ref().map(GpuBackend::device_exchanges);
+    let mut exchanges = ExchangeStats::default();
     let backend = stepping(&mut gpu, &mut cpu);
     let t0 = Instant::now();
-    let particle_steps = advance(&setup, backend, &mut flow, steps)?;
+    let particle_steps = advance_counting(&setup, backend, &mut flow, steps, &mut exchanges)?;
     backend.energies()?;
     let seconds = t0.elapsed().as_secs_f64();
     let contacts = backend.contact_count()? as f64;
@@ -125,6 +135,13 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         peak_bandwidth_gb_s: None,
         device_memory_bytes: None,
         particles_that_fit: None,
+        exchanges: flow.is_some().then(|| ExchangeStats {
+            gpu: gpu.as_ref().zip(gpu_before).map(|(g, b)| {
+                let a = g.device_exchanges();
+                crate::gpu::DeviceExchanges { in_place: a.in_place - b.in_place, regrown: a.regrown - b.regrown, through_host: a.through_host - b.through_host }
+            }),
+            ..exchanges
+        }),
     };
     if let Some(g) = gpu.as_ref() {
         crate::bench::fit_gpu(g, &mut result);

@@ -255,3 +255,24 @@ fn gpu_hopper_exchanges_in_place_with_split_arrays() {
     println!("exchanges with split arrays: {:?} ({split_in_place} in place with motion and history in parts), full-state readbacks {}; {:?}", cut.device_exchanges(), cut.full_state_readbacks(), cut.split_layout().describe());
     assert!(split_in_place >= 3, "too few exchanges in place with split arrays to prove anything: {split_in_place}");
 }
+
+/// `talus bench --scene` of the hopper reports the exchanges of its timed steps, their time and,
+/// on the GPU, how each went (in place, into buffers made again, through the host).
+#[test]
+fn scene_bench_reports_the_exchanges() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hopper_discharge.json");
+    // an output every 518 steps: 3 exchanges in 1,600 steps, grains inserted at each
+    let r = talus::bench_scene::bench_scene(talus::run::BackendChoice::Gpu, &path, 0.0, 1600, 0, false).expect("bench");
+    let x = r.exchanges.clone().expect("a scene with insertions reports its exchanges");
+    assert_eq!(x.count, 3, "{x:?}");
+    assert!(x.seconds > 0.0 && x.seconds < r.seconds, "{x:?} in {} s", r.seconds);
+    let g = x.gpu.expect("the GPU says how its exchanges went");
+    assert_eq!(g.in_place + g.regrown + g.through_host, 3, "{g:?}");
+    assert!(g.in_place >= 1, "the hopper filling at a steady rate should find room at its later exchanges: {g:?}");
+    let shown = r.to_string();
+    assert!(shown.contains("exchanges             3 in") && shown.contains("in place"), "{shown}");
+    assert!(r.to_json().contains("\"in_place\""), "{}", r.to_json());
+    // a scene without insertion or outlet reports none
+    let settle = talus::bench_scene::bench_scene(talus::run::BackendChoice::Cpu, &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/settle_box.json"), 0.0, 2, 0, false).unwrap();
+    assert!(settle.exchanges.is_none());
+}

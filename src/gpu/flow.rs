@@ -235,6 +235,7 @@ impl GpuBackend {
     /// The exchange through the whole state, into buffers with room (`room`) where the device
     /// memory holds them.
     fn exchange_through_host(&mut self, c: &ExchangeChange, order: super::order::Order) -> Result<()> {
+        self.device_exchanges.through_host += 1;
         let mut state = self.export()?;
         c.apply_to(&mut state);
         let room = self.room(state.len() as u32, c.added.len() as u32);
@@ -452,21 +453,23 @@ impl GpuBackend {
         Ok(Before { pos_block, pos_offset, image, motion, force, wall_hash, list_start, list_partner, history: None })
     }
 
-    /// Exchanges on the device so far: in the buffers held, and into buffers made again
-    /// (those through the host are counted by `full_state_readbacks`).
+    /// Exchanges so far: in the buffers held, into buffers made again, and through the host.
     pub fn device_exchanges(&self) -> DeviceExchanges {
         self.device_exchanges
     }
 }
 
-/// Exchanges on the device, by where the particles went (`GpuBackend::device_exchanges`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Exchanges of the GPU backend, by the way they went (`GpuBackend::device_exchanges`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DeviceExchanges {
-    /// Into the buffers held: the survivors closed up and the new particles appended into the
-    /// room left, no buffer of the state made again.
+    /// On the device, into the buffers held: the survivors closed up and the new particles
+    /// appended into the room left, no buffer of the state made again.
     pub in_place: u64,
-    /// Into buffers made again with more room.
+    /// On the device, into buffers made again with more room.
     pub regrown: u64,
+    /// Through the whole state (`export`, the change, `import`): rigid bodies, the device
+    /// memory short, or the arrays cut into other parts.
+    pub through_host: u64,
 }
 
 /// Where an exchange puts the particles (`GpuBackend::exchange_room`).

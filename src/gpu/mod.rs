@@ -36,6 +36,7 @@ pub mod step;
 pub mod walls;
 
 pub use context::{list_adapters, open_context, AdapterSummary, GpuContext};
+pub use flow::DeviceExchanges;
 pub use grid::GridSpec;
 
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
