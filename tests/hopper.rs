@@ -276,3 +276,41 @@ fn scene_bench_reports_the_exchanges() {
     let settle = talus::bench_scene::bench_scene(talus::run::BackendChoice::Cpu, &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/settle_box.json"), 0.0, 2, 0, false).unwrap();
     assert!(settle.exchanges.is_none());
 }
+
+/// Edge cases of an exchange in place: one that takes every grain (the buffers keep their room
+/// with none held) and the insertions after it, which fill the same buffers again; each bit
+/// for bit what the whole-state path gives.
+#[test]
+fn gpu_exchange_in_place_empties_and_refills_the_buffers() {
+    let setup = filling_hopper();
+    let make = || talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions::default()).expect("GPU backend");
+    let mut device = make();
+    let mut whole = common::WholeStateExchange(make());
+    let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
+    let exchange = |device: &mut talus::gpu::GpuBackend, whole: &mut common::WholeStateExchange, flows: &mut [FlowDriver; 2], output: u32| {
+        for (b, f) in [device as &mut dyn Backend, whole].into_iter().zip(flows.iter_mut()) {
+            b.step(setup.output_every).unwrap();
+            f.exchange(&setup, b).unwrap();
+        }
+        assert!(common::fingerprint(device) == common::fingerprint(whole), "output {output}: in place and through the whole state differ");
+    };
+    for output in 1..=6 {
+        exchange(&mut device, &mut whole, &mut flows, output);
+    }
+    let step = device.steps_done();
+    let n = device.snapshot().unwrap().position.len() as u32;
+    assert!(n > 50, "grains held after 6 outputs: {n}");
+    let all = talus::model::exchange::ExchangeChange { removed: (0..n).collect(), added: Default::default() };
+    let in_place = device.device_exchanges().in_place;
+    device.apply_exchange(&all).unwrap();
+    whole.apply_exchange(&all).unwrap();
+    assert_eq!(device.device_exchanges().in_place, in_place + 1, "taking every grain finds room");
+    assert_eq!(device.snapshot().unwrap().position.len(), 0);
+    assert!(common::fingerprint(&mut device) == common::fingerprint(&mut whole), "after taking every grain at step {step}");
+    for output in 7..=12 {
+        exchange(&mut device, &mut whole, &mut flows, output);
+    }
+    let refilled = device.snapshot().unwrap().position.len() as u32;
+    println!("{n} grains taken at step {step}, {refilled} held again; {:?}", device.device_exchanges());
+    assert!(refilled > 20, "the insertion must fill the buffers again: {refilled}");
+}
