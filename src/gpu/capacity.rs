@@ -28,7 +28,7 @@ use super::walls;
 use super::layout::{HashSlot, StepState, StepStateRead, STEP_STATE_BYTES};
 use super::readback::{map_read_after, read_buffers};
 use super::buffers::Buffers;
-use super::split::SplitBuffer;
+use super::split::{SplitBuffer, SplitLayout};
 use super::encode::{bind_group, dispatch_threads, pass_groups, PassGroups};
 use super::step::{BindGroups, StepEncoder};
 use super::GpuBackend;
@@ -48,8 +48,10 @@ pub(crate) enum HistoryImport<'a> {
 /// (`HistoryImport::Exchange`): the old list, the exchange's parameters and removed ids, and
 /// the refresh marks it sets.
 pub(crate) struct Carried<'a> {
-    /// The `exchange_pairs` pipeline.
+    /// The `exchange_pairs` pipeline, compiled for `split`.
     pub pairs: &'a wgpu::ComputePipeline,
+    /// How the arrays were cut when the exchange began (the pipeline's and the old arrays').
+    pub split: SplitLayout,
     /// The old list: its run starts and partner words.
     pub start_old: &'a wgpu::Buffer,
     pub partner_old: &'a SplitBuffer,
@@ -62,19 +64,34 @@ pub(crate) struct Carried<'a> {
     pub n_old: u32,
 }
 
+/// The old partner words and records of an exchange laid out again, with the pass compiled
+/// anew, for a list that grew into more parts during the exchange's force evaluation
+/// (`GpuBackend::relay_carried`).
+pub(crate) struct Relaid {
+    pub split: SplitLayout,
+    pub pipes: std::sync::Arc<super::flow::ExchangePipelines>,
+    pub partner_old: SplitBuffer,
+    pub history_old: Option<SplitBuffer>,
+}
+
 impl Carried<'_> {
-    /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count.
-    pub(crate) fn pairs_pass(&self, device: &wgpu::Device, b: &Buffers, s: u64) -> (&wgpu::ComputePipeline, PassGroups, u32) {
+    /// The pass, its bind groups over the new buffers `b` at step `s`, and its thread count
+    /// (from `relaid`'s copies and pipeline where the list grew into more parts).
+    pub(crate) fn pairs_pass<'p>(&'p self, device: &wgpu::Device, b: &Buffers, s: u64, relaid: Option<&'p Relaid>) -> (&'p wgpu::ComputePipeline, PassGroups, u32) {
         let p = (s % 2) as usize;
-        let history_old = self.history_old.unwrap_or(&b.slot_history[1 - p]);
+        let (pairs, partner_old, history_old) = match relaid {
+            Some(r) => (r.pipes.pairs(), &r.partner_old, r.history_old.as_ref()),
+            None => (self.pairs, self.partner_old, self.history_old),
+        };
+        let history_old = history_old.unwrap_or(&b.slot_history[1 - p]);
         let groups = pass_groups(
             device,
-            self.pairs,
+            pairs,
             "exchange_pairs",
             &[self.params, self.removed, self.start_old, &b.list_start, self.refresh, &b.step_state, &b.tag],
-            &[self.partner_old, history_old, &b.list_partner, &b.slot_history[p]],
+            &[partner_old, history_old, &b.list_partner, &b.slot_history[p]],
         );
-        (self.pairs, groups, self.n_old)
+        (pairs, groups, self.n_old)
     }
 }
 
@@ -302,6 +319,7 @@ impl GpuBackend {
     /// ball-pair history put into the new list's slots as `import` says. A list overflow grows
     /// the list and evaluates again; returns the step state after it.
     pub(crate) fn initial_forces(&mut self, s: u64, mut first: Option<wgpu::CommandEncoder>, import: Option<HistoryImport>) -> Result<StepStateRead> {
+        let mut relaid: Option<Relaid> = None;
         loop {
             let fresh = StepState { step: s as u32, rebuild: 1, ..Default::default() };
             self.ctx.queue.write_buffer(&self.buffers.step_state, 0, bytemuck::bytes_of(&fresh));
@@ -313,7 +331,7 @@ impl GpuBackend {
                         let bg = pass_groups(&self.ctx.device, &self.pipelines.slot_import, "slot_import", &[&b.sim, &b.list_start, records, &b.step_state, &b.tag], &[&b.list_partner, &b.slot_history[(s % 2) as usize]]);
                         Some((&self.pipelines.slot_import, bg, *n))
                     }
-                    Some(HistoryImport::Exchange(carried)) => Some(carried.pairs_pass(&self.ctx.device, b, s)),
+                    Some(HistoryImport::Exchange(carried)) => Some(carried.pairs_pass(&self.ctx.device, b, s, relaid.as_ref())),
                     _ => None,
                 };
                 self.step_encoder().initial_forces(&mut enc, s, import.as_ref().map(|(p, bg, n)| (*p, bg, *n)));
@@ -324,6 +342,13 @@ impl GpuBackend {
                 return Ok(st);
             }
             self.grow_list(s, st.list_needed)?;
+            if let Some(HistoryImport::Exchange(carried)) = &import {
+                let split = relaid.as_ref().map_or(&carried.split, |r| &r.split);
+                if *split != self.buffers.split {
+                    // the list grew into more parts: the old arrays and the pass follow
+                    relaid = Some(self.relay_carried(carried)?);
+                }
+            }
         }
     }
 

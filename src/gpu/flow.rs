@@ -37,7 +37,7 @@
 
 use std::sync::Arc;
 
-use super::capacity::{Carried, HistoryImport};
+use super::capacity::{Carried, HistoryImport, Relaid};
 use super::encode::{bind_group, dispatch_threads, pass_groups};
 use super::exchange::ParticleRows;
 use super::grid;
@@ -68,6 +68,11 @@ pub struct ExchangePipelines {
 }
 
 impl ExchangePipelines {
+    /// The `exchange_pairs` pass.
+    pub(crate) fn pairs(&self) -> &wgpu::ComputePipeline {
+        &self.pairs
+    }
+
     fn new(ctx: &super::GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
         let p = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
         Ok(ExchangePipelines {
@@ -342,6 +347,7 @@ impl GpuBackend {
         let refresh = self.ctx.create_buffer("exchange_refresh", 4 * n_new.max(1) as u64, wgpu::BufferUsages::STORAGE)?;
         let carried = Carried {
             pairs: &pipes.pairs,
+            split: pipes.split.clone(),
             start_old: &before.list_start,
             partner_old: &before.list_partner,
             history_old: before.history.as_ref(),
@@ -451,6 +457,25 @@ impl GpuBackend {
         self.sim.hash_max_load = max_load(hash_capacity);
         self.sim.list_capacity = self.buffers.list_capacity;
         Ok(Before { pos_block, pos_offset, image, motion, force, wall_hash, list_start, list_partner, history: None })
+    }
+
+    /// `carried`'s old partner words and records (where they are not in the buffers held)
+    /// copied into arrays cut as the list's are now, and the exchange passes for that cut:
+    /// after the list grew into more parts in the exchange's force evaluation.
+    pub(crate) fn relay_carried(&mut self, carried: &Carried) -> Result<Relaid> {
+        let pipes = self.exchange_pipelines()?;
+        let split = self.buffers.split.clone();
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_relay") });
+        let mut lay = |src: &SplitBuffer, like: &SplitBuffer| -> Result<SplitBuffer> {
+            let out = SplitBuffer::new(&self.ctx, "before_relaid", src.array, like.elements, &split, usage)?;
+            out.copy_from(&mut enc, src, src.elements.min(like.elements));
+            Ok(out)
+        };
+        let partner_old = lay(carried.partner_old, &self.buffers.list_partner)?;
+        let history_old = carried.history_old.map(|h| lay(h, &self.buffers.slot_history[0])).transpose()?;
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(Relaid { split, pipes, partner_old, history_old })
     }
 
     /// Exchanges so far: in the buffers held, into buffers made again, and through the host.
