@@ -69,7 +69,8 @@ pub(crate) struct Carried<'a> {
 /// (`GpuBackend::relay_carried`).
 pub(crate) struct Relaid {
     pub split: SplitLayout,
-    pub pipes: std::sync::Arc<super::flow::ExchangePipelines>,
+    /// `exchange_pairs` compiled for `split`.
+    pub pairs: wgpu::ComputePipeline,
     pub partner_old: SplitBuffer,
     pub history_old: Option<SplitBuffer>,
 }
@@ -80,7 +81,7 @@ impl Carried<'_> {
     pub(crate) fn pairs_pass<'p>(&'p self, device: &wgpu::Device, b: &Buffers, s: u64, relaid: Option<&'p Relaid>) -> (&'p wgpu::ComputePipeline, PassGroups, u32) {
         let p = (s % 2) as usize;
         let (pairs, partner_old, history_old) = match relaid {
-            Some(r) => (r.pipes.pairs(), &r.partner_old, r.history_old.as_ref()),
+            Some(r) => (&r.pairs, &r.partner_old, r.history_old.as_ref()),
             None => (self.pairs, self.partner_old, self.history_old),
         };
         let history_old = history_old.unwrap_or(&b.slot_history[1 - p]);

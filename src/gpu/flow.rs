@@ -68,11 +68,6 @@ pub struct ExchangePipelines {
 }
 
 impl ExchangePipelines {
-    /// The `exchange_pairs` pass.
-    pub(crate) fn pairs(&self) -> &wgpu::ComputePipeline {
-        &self.pairs
-    }
-
     fn new(ctx: &super::GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
         let p = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
         Ok(ExchangePipelines {
@@ -403,9 +398,9 @@ impl GpuBackend {
     /// the exchange needs).
     fn in_place_bytes(&self, n_old: u32, n_new: u32, wall_records: u32) -> u64 {
         let b = &self.buffers;
-        let hash_slots = self.fresh_capacities(n_new, wall_records).1 as u64;
-        let list_growth = b.list_bytes(self.fresh_capacities(n_new, wall_records).2).saturating_sub(b.list_bytes(b.list_capacity));
-        3 * 16 * n_old as u64 + b.motion.size() + b.force.size() + 4 * (n_old as u64 + 1) + b.list_partner.size() + 2 * hash_slots * std::mem::size_of::<HashSlot>() as u64 + list_growth
+        let (_, hash_slots, list_capacity, _) = self.fresh_capacities(n_new, wall_records);
+        let list_growth = b.list_bytes(list_capacity).saturating_sub(b.list_bytes(b.list_capacity));
+        3 * 16 * n_old as u64 + b.motion.size() + b.force.size() + 4 * (n_old as u64 + 1) + b.list_partner.size() + 2 * hash_slots as u64 * std::mem::size_of::<HashSlot>() as u64 + list_growth
     }
 
     /// The start of an exchange in the buffers held (`Room::Held`): the list grown where a new
@@ -475,7 +470,7 @@ impl GpuBackend {
         let partner_old = lay(carried.partner_old, &self.buffers.list_partner)?;
         let history_old = carried.history_old.map(|h| lay(h, &self.buffers.slot_history[0])).transpose()?;
         self.ctx.queue.submit([enc.finish()]);
-        Ok(Relaid { split, pipes, partner_old, history_old })
+        Ok(Relaid { split, pairs: pipes.pairs.clone(), partner_old, history_old })
     }
 
     /// Exchanges so far: in the buffers held, into buffers made again, and through the host.
