@@ -136,10 +136,7 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         device_memory_bytes: None,
         particles_that_fit: None,
         exchanges: flow.is_some().then(|| ExchangeStats {
-            gpu: gpu.as_ref().zip(gpu_before).map(|(g, b)| {
-                let a = g.device_exchanges();
-                crate::gpu::DeviceExchanges { in_place: a.in_place - b.in_place, regrown: a.regrown - b.regrown, through_host: a.through_host - b.through_host }
-            }),
+            gpu: gpu.as_ref().zip(gpu_before).map(|(g, before)| g.device_exchanges().since(&before)),
             ..exchanges
         }),
     };

@@ -348,12 +348,9 @@ impl Buffers {
         let slots = capacity.max(1) as u64;
         let split = SplitLayout::new(self.split.cap_bytes, self.capacity.max(1) as u64, slots);
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(self.capacity.max(1) as u64, slots), &split, usage);
-        let partner = sb("list_partner", Split::ListPartner, LIST)?;
-        let history = [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?];
-        partner.copy_from(enc, &self.list_partner, self.list_partner.elements.min(partner.elements));
-        for (old, new) in self.slot_history.iter().zip(&history) {
-            new.copy_from(enc, old, old.elements.min(new.elements));
-        }
+        let moved = |enc: &mut wgpu::CommandEncoder, label: &str, old: &SplitBuffer| old.copied(ctx, enc, label, old.array.elements(self.capacity.max(1) as u64, slots), old.elements, &split);
+        let partner = moved(enc, "list_partner", &self.list_partner)?;
+        let history = [moved(enc, "slot_history_0", &self.slot_history[0])?, moved(enc, "slot_history_1", &self.slot_history[1])?];
         self.list_partner = partner;
         self.slot_history = history;
         self.incoming = sb("incoming", Split::Incoming, U::STORAGE)?;

@@ -429,14 +429,9 @@ impl GpuBackend {
         let v4 = 16 * n_old as u64;
         let (pos_block, pos_offset, image) = (copy("before_pos_block", &b.pos_block, v4)?, copy("before_pos_offset", &b.pos_offset, v4)?, copy("before_image", &b.image, v4)?);
         let list_start = copy("before_list_start", &b.list_start, 4 * (n_old as u64 + 1))?;
-        let split_copy = |enc: &mut wgpu::CommandEncoder, label: &str, src: &SplitBuffer, count: u64| -> Result<SplitBuffer> {
-            let buf = SplitBuffer::new(&ctx, label, src.array, src.elements, &b.split, usage)?;
-            buf.copy_from(enc, src, count);
-            Ok(buf)
-        };
-        let motion = split_copy(&mut enc, "before_motion", &b.motion, MOTION_ROWS as u64 * n_old as u64)?;
-        let force = split_copy(&mut enc, "before_force", &b.force, 2 * n_old as u64)?;
-        let list_partner = split_copy(&mut enc, "before_list_partner", &b.list_partner, b.list_partner.elements)?;
+        let motion = b.motion.copied(&ctx, &mut enc, "before_motion", b.motion.elements, MOTION_ROWS as u64 * n_old as u64, &b.split)?;
+        let force = b.force.copied(&ctx, &mut enc, "before_force", b.force.elements, 2 * n_old as u64, &b.split)?;
+        let list_partner = b.list_partner.copied(&ctx, &mut enc, "before_list_partner", b.list_partner.elements, b.list_partner.elements, &b.split)?;
         b.slot_history[1 - p].copy_from(&mut enc, &b.slot_history[p], b.slot_history[p].elements);
         enc.clear_buffer(&b.list_start, 0, Some(4 * (n_new as u64 + 1)));
         ctx.queue.submit([enc.finish()]);
@@ -460,15 +455,10 @@ impl GpuBackend {
     pub(crate) fn relay_carried(&mut self, carried: &Carried) -> Result<Relaid> {
         let pipes = self.exchange_pipelines()?;
         let split = self.buffers.split.clone();
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
         let mut enc = self.ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_relay") });
-        let mut lay = |src: &SplitBuffer, like: &SplitBuffer| -> Result<SplitBuffer> {
-            let out = SplitBuffer::new(&self.ctx, "before_relaid", src.array, like.elements, &split, usage)?;
-            out.copy_from(&mut enc, src, src.elements.min(like.elements));
-            Ok(out)
-        };
-        let partner_old = lay(carried.partner_old, &self.buffers.list_partner)?;
-        let history_old = carried.history_old.map(|h| lay(h, &self.buffers.slot_history[0])).transpose()?;
+        let b = &self.buffers;
+        let partner_old = carried.partner_old.copied(&self.ctx, &mut enc, "before_relaid", b.list_partner.elements, u64::MAX, &split)?;
+        let history_old = carried.history_old.map(|h| h.copied(&self.ctx, &mut enc, "before_relaid", b.slot_history[0].elements, u64::MAX, &split)).transpose()?;
         self.ctx.queue.submit([enc.finish()]);
         Ok(Relaid { split, pairs: pipes.pairs.clone(), partner_old, history_old })
     }
@@ -490,6 +480,13 @@ pub struct DeviceExchanges {
     /// Through the whole state (`export`, the change, `import`): rigid bodies, the device
     /// memory short, or the arrays cut into other parts.
     pub through_host: u64,
+}
+
+impl DeviceExchanges {
+    /// The exchanges made since `before` (counts of the same backend).
+    pub fn since(&self, before: &DeviceExchanges) -> DeviceExchanges {
+        DeviceExchanges { in_place: self.in_place - before.in_place, regrown: self.regrown - before.regrown, through_host: self.through_host - before.through_host }
+    }
 }
 
 /// Where an exchange puts the particles (`GpuBackend::exchange_room`).

@@ -261,6 +261,15 @@ impl SplitBuffer {
         }
     }
 
+    /// A new array of `elements` elements cut as `layout` says (storage, copy source and
+    /// destination), holding this one's first `count` elements (copied by `enc`).
+    pub fn copied(&self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, label: &str, elements: u64, count: u64, layout: &SplitLayout) -> Result<SplitBuffer> {
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let out = SplitBuffer::new(ctx, label, self.array, elements, layout, usage)?;
+        out.copy_from(enc, self, count.min(self.elements).min(elements));
+        Ok(out)
+    }
+
     /// Copy the first `count` elements of `src` (same array) into this one's, part by part.
     pub fn copy_from(&self, enc: &mut wgpu::CommandEncoder, src: &SplitBuffer, count: u64) {
         let eb = self.element_bytes();
