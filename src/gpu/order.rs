@@ -26,8 +26,9 @@
 //! the order (`GpuBackend::sync_order`, 4 B per particle, once per renumbering at most). An
 //! exchange on the device keeps the survivors where they are and appends the newcomers; a
 //! checkpoint saves the order ("order") and a resume restores it, so a resumed run sums, and
-//! renumbers, as the run it continues. Rigid bodies and ranks of a decomposed run keep id order
-//! (their passes index components and ghosts by storage index).
+//! renumbers, as the run it continues. Rigid bodies (held or inserted: `cell_order_applies`)
+//! and ranks of a decomposed run keep id order (their passes index components and ghosts by
+//! storage index).
 
 use rayon::prelude::*;
 
@@ -173,9 +174,11 @@ pub fn for_positions(positions: &[[f64; 3]], radius: &[f64], enabled: bool) -> O
 }
 
 /// Whether a set-up is stored in cell order by default: not with rigid bodies (their passes
-/// index components by id).
+/// index components by id), whether held from the start or brought by a clump insertion
+/// (`Setup::has_bodies`: a feed that starts empty would otherwise be renumbered on the device
+/// once its bodies came in).
 pub fn cell_order_applies(setup: &Setup) -> bool {
-    setup.bodies.is_empty()
+    !setup.has_bodies()
 }
 
 #[cfg(test)]
