@@ -890,3 +890,59 @@ fn gpu_plans_the_body_buffers() {
     assert!(body >= 16 * 54 + 144 * 27, "{body}");
     assert!(g.device_bytes() >= made);
 }
+
+/// The tablet feed on the GPU: its exchanges of bodies run on the device (`gpu::flow`): the
+/// bodies near the drain and the insertion region handed out whole (`exchange_view`), the
+/// survivors' body rows closed up and the new ones appended (`exchange_body_compact`), with no
+/// full-state readback after the first exchange (which brings the first bodies: the body table
+/// is made then, through the whole state). Every output is bit for bit what the exchanges
+/// through the whole state give, with the driver deciding on the bodies handed out or on the
+/// whole exported state, and the flow totals are the same.
+#[test]
+fn gpu_exchanges_of_clumps_run_on_the_device_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("feed.json");
+    std::fs::write(&scene, TABLET_FEED).unwrap();
+    let setup = talus::scene::load(&scene).unwrap();
+    let make = || gpu(&setup);
+    let mut device = make();
+    let mut through_host = WholeStateExchange(make(), true);
+    let mut whole = WholeStateExchange(make(), false);
+    let mut flows: Vec<talus::flow::FlowDriver> = (0..3).map(|_| talus::flow::FlowDriver::new(&setup).unwrap().unwrap()).collect();
+    let mut readbacks_after_first = None;
+    for output in 1..=30 {
+        for (b, f) in [&mut device as &mut dyn Backend, &mut through_host, &mut whole].into_iter().zip(flows.iter_mut()) {
+            b.step(setup.output_every).unwrap();
+            f.exchange(&setup, b).unwrap();
+        }
+        readbacks_after_first.get_or_insert(device.full_state_readbacks());
+        assert_eq!(flows[0].totals(), flows[1].totals(), "output {output}");
+        assert_eq!(flows[0].totals(), flows[2].totals(), "output {output}");
+        let print = fingerprint(&mut device);
+        assert!(print == fingerprint(&mut through_host), "output {output}: the exchanges on the device and through the whole state differ");
+        assert!(print == fingerprint(&mut whole), "output {output}: the exchanges on the device and those decided on the whole state differ");
+    }
+    let t = flows[0].totals();
+    let how = device.device_exchanges();
+    println!("{:?} bodies in, {} drained, {} held; exchanges {how:?}; full-state readbacks: device {}, through the host {}", t.inserted_count, t.outlet_count[0], t.held_count, device.full_state_readbacks(), through_host.0.full_state_readbacks());
+    assert_eq!(t.inserted_count, vec![70, 20], "both insertions must finish");
+    assert!(t.outlet_count[0] >= 5, "the drain must take bodies: {t:?}");
+    assert_eq!(how.through_host, 1, "only the exchange that makes the body table goes through the host: {how:?}");
+    assert!(how.in_place + how.regrown >= 10, "{how:?}");
+    assert!(readbacks_after_first.unwrap() > 0 && device.full_state_readbacks() == readbacks_after_first.unwrap(), "an exchange on the device reads no whole state");
+
+    // `talus run` on the GPU closes the feed's energy, and a run split by a checkpoint at an
+    // exchange on the device continues it byte for byte
+    let (whole, part, rest) = (dir.path().join("whole"), dir.path().join("part"), dir.path().join("rest"));
+    let gpu = talus::run::BackendChoice::Gpu;
+    run::run_on(gpu, &scene, 4000, &whole);
+    let c = closure(&whole.join("energy.csv"));
+    println!("GPU tablet feed over 4000 steps: energy closure {c:.3e}");
+    assert!(c < 1e-3, "energy closure {c:.3e}");
+    run::run_on(gpu, &scene, 2000, &part);
+    run::resume_on(gpu, &part, 2000, &rest);
+    for f in ["energy.csv", "outflow.csv", "snapshots/particles_0000004000.vtu", "snapshots/bodies_0000004000.csv"] {
+        let (a, b) = (std::fs::read(whole.join(f)).unwrap(), std::fs::read(rest.join(f)).unwrap());
+        assert!(a == b, "{f} differs between the whole GPU run and the split one");
+    }
+}

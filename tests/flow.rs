@@ -143,7 +143,7 @@ fn runs_with_changing_counts_are_deterministic_and_agree_across_backends() {
     // the second GPU run exchanges through its whole state, as every GPU exchange did before
     // they moved onto the device (`gpu::flow`): the same bits
     let whole = talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions::default()).expect("second GPU backend");
-    backends.push(Box::new(common::WholeStateExchange(whole)));
+    backends.push(Box::new(common::WholeStateExchange(whole, true)));
     for (b, dir) in backends.iter_mut().zip(&dirs) {
         run_scene(&setup, b.as_mut(), dir.path(), RunOptions::default()).unwrap();
     }

@@ -172,7 +172,7 @@ fn gpu_hopper_exchanges_on_the_device_without_full_state_readbacks() {
     // both renumber on the device every 128 steps (`gpu::order`), between the exchanges
     let renumbering = || talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions { renumber_every: Some(128), ..Default::default() }).expect("GPU backend");
     let mut device = renumbering();
-    let mut whole = common::WholeStateExchange(renumbering());
+    let mut whole = common::WholeStateExchange(renumbering(), true);
     let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
     for output in 1..=18 {
         for (b, f) in [&mut device as &mut dyn Backend, &mut whole].into_iter().zip(flows.iter_mut()) {
@@ -293,7 +293,7 @@ fn gpu_exchange_in_place_empties_and_refills_the_buffers() {
     let setup = filling_hopper();
     let make = || talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions::default()).expect("GPU backend");
     let mut device = make();
-    let mut whole = common::WholeStateExchange(make());
+    let mut whole = common::WholeStateExchange(make(), true);
     let mut flows = [FlowDriver::new(&setup).unwrap().unwrap(), FlowDriver::new(&setup).unwrap().unwrap()];
     let exchange = |device: &mut talus::gpu::GpuBackend, whole: &mut common::WholeStateExchange, flows: &mut [FlowDriver; 2], output: u32| {
         for (b, f) in [device as &mut dyn Backend, whole].into_iter().zip(flows.iter_mut()) {
@@ -308,7 +308,7 @@ fn gpu_exchange_in_place_empties_and_refills_the_buffers() {
     let step = device.steps_done();
     let n = device.snapshot().unwrap().position.len() as u32;
     assert!(n > 50, "grains held after 6 outputs: {n}");
-    let all = talus::model::exchange::ExchangeChange { removed: (0..n).collect(), added: Default::default() };
+    let all = talus::model::exchange::ExchangeChange { removed: (0..n).collect(), ..Default::default() };
     let in_place = device.device_exchanges().in_place;
     device.apply_exchange(&all).unwrap();
     whole.apply_exchange(&all).unwrap();

@@ -507,7 +507,7 @@ fn share_change(ranks: &Ranks, change: Option<&ExchangeChange>) -> ExchangeChang
     ranks.broadcast(&mut m.0);
     let mut r = Reader { bytes: &m.0 };
     let removed = r.take();
-    ExchangeChange { removed, added: Particles { position: r.take(), velocity: r.take(), angular_velocity: r.take(), radius: r.take(), material: r.take() } }
+    ExchangeChange { removed, added: Particles { position: r.take(), velocity: r.take(), angular_velocity: r.take(), radius: r.take(), material: r.take() }, ..Default::default() }
 }
 
 /// Collective: the view on rank 0 from every rank's `picked` (owned particles the query wants)
@@ -531,5 +531,5 @@ pub(crate) fn gather_view(ranks: &Ranks, step: u64, picked: &[ViewRow], sizes: &
     for r in &rows {
         state.push(r.position, r.velocity, r.spin, r.radius, r.material);
     }
-    Some(ExchangeView { n: held.len(), ids: rows.iter().map(|r| r.id).collect(), state, radius: held.iter().map(|s| s.radius).collect(), material: held.iter().map(|s| s.material).collect() })
+    Some(ExchangeView { n: held.len(), ids: rows.iter().map(|r| r.id).collect(), state, radius: held.iter().map(|s| s.radius).collect(), material: held.iter().map(|s| s.material).collect(), ..Default::default() })
 }

@@ -156,35 +156,12 @@ impl FlowDriver {
     pub fn exchange(&mut self, setup: &Setup, backend: &mut dyn Backend) -> Result<()> {
         let time = backend.steps_done() as f64 * setup.dt;
         let before = backend.energies()?;
-        if !self.bodies {
-            if let Some(view) = backend.exchange_view(&self.query(setup, time))? {
-                return self.exchange_in_place(setup, backend, view, before, time);
-            }
+        if let Some(view) = backend.exchange_view(&self.query(setup, time))? {
+            return self.exchange_in_place(setup, backend, view, before, time);
         }
         let mut state = backend.export_state()?;
         let mut removal = outlet::select(&setup.outlets, &state, setup);
-        if setup.checks.lost_particles == LostParticles::Remove {
-            if let Some((lo, hi, margin)) = setup.lost_bounds() {
-                let g = DVec3::from(setup.gravity);
-                let b = &state.bodies;
-                if !b.is_empty() {
-                    // a body is lost when its centre of mass is
-                    let period = setup.period();
-                    for k in 0..b.len() {
-                        let first = b.first[k] as usize;
-                        if removal.keep[first] && outside(DVec3::from(b.position[k]), lo, hi, margin, setup.periodic) {
-                            removal.keep[first..first + b.count[k] as usize].fill(false);
-                            removal.lost += 1;
-                            self.totals.lost_count += 1;
-                            self.totals.lost_mass += b.mass[k];
-                            self.totals.lost_energy += body_energy(b, k, g, period);
-                        }
-                    }
-                } else {
-                    self.remove_lost_spheres(setup, &state.particles, &mut removal);
-                }
-            }
-        }
+        self.remove_lost(setup, &state, &mut removal);
         if removal.any() {
             state.retain(&removal.keep);
         }
@@ -198,14 +175,7 @@ impl FlowDriver {
             return Ok(());
         }
 
-        // energy the new particles bring: kinetic + gravitational (they touch nothing); with
-        // bodies, the new bodies' (in a scene with bodies the backends sum these from bodies)
-        let brought: f64 = if self.bodies {
-            let (g, period) = (DVec3::from(setup.gravity), setup.period());
-            (first_new_body..state.bodies.len()).map(|b| body_energy(&state.bodies, b, g, period)).sum()
-        } else {
-            sphere_energies(setup, &state.particles, first_new)
-        };
+        let brought = self.brought(setup, &state, first_new, first_new_body);
         backend.import_state(&state)?;
         self.book_energy(backend, before, brought)
     }
@@ -254,35 +224,64 @@ impl FlowDriver {
     fn exchange_in_place(&mut self, setup: &Setup, backend: &mut dyn Backend, view: ExchangeView, before: Energies, time: f64) -> Result<()> {
         let mut near = view.state;
         let mut removal = outlet::select(&setup.outlets, &near, setup);
-        if setup.checks.lost_particles == LostParticles::Remove && setup.lost_bounds().is_some() {
-            self.remove_lost_spheres(setup, &near.particles, &mut removal);
-        }
+        self.remove_lost(setup, &near, &mut removal);
         let removed: Vec<u32> = (0..near.len()).filter(|&k| !removal.keep[k]).map(|k| view.ids[k]).collect();
+        let removed_bodies: Vec<u32> = (0..near.bodies.len()).filter(|&k| !removal.keep[near.bodies.first[k] as usize]).map(|k| view.body_ids[k]).collect();
         if removal.any() {
             near.retain(&removal.keep);
         }
         self.book_removal(&removal);
-        let first_new = near.len();
+        let (first_new, first_new_body) = (near.len(), near.bodies.len());
         self.insert(setup, time, &mut near);
         let added = near.len() - first_new;
-        // the held mass in id order: survivors, then the new particles
-        let mut gone = removed.iter().peekable();
-        let survivors = (0..view.n).filter(|&i| if gone.peek() == Some(&&(i as u32)) { gone.next(); false } else { true });
-        let masses = survivors.map(|i| setup.mass_of(view.material[i], view.radius[i]));
         let p = &near.particles;
-        let new_masses = (first_new..near.len()).map(|i| setup.mass_of(p.material[i], p.radius[i]));
-        self.totals.held_mass = masses.chain(new_masses).fold(0.0, |a, m| a + m);
-        self.totals.held_count = (view.n - removed.len() + added) as u64;
+        if self.bodies {
+            // the held mass in body order: survivors, then the new bodies
+            let survivors = without(view.body_mass.len(), &removed_bodies).map(|k| view.body_mass[k]);
+            self.totals.held_mass = survivors.chain(near.bodies.mass[first_new_body..].iter().copied()).fold(0.0, |a, m| a + m);
+            self.totals.held_count = (view.body_mass.len() - removed_bodies.len() + near.bodies.len() - first_new_body) as u64;
+        } else {
+            // the held mass in id order: survivors, then the new particles
+            let masses = without(view.n, &removed).map(|i| setup.mass_of(view.material[i], view.radius[i]));
+            let new_masses = (first_new..near.len()).map(|i| setup.mass_of(p.material[i], p.radius[i]));
+            self.totals.held_mass = masses.chain(new_masses).fold(0.0, |a, m| a + m);
+            self.totals.held_count = (view.n - removed.len() + added) as u64;
+        }
         if !removal.any() && added == 0 {
             return Ok(());
         }
-        let brought = sphere_energies(setup, p, first_new);
-        let mut change = ExchangeChange { removed, added: Particles::default() };
+        let brought = self.brought(setup, &near, first_new, first_new_body);
+        let mut change = ExchangeChange { removed, removed_bodies, added: Particles::default(), added_bodies: near.bodies.tail(first_new_body) };
         for i in first_new..near.len() {
             change.added.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
         }
         backend.apply_exchange(&change)?;
         self.book_energy(backend, before, brought)
+    }
+
+    /// Mark what left the domain by more than the margin (`"lost_particles": "remove"`) and
+    /// book it: the bodies of `state` whose centres of mass did, whole, or where it has no
+    /// bodies the spheres whose centres did.
+    fn remove_lost(&mut self, setup: &Setup, state: &ParticleState, removal: &mut outlet::Removal) {
+        if setup.checks.lost_particles != LostParticles::Remove {
+            return;
+        }
+        let Some((lo, hi, margin)) = setup.lost_bounds() else { return };
+        let b = &state.bodies;
+        if b.is_empty() {
+            return self.remove_lost_spheres(setup, &state.particles, removal);
+        }
+        let (g, period) = (DVec3::from(setup.gravity), setup.period());
+        for k in 0..b.len() {
+            let first = b.first[k] as usize;
+            if removal.keep[first] && outside(DVec3::from(b.position[k]), lo, hi, margin, setup.periodic) {
+                removal.keep[first..first + b.count[k] as usize].fill(false);
+                removal.lost += 1;
+                self.totals.lost_count += 1;
+                self.totals.lost_mass += b.mass[k];
+                self.totals.lost_energy += body_energy(b, k, g, period);
+            }
+        }
     }
 
     /// Mark the spheres of `p` whose centres left the domain by more than the margin
@@ -301,6 +300,18 @@ impl FlowDriver {
                 self.totals.lost_mass += m;
                 self.totals.lost_energy += 0.5 * m * v.length_squared() + 0.5 * (0.4 * m * r * r) * w.length_squared() - m * g.dot(x);
             }
+        }
+    }
+
+    /// Energy the new particles of `state` (from `first_new`; with bodies, the new bodies from
+    /// `first_new_body`) bring: kinetic + gravitational (they touch nothing; in a scene with
+    /// bodies the backends sum these from the bodies).
+    fn brought(&self, setup: &Setup, state: &ParticleState, first_new: usize, first_new_body: usize) -> f64 {
+        if self.bodies {
+            let (g, period) = (DVec3::from(setup.gravity), setup.period());
+            (first_new_body..state.bodies.len()).map(|b| body_energy(&state.bodies, b, g, period)).sum()
+        } else {
+            sphere_energies(setup, &state.particles, first_new)
         }
     }
 
@@ -344,6 +355,12 @@ impl FlowDriver {
         backend.set_carried(carried);
         Ok(())
     }
+}
+
+/// The indices below `n` that are not in `gone` (ascending), in order.
+fn without(n: usize, gone: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    let mut gone = gone.iter().peekable();
+    (0..n).filter(move |&i| if gone.peek() == Some(&&(i as u32)) { gone.next(); false } else { true })
 }
 
 /// Kinetic and gravitational energy of the spheres of `p` from `first` on (new particles: they

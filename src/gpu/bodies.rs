@@ -82,6 +82,22 @@ pub struct BodyBuffers {
     pub comp: wgpu::Buffer,
 }
 
+impl BodyBuffers {
+    /// Buffers for `nb` bodies of `n` components (as `planned_bytes`), the body count written.
+    pub fn new(ctx: &GpuContext, nb: u32, n: u32) -> Result<Self> {
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let buffers = BodyBuffers {
+            n_bodies: nb,
+            params: ctx.create_buffer("body_params", std::mem::size_of::<BodyParams>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)?,
+            int: ctx.create_buffer("body_int", 16 * BODY_INT_ROWS as u64 * nb.max(1) as u64, storage)?,
+            state: ctx.create_buffer("body_state", 16 * BODY_ROWS as u64 * nb.max(1) as u64, storage)?,
+            comp: ctx.create_buffer("body_comp", 16 * n.max(1) as u64, storage)?,
+        };
+        ctx.queue.write_buffer(&buffers.params, 0, bytemuck::bytes_of(&BodyParams { n_bodies: nb, ..Default::default() }));
+        Ok(buffers)
+    }
+}
+
 /// The body passes' bind groups (one per pipeline: auto layouts do not mix).
 pub struct BodyGroups {
     pub kick: [PassGroups; 4],
@@ -132,15 +148,17 @@ pub struct GpuBodies {
     pub groups: BodyGroups,
 }
 
-/// The body rows in the device layout: (`body_int`, `body_state`, `body_comp`).
-pub fn rows(b: &Bodies, block: f64) -> (Vec<[i32; 4]>, Vec<[f32; 4]>, Vec<[u32; 4]>) {
+/// The body rows in the device layout: (`body_int`, `body_state`, `body_comp`), for a table
+/// whose particles and bodies come after `first_particle` and `first_body` others (an
+/// exchange's new bodies; 0 and 0 for a whole table).
+pub fn rows(b: &Bodies, block: f64, first_particle: u32, first_body: u32) -> (Vec<[i32; 4]>, Vec<[f32; 4]>, Vec<[u32; 4]>) {
     let f = |v: [f64; 3], w: f32| [v[0] as f32, v[1] as f32, v[2] as f32, w];
     let mut int = Vec::with_capacity(BODY_INT_ROWS as usize * b.len());
     let mut state = Vec::with_capacity(BODY_ROWS as usize * b.len());
     for k in 0..b.len() {
         let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(b.position[k][a], block));
         let im = b.image[k];
-        int.push([s[0].0, s[1].0, s[2].0, b.first[k] as i32]);
+        int.push([s[0].0, s[1].0, s[2].0, (first_particle + b.first[k]) as i32]);
         int.push([im[0], im[1], im[2], b.count[k] as i32]);
         let q = b.orientation[k];
         // rows BODY_ROW_OFFSET .. BODY_ROW_TORQUE (the totals are formed on the device)
@@ -152,7 +170,7 @@ pub fn rows(b: &Bodies, block: f64) -> (Vec<[i32; 4]>, Vec<[f32; 4]>, Vec<[u32; 
         state.push([0.0; 4]);
         state.push([0.0; 4]);
     }
-    let comp = b.offset.iter().zip(&b.body_of).map(|(o, &k)| [(o[0] as f32).to_bits(), (o[1] as f32).to_bits(), (o[2] as f32).to_bits(), k]).collect();
+    let comp = b.offset.iter().zip(&b.body_of).map(|(o, &k)| [(o[0] as f32).to_bits(), (o[1] as f32).to_bits(), (o[2] as f32).to_bits(), first_body + k]).collect();
     (int, state, comp)
 }
 
@@ -174,17 +192,9 @@ impl GpuBodies {
     pub fn new(ctx: &GpuContext, b: &Buffers, bodies: &Bodies, block: f64, pipelines: Option<Arc<BodyPipelines>>) -> Result<Self> {
         bodies.check(b.n_particles as usize).map_err(|e| TalusError::Other(format!("rigid bodies: {e}")))?;
         let nb = bodies.len() as u32;
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let buffers = BodyBuffers {
-            n_bodies: nb,
-            params: ctx.create_buffer("body_params", std::mem::size_of::<BodyParams>() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)?,
-            int: ctx.create_buffer("body_int", 16 * BODY_INT_ROWS as u64 * nb.max(1) as u64, storage)?,
-            state: ctx.create_buffer("body_state", 16 * BODY_ROWS as u64 * nb.max(1) as u64, storage)?,
-            comp: ctx.create_buffer("body_comp", 16 * b.n_particles.max(1) as u64, storage)?,
-        };
-        let (int, state, comp) = rows(bodies, block);
+        let buffers = BodyBuffers::new(ctx, nb, b.n_particles)?;
+        let (int, state, comp) = rows(bodies, block, 0, 0);
         let q = &ctx.queue;
-        q.write_buffer(&buffers.params, 0, bytemuck::bytes_of(&BodyParams { n_bodies: nb, ..Default::default() }));
         if nb > 0 {
             q.write_buffer(&buffers.int, 0, bytemuck::cast_slice(&int));
             q.write_buffer(&buffers.state, 0, bytemuck::cast_slice(&state));
@@ -220,22 +230,51 @@ impl GpuBodies {
         let int: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(int);
         let state: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(state);
         let mut b = self.host.clone();
-        let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
         let (ri, rs) = (BODY_INT_ROWS as usize, BODY_ROWS as usize);
-        use crate::layout::consts::{BODY_ROW_MOMENTUM, BODY_ROW_OFFSET, BODY_ROW_Q, BODY_ROW_VELOCITY};
         for k in 0..b.len() {
-            let (blk, im) = (int[ri * k], int[ri * k + 1]);
-            let row = |r: u32| state[rs * k + r as usize];
-            let off = row(BODY_ROW_OFFSET);
-            b.position[k] = std::array::from_fn(|a| grid::join(blk[a], off[a], block));
-            b.image[k] = [im[0], im[1], im[2]];
-            let q = row(BODY_ROW_Q);
-            b.orientation[k] = [q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64];
-            b.velocity[k] = v3(row(BODY_ROW_VELOCITY));
-            b.angular_momentum[k] = v3(row(BODY_ROW_MOMENTUM));
+            set_moving(&mut b, k, &int[ri * k..ri * (k + 1)], &state[rs * k..rs * (k + 1)], block);
         }
         b
     }
+
+    /// The bodies `ids` (ascending) as a table of their own, their components the particles
+    /// from id 0 on in the same order, from their rows as read back (`exchange_body_gather`:
+    /// `BODY_INT_ROWS` and `BODY_ROWS` rows each, in the order of `ids`) and the host copy.
+    pub fn some(&self, ids: &[u32], int: &[u8], state: &[u8], block: f64) -> Bodies {
+        let int: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(int);
+        let state: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(state);
+        let (ri, rs) = (BODY_INT_ROWS as usize, BODY_ROWS as usize);
+        let h = &self.host;
+        let mut b = Bodies::default();
+        for (k, &id) in ids.iter().enumerate() {
+            let g = id as usize;
+            let run = h.first[g] as usize..(h.first[g] + h.count[g]) as usize;
+            b.push(h.position[g], h.orientation[g], h.velocity[g], h.angular_momentum[g], h.mass[g], h.moments[g], h.template[g], b.body_of.len() as u32, &h.offset[run]);
+            set_moving(&mut b, k, &int[ri * k..ri * (k + 1)], &state[rs * k..rs * (k + 1)], block);
+        }
+        b
+    }
+
+    /// The largest distance of a component's centre from its body's centre of mass, m.
+    pub fn reach(&self) -> f64 {
+        self.host.offset.iter().map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt()).fold(0.0, f64::max)
+    }
+}
+
+/// Body `k` of `b` as the device holds it: centre, image, q, v and L from its `body_int` and
+/// `body_state` rows as read back (f32 widened).
+fn set_moving(b: &mut Bodies, k: usize, int: &[[i32; 4]], state: &[[f32; 4]], block: f64) {
+    use crate::layout::consts::{BODY_ROW_MOMENTUM, BODY_ROW_OFFSET, BODY_ROW_Q, BODY_ROW_VELOCITY};
+    let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
+    let (blk, im) = (int[0], int[1]);
+    let row = |r: u32| state[r as usize];
+    let off = row(BODY_ROW_OFFSET);
+    b.position[k] = std::array::from_fn(|a| grid::join(blk[a], off[a], block));
+    b.image[k] = [im[0], im[1], im[2]];
+    let q = row(BODY_ROW_Q);
+    b.orientation[k] = [q[3] as f64, q[0] as f64, q[1] as f64, q[2] as f64];
+    b.velocity[k] = v3(row(BODY_ROW_VELOCITY));
+    b.angular_momentum[k] = v3(row(BODY_ROW_MOMENTUM));
 }
 
 /// Every component's 1/m (motion row 0, w) set to its body's 1/M (the contacts' effective mass

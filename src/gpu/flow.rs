@@ -27,13 +27,27 @@
 //!   and torque back. Each step of it is what `import` does with the exported state, so the
 //!   device ends in the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the paths).
 //!
-//! Readbacks per exchange: the found particles' ids and rows (68 B each), two 4-byte counts and
-//! the energies the driver reads before and after. An exchange in place holds about 160 B per
-//! particle beside the buffers (`in_place_bytes`); one into buffers made again, the old set and
-//! the new. Where that would pass the device memory, or where the new count cuts the split
-//! arrays into other parts than the old one (`gpu::split`), the exchange goes through `export`
-//! and `import`, as does every exchange of a scene with rigid bodies (`exchange_view` answers
-//! `None`).
+//! With rigid bodies (`gpu::bodies`; stored in id order, a body's components one run) the view
+//! hands out whole bodies: `exchange_near` tests the components against the query's boxes
+//! widened by the largest component offset (`GpuBodies::reach`), so every body whose centre of
+//! mass or a component the query wants has a component found; the host takes every component of
+//! those bodies (`exchange_gather`) and their rows (`exchange_body_gather`), and the driver
+//! decides on centres of mass as on the whole state. The change names the bodies that leave
+//! (with all their components) and the new ones: `exchange_body_compact` closes the survivors'
+//! body rows up into new body buffers (the first component's id and each component's body
+//! renumbered as `Bodies::retain` renumbers them), the new bodies' rows are uploaded after
+//! them, the host's table follows (`Bodies::retain`, `Bodies::extend_from`), and the bodies'
+//! totals are formed from the forces put back (`body_totals`), as `keep_forces` forms them.
+//! An exchange that makes the body table (a feed's first bodies) or empties it goes through the
+//! whole state.
+//!
+//! Readbacks per exchange: the found particles' ids and rows (68 B each; with bodies, 144 B
+//! more per body), two 4-byte counts and the energies the driver reads before and after. An
+//! exchange in place holds about 160 B per particle beside the buffers (`in_place_bytes`); one
+//! into buffers made again, the old set and the new; with bodies, new body buffers beside the
+//! old (16 B per component and 144 B per body). Where that would pass the device memory, or
+//! where the new count cuts the split arrays into other parts than the old one
+//! (`gpu::split`), the exchange goes through `export` and `import`.
 
 use std::sync::Arc;
 
@@ -50,7 +64,7 @@ use super::split::{SplitBuffer, SplitLayout};
 use super::step::BindGroups;
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{MOTION_ROWS, SLOT_PARTNER_MASK};
+use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS, MOTION_ROWS, SLOT_PARTNER_MASK};
 use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::model::state::ParticleState;
 
@@ -65,12 +79,15 @@ pub struct ExchangePipelines {
     hash: wgpu::ComputePipeline,
     pairs: wgpu::ComputePipeline,
     keep: wgpu::ComputePipeline,
+    /// With rigid bodies: `exchange_body_gather` and `exchange_body_compact`.
+    bodies: Option<(wgpu::ComputePipeline, wgpu::ComputePipeline)>,
 }
 
 impl ExchangePipelines {
-    fn new(ctx: &super::GpuContext, split: &SplitLayout, adhesion: bool) -> Result<Self> {
+    fn new(ctx: &super::GpuContext, split: &SplitLayout, adhesion: bool, bodies: bool) -> Result<Self> {
         let p = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
         Ok(ExchangePipelines {
+            bodies: if bodies { Some((p("exchange_body_gather")?, p("exchange_body_compact")?)) } else { None },
             split: split.clone(),
             near: p("exchange_near")?,
             gather: p("exchange_gather")?,
@@ -120,10 +137,11 @@ impl GpuBackend {
 
     /// The exchange passes for the current split layout (compiled on first use).
     fn exchange_pipelines(&mut self) -> Result<Arc<ExchangePipelines>> {
-        if let Some(p) = self.exchange_pipes.as_ref().filter(|p| p.split == self.pipelines.split) {
+        let bodies = self.bodies.is_some();
+        if let Some(p) = self.exchange_pipes.as_ref().filter(|p| p.split == self.pipelines.split && (p.bodies.is_some() || !bodies)) {
             return Ok(p.clone());
         }
-        let p = Arc::new(ExchangePipelines::new(&self.ctx, &self.pipelines.split, self.buffers.adhesion)?);
+        let p = Arc::new(ExchangePipelines::new(&self.ctx, &self.pipelines.split, self.buffers.adhesion, bodies)?);
         self.exchange_pipes = Some(p.clone());
         Ok(p)
     }
@@ -142,19 +160,24 @@ impl GpuBackend {
         Ok(buf)
     }
 
-    /// `Backend::exchange_view` (module doc); `None` with rigid bodies.
+    /// `Backend::exchange_view` (module doc). With rigid bodies the boxes are widened by the
+    /// largest distance of a component from its body's centre (`GpuBodies::reach`), so every
+    /// body whose centre or a component the query wants has a component found, and each such
+    /// body is handed out whole: its components' rows (`exchange_gather` over the found bodies'
+    /// runs) and its own (`exchange_body_gather`).
     pub(crate) fn exchange_view(&mut self, q: &ExchangeQuery) -> Result<Option<ExchangeView>> {
         self.check_usable()?;
         self.sync_order(false)?;
-        if self.bodies.is_some() {
-            return Ok(None);
-        }
         let n = self.buffers.n_particles;
-        let boxes = block_boxes(q, self.grid.block, self.periodic);
+        let (body_ids, body_mass, reach) = match &self.bodies {
+            Some(bd) => (Vec::new(), bd.host.mass.clone(), bd.reach()),
+            None => (Vec::new(), Vec::new(), 0.0),
+        };
+        let mut view = ExchangeView { n: n as usize, ids: Vec::new(), state: ParticleState { step: self.steps_done, ..Default::default() }, radius: self.radius.clone(), material: self.material.clone(), body_ids, body_mass };
+        let boxes = block_boxes(&q.widened(reach), self.grid.block, self.periodic);
         if boxes.is_empty() {
             // nothing to look at (no outlet, no insertion due, no lost-particle check)
-            let state = ParticleState { step: self.steps_done, ..Default::default() };
-            return Ok(Some(ExchangeView { n: n as usize, ids: Vec::new(), state, radius: self.radius.clone(), material: self.material.clone() }));
+            return Ok(Some(view));
         }
         let pipes = self.exchange_pipelines()?;
         let mut xp = ExchangeParams { n_old: n, n_boxes: boxes.len() as u32, ..Default::default() };
@@ -175,45 +198,76 @@ impl GpuBackend {
         }
         self.ctx.queue.submit([enc.finish()]);
         let count: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &found, 0, 4)?);
-        let mut state = ParticleState { step: self.steps_done, ..Default::default() };
-        let mut ids = Vec::new();
-        if count > 0 {
-            xp.n_found = count;
-            let params = self.exchange_params(&xp)?;
-            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-            let out_block = self.ctx.create_buffer("exchange_out_block", 16 * count as u64, usage)?;
-            let out_rows = self.ctx.create_buffer("exchange_out_rows", 48 * count as u64, usage)?;
-            let b = &self.buffers;
-            let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_gather") });
-            {
-                let groups = pass_groups(dev, &pipes.gather, "exchange_gather", &[&params, &found, &b.pos_block, &b.pos_offset, &out_block, &out_rows], &[&b.motion]);
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_gather"), timestamp_writes: None });
-                pass.set_pipeline(&pipes.gather);
-                groups.set(&mut pass);
-                dispatch_threads(&mut pass, count, max_dim);
-            }
-            self.ctx.queue.submit([enc.finish()]);
-            let id_bytes = read_buffer_range(&self.ctx, &found, 4, 4 * count as u64)?;
-            let data = read_buffers(&self.ctx, &[(&out_block, 16 * count as u64), (&out_rows, 48 * count as u64)])?;
-            let found_ids: Vec<u32> = bytemuck::pod_collect_to_vec(&id_bytes);
-            let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
-            let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
-            // the device appended storage indices in its own order: ids, in id order, for the host
-            let found_ids: Vec<u32> = found_ids.iter().map(|&s| self.order.id(s as usize) as u32).collect();
-            let mut order: Vec<usize> = (0..count as usize).collect();
-            order.sort_by_key(|&k| found_ids[k]);
-            let blk = self.grid.block;
-            let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
-            for k in order {
-                let i = found_ids[k] as usize;
-                // as `export` reads them: radius from the host copy, material from the block's w
-                let x = std::array::from_fn(|a| grid::join(blocks[k][a], rows[3 * k][a], blk));
-                state.push(x, v3(rows[3 * k + 1]), v3(rows[3 * k + 2]), self.radius[i], blocks[k][3] as u32 & crate::layout::consts::MATERIAL_MASK);
-                ids.push(i as u32);
-            }
-            state.refresh = vec![false; ids.len()];
+        if count == 0 {
+            return Ok(Some(view));
         }
-        Ok(Some(ExchangeView { n: n as usize, ids, state, radius: self.radius.clone(), material: self.material.clone() }))
+        // the device appended storage indices in its own order: ids, in id order, for the host
+        let found_slots: Vec<u32> = bytemuck::pod_collect_to_vec(&read_buffer_range(&self.ctx, &found, 4, 4 * count as u64)?);
+        let mut ids: Vec<u32> = found_slots.iter().map(|&s| self.order.id(s as usize) as u32).collect();
+        let mut gathered = found;
+        if let Some(bd) = &self.bodies {
+            // whole bodies: every component of each body found, in id order (bodies keep it)
+            let h = &bd.host;
+            view.body_ids = ids.iter().map(|&i| h.body_of[i as usize]).collect();
+            view.body_ids.sort_unstable();
+            view.body_ids.dedup();
+            ids = view.body_ids.iter().flat_map(|&k| h.first[k as usize]..h.first[k as usize] + h.count[k as usize]).collect();
+            let list: Vec<u32> = std::iter::once(ids.len() as u32).chain(ids.iter().map(|&i| self.order.slot(i as usize) as u32)).collect();
+            gathered = self.storage_with("exchange_found_bodies", bytemuck::cast_slice(&list))?;
+        }
+        let count = ids.len() as u32;
+        xp.n_found = count;
+        let params = self.exchange_params(&xp)?;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let out_block = self.ctx.create_buffer("exchange_out_block", 16 * count as u64, usage)?;
+        let out_rows = self.ctx.create_buffer("exchange_out_rows", 48 * count as u64, usage)?;
+        let b = &self.buffers;
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_gather") });
+        {
+            let groups = pass_groups(dev, &pipes.gather, "exchange_gather", &[&params, &gathered, &b.pos_block, &b.pos_offset, &out_block, &out_rows], &[&b.motion]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_gather"), timestamp_writes: None });
+            pass.set_pipeline(&pipes.gather);
+            groups.set(&mut pass);
+            dispatch_threads(&mut pass, count, max_dim);
+        }
+        let mut reads = vec![(out_block, 16 * count as u64), (out_rows, 48 * count as u64)];
+        if let (Some(bd), Some((gather_bodies, _))) = (&self.bodies, &pipes.bodies) {
+            let nb = view.body_ids.len() as u32;
+            let bp = self.exchange_params(&ExchangeParams { n_found: nb, ..Default::default() })?;
+            let list = self.storage_with("exchange_body_list", bytemuck::cast_slice(&view.body_ids))?;
+            let (ni, ns) = (16 * BODY_INT_ROWS as u64 * nb as u64, 16 * BODY_ROWS as u64 * nb as u64);
+            let (out_int, out_state) = (self.ctx.create_buffer("exchange_out_body_int", ni, usage)?, self.ctx.create_buffer("exchange_out_body_state", ns, usage)?);
+            let bg = bind_group(dev, gather_bodies, "exchange_body_gather", &[&bp, &list, &bd.buffers.int, &bd.buffers.state, &out_int, &out_state]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_body_gather"), timestamp_writes: None });
+            pass.set_pipeline(gather_bodies);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, nb, max_dim);
+            drop(pass);
+            reads.push((out_int, ni));
+            reads.push((out_state, ns));
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let data = read_buffers(&self.ctx, &reads.iter().map(|(buf, bytes)| (buf, *bytes)).collect::<Vec<_>>())?;
+        // the rows come in the order gathered (the device's, without bodies): sorted by id
+        let blocks: Vec<[i32; 4]> = bytemuck::pod_collect_to_vec(&data[0]);
+        let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&data[1]);
+        let mut order: Vec<usize> = (0..count as usize).collect();
+        order.sort_by_key(|&k| ids[k]);
+        let blk = self.grid.block;
+        let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
+        let state = &mut view.state;
+        for k in order {
+            let i = ids[k] as usize;
+            // as `export` reads them: radius from the host copy, material from the block's w
+            let x = std::array::from_fn(|a| grid::join(blocks[k][a], rows[3 * k][a], blk));
+            state.push(x, v3(rows[3 * k + 1]), v3(rows[3 * k + 2]), self.radius[i], blocks[k][3] as u32 & crate::layout::consts::MATERIAL_MASK);
+            view.ids.push(i as u32);
+        }
+        state.refresh = vec![false; view.ids.len()];
+        if let Some(bd) = &self.bodies {
+            state.bodies = bd.some(&view.body_ids, &data[2], &data[3], blk);
+        }
+        Ok(Some(view))
     }
 
     /// `apply_exchange` through the whole state, as every exchange went before it moved onto the
@@ -240,6 +294,35 @@ impl GpuBackend {
         c.apply_to(&mut state);
         let room = self.room(state.len() as u32, c.added.len() as u32);
         self.import_in(&state, order, room)
+    }
+
+    /// The bodies before and after change `c` (`Some((0, 0))` without bodies), checked: the
+    /// removed bodies distinct and ascending, `removed` exactly their components, the added
+    /// ones a table of the added particles. `None` where the body table appears or goes (no
+    /// bodies held before, or none after): such an exchange goes through the whole state.
+    fn body_counts(&self, c: &ExchangeChange) -> Result<Option<(u32, u32)>> {
+        let bad = |what: String| Err(TalusError::Other(format!("an exchange of rigid bodies: {what}")));
+        let Some(bd) = &self.bodies else {
+            if !c.removed_bodies.is_empty() {
+                return bad(format!("{} bodies removed, but none are held", c.removed_bodies.len()));
+            }
+            return Ok(if c.added_bodies.is_empty() { Some((0, 0)) } else { None });
+        };
+        let h = &bd.host;
+        let nb_old = h.len() as u32;
+        if c.removed_bodies.windows(2).any(|w| w[0] >= w[1]) || c.removed_bodies.last().is_some_and(|&k| k >= nb_old) {
+            return bad(format!("the removed bodies must be distinct ids below {nb_old}, ascending"));
+        }
+        let components: u64 = c.removed_bodies.iter().map(|&k| h.count[k as usize] as u64).sum();
+        let whole = c.removed_bodies.iter().all(|&k| (h.first[k as usize]..h.first[k as usize] + h.count[k as usize]).all(|i| c.removed.binary_search(&i).is_ok()));
+        if components != c.removed.len() as u64 || !whole {
+            return bad(format!("{} particles removed, not the {components} components of the {} bodies removed", c.removed.len(), c.removed_bodies.len()));
+        }
+        if let Err(e) = c.added_bodies.check(c.added.len()) {
+            return bad(format!("the added bodies: {e}"));
+        }
+        let nb_new = nb_old - c.removed_bodies.len() as u32 + c.added_bodies.len() as u32;
+        Ok((nb_new > 0).then_some((nb_old, nb_new)))
     }
 
     /// The particles buffers made again for `n_new` particles after an exchange that added
@@ -270,12 +353,14 @@ impl GpuBackend {
         // the survivors stay where they are, closed up, the new particles after them; the
         // device passes below work on storage indices (`removed`: those that leave)
         let (order, removed_slots) = self.order.after_exchange(n_old as usize, &c.removed, c.added.len());
-        if self.bodies.is_some() {
+        let Some((nb_old, nb_new)) = self.body_counts(c)? else {
+            // a body table that appears (the first bodies of a feed) or goes (the last leave)
             return self.exchange_through_host(c, order);
-        }
+        };
         let pipes = self.exchange_pipelines()?;
         let s = self.steps_done;
-        let xp = ExchangeParams { n_old, n_kept, n_removed, epoch: (s as u32).wrapping_add(1), ..Default::default() };
+        let n_removed_bodies = c.removed_bodies.len() as u32;
+        let xp = ExchangeParams { n_old, n_kept, n_removed, epoch: (s as u32).wrapping_add(1), n_old_bodies: nb_old, n_removed_bodies, ..Default::default() };
         let params = self.exchange_params(&xp)?;
         let removed = self.storage_with("exchange_removed", bytemuck::cast_slice(&removed_slots))?;
         let dev = self.ctx.device.clone();
@@ -295,7 +380,9 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         let wall_records: u32 = bytemuck::pod_read_unaligned(&read_buffer_range(&self.ctx, &counter, 0, 4)?);
 
-        let before = match self.exchange_room(n_old, n_new, c.added.len() as u32, wall_records) {
+        // new body buffers are made beside the old ones (`exchange_body_compact` reads those)
+        let body_bytes = if self.bodies.is_some() { super::bodies::planned_bytes(n_new, nb_new) } else { 0 };
+        let before = match self.exchange_room(n_old, n_new, c.added.len() as u32, wall_records, body_bytes) {
             Room::Held => {
                 self.device_exchanges.in_place += 1;
                 self.hold_in_place(n_old, n_new, wall_records)?
@@ -337,7 +424,37 @@ impl GpuBackend {
             pass.set_bind_group(0, &bg, &[]);
             dispatch_threads(&mut pass, old_hash_slots, max_dim);
         }
-        let rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
+        let mut rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
+        let removed_bodies = self.storage_with("exchange_removed_bodies", bytemuck::cast_slice(&c.removed_bodies))?;
+        if let (Some(bd), Some((_, body_compact))) = (&mut self.bodies, &pipes.bodies) {
+            // the survivors' body rows closed up into new body buffers, the new bodies' rows
+            // after them, the host's table changed alike (`Bodies::retain`, `extend_from`)
+            let fresh = super::bodies::BodyBuffers::new(&self.ctx, nb_new, n_new)?;
+            let old = &bd.buffers;
+            let bg = bind_group(&dev, body_compact, "exchange_body_compact", &[&params, &removed, &removed_bodies, &old.int, &old.state, &old.comp, &fresh.int, &fresh.state, &fresh.comp]);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("exchange_body_compact"), timestamp_writes: None });
+            pass.set_pipeline(body_compact);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch_threads(&mut pass, n_old, max_dim);
+            drop(pass);
+            let nb_kept = nb_old - n_removed_bodies;
+            let (int, state, comp) = super::bodies::rows(&c.added_bodies, self.grid.block, n_kept, nb_kept);
+            if !c.added_bodies.is_empty() {
+                let q = &self.ctx.queue;
+                q.write_buffer(&fresh.int, 16 * BODY_INT_ROWS as u64 * nb_kept as u64, bytemuck::cast_slice(&int));
+                q.write_buffer(&fresh.state, 16 * BODY_ROWS as u64 * nb_kept as u64, bytemuck::cast_slice(&state));
+                q.write_buffer(&fresh.comp, 16 * n_kept as u64, bytemuck::cast_slice(&comp));
+            }
+            super::bodies::set_component_masses(&mut rows.motion, &c.added_bodies);
+            let mut keep = vec![true; nb_old as usize];
+            for &k in &c.removed_bodies {
+                keep[k as usize] = false;
+            }
+            bd.host.retain(&keep);
+            bd.host.extend_from(&c.added_bodies);
+            bd.buffers = fresh;
+            bd.refresh(&self.ctx, &self.buffers)?;
+        }
         self.write_particles_at(n_kept as u64, &rows);
         let refresh = self.ctx.create_buffer("exchange_refresh", 4 * n_new.max(1) as u64, wgpu::BufferUsages::STORAGE)?;
         let carried = Carried {
@@ -353,7 +470,8 @@ impl GpuBackend {
         };
         self.refresh_forces(s, enc, Some(HistoryImport::Exchange(&carried)))?;
 
-        // survivors that kept their partners get their forces back
+        // survivors that kept their partners get their forces back (and the bodies their
+        // totals from them, as `keep_forces` forms them)
         let b = &self.buffers;
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("exchange_keep") });
         {
@@ -363,8 +481,8 @@ impl GpuBackend {
             groups.set(&mut pass);
             dispatch_threads(&mut pass, n_kept, max_dim);
         }
+        self.step_encoder().body_totals(&mut enc);
         self.ctx.queue.submit([enc.finish()]);
-        debug_assert_eq!(self.radius.len(), n_new as usize);
         Ok(())
     }
 
@@ -378,11 +496,13 @@ impl GpuBackend {
     ///   alike);
     /// - else nowhere on the device: through the host (whose import makes room too, where it
     ///   fits).
-    fn exchange_room(&self, n_old: u32, n_new: u32, added: u32, wall_records: u32) -> Room {
+    ///
+    /// `body_bytes`: the new body buffers made beside the old ones (a scene with bodies).
+    fn exchange_room(&self, n_old: u32, n_new: u32, added: u32, wall_records: u32, body_bytes: u64) -> Room {
         let b = &self.buffers;
         let list_capacity = self.fresh_capacities(n_new, wall_records).2;
         let layout = |capacity: u32| SplitLayout::new(b.split.cap_bytes, capacity.max(1) as u64, list_capacity.max(1) as u64);
-        let fits = |more: u64| self.memory.is_none_or(|m| self.device_bytes() + more <= m);
+        let fits = |more: u64| self.memory.is_none_or(|m| self.device_bytes() + body_bytes + more <= m);
         if n_new <= b.capacity && fits(self.in_place_bytes(n_old, n_new, wall_records)) {
             return Room::Held;
         }
@@ -477,8 +597,8 @@ pub struct DeviceExchanges {
     pub in_place: u64,
     /// On the device, into buffers made again with more room.
     pub regrown: u64,
-    /// Through the whole state (`export`, the change, `import`): rigid bodies, the device
-    /// memory short, or the arrays cut into other parts.
+    /// Through the whole state (`export`, the change, `import`): the device memory short, the
+    /// arrays cut into other parts, or a body table made or emptied.
     pub through_host: u64,
 }
 

@@ -280,7 +280,9 @@ gpu_struct! {
     /// Parameters of the exchange passes (`gpu::flow`, `shaders/exchange/`): the particle count
     /// before the exchange, the survivors, the removed ids (sorted, in `removed`), the query
     /// boxes (`ExchangeBox`), the epoch of the wall-contact entries the next step reads, and
-    /// the particles found by `exchange_near`.
+    /// the particles found by `exchange_near` (or the bodies listed for `exchange_body_gather`);
+    /// with rigid bodies, the bodies before the exchange and the removed ones (sorted, in
+    /// `removed_bodies`).
     pub struct ExchangeParams {
         n_old: u32 => "u32",
         n_kept: u32 => "u32",
@@ -288,8 +290,8 @@ gpu_struct! {
         n_boxes: u32 => "u32",
         epoch: u32 => "u32",
         n_found: u32 => "u32",
-        pad0: u32 => "u32",
-        pad1: u32 => "u32",
+        n_old_bodies: u32 => "u32",
+        n_removed_bodies: u32 => "u32",
     }
 }
 

@@ -116,6 +116,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("exchange_hash", format!("{EXCHANGE_IDS}\n{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/exchange/hash.wgsl"))),
         ("exchange_pairs", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/pairs.wgsl"))),
         ("exchange_keep", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/keep.wgsl"))),
+        ("exchange_body_gather", include_str!("../../shaders/exchange/body_gather.wgsl").to_string()),
+        ("exchange_body_compact", format!("{EXCHANGE_IDS}\n{}", include_str!("../../shaders/exchange/body_compact.wgsl"))),
         ("ghost_pack", include_str!("../../shaders/ranks/pack.wgsl").to_string()),
         ("ghost_unpack", include_str!("../../shaders/ranks/unpack.wgsl").to_string()),
         ("reduce_energy", format!("const BODIES: bool = false;\n{}", include_str!("../../shaders/reduce_energy.wgsl"))),

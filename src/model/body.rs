@@ -127,6 +127,45 @@ impl Bodies {
         keep_particle
     }
 
+    /// Append the bodies of `other` (whose components are its own particle ids from 0) after
+    /// these, their components the particles after this table's: `first` and `body_of` moved
+    /// on by the particles and bodies held here.
+    pub fn extend_from(&mut self, other: &Bodies) {
+        let (n, nb) = (self.body_of.len() as u32, self.len() as u32);
+        self.position.extend_from_slice(&other.position);
+        self.image.extend_from_slice(&other.image);
+        self.orientation.extend_from_slice(&other.orientation);
+        self.velocity.extend_from_slice(&other.velocity);
+        self.angular_momentum.extend_from_slice(&other.angular_momentum);
+        self.mass.extend_from_slice(&other.mass);
+        self.moments.extend_from_slice(&other.moments);
+        self.first.extend(other.first.iter().map(|&f| f + n));
+        self.count.extend_from_slice(&other.count);
+        self.template.extend_from_slice(&other.template);
+        self.body_of.extend(other.body_of.iter().map(|&b| b + nb));
+        self.offset.extend_from_slice(&other.offset);
+    }
+
+    /// The bodies from body `b` on, as a table of their own (components from particle id 0).
+    pub fn tail(&self, b: usize) -> Bodies {
+        let n0 = self.first.get(b).copied().unwrap_or(self.body_of.len() as u32);
+        let p = n0 as usize;
+        Bodies {
+            position: self.position[b..].to_vec(),
+            image: self.image[b..].to_vec(),
+            orientation: self.orientation[b..].to_vec(),
+            velocity: self.velocity[b..].to_vec(),
+            angular_momentum: self.angular_momentum[b..].to_vec(),
+            mass: self.mass[b..].to_vec(),
+            moments: self.moments[b..].to_vec(),
+            first: self.first[b..].iter().map(|&f| f - n0).collect(),
+            count: self.count[b..].to_vec(),
+            template: self.template[b..].to_vec(),
+            body_of: self.body_of[p..].iter().map(|&k| k - b as u32).collect(),
+            offset: self.offset[p..].to_vec(),
+        }
+    }
+
     /// Whether the table is consistent with `n` particles: every particle in exactly the body
     /// whose run holds it, runs contiguous from id 0, positive masses and non-negative moments.
     pub fn check(&self, n: usize) -> Result<(), String> {
@@ -242,5 +281,24 @@ mod tests {
         assert_eq!(b.count, vec![2, 3]);
         assert_eq!(b.body_of, vec![0, 0, 1, 1, 1]);
         assert_eq!(b.offset[3], [2.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_tail_appended_again_gives_the_table_back() {
+        let mut b = Bodies::default();
+        b.push([0.0; 3], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 1.0, [1.0; 3], 0, 0, &[[0.0; 3], [1.0, 0.0, 0.0]]);
+        b.push([5.0; 3], [1.0, 0.0, 0.0, 0.0], [1.0; 3], [0.0; 3], 2.0, [1.0; 3], 1, 2, &[[0.5; 3]]);
+        b.push([9.0; 3], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [2.0; 3], 3.0, [1.0; 3], 0, 3, &[[0.0; 3], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]);
+        b.image[2] = [1, 0, -1];
+        let t = b.tail(1);
+        t.check(4).unwrap();
+        assert_eq!((t.first.clone(), t.body_of.clone(), t.mass.clone()), (vec![0, 1], vec![0, 1, 1, 1], vec![2.0, 3.0]));
+        assert_eq!(t.image[1], [1, 0, -1]);
+        let mut head = b.clone();
+        head.retain(&[true, false, false]);
+        head.extend_from(&t);
+        head.check(6).unwrap();
+        assert_eq!(head, b);
+        assert!(b.tail(3).is_empty() && b.tail(3).body_of.is_empty());
     }
 }

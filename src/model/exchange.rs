@@ -7,11 +7,15 @@
 
 use glam::DVec3;
 
+use super::body::Bodies;
 use super::state::ParticleState;
 use crate::setup::Particles;
 
 /// Which particles an exchange must see. A backend may hand out more (it tests coarsely, by
-/// the block or cell a centre lies in), never fewer.
+/// the block or cell a centre lies in), never fewer. With rigid bodies a body is handed out
+/// whole (every component, and its row) where a component's centre or its centre of mass is
+/// wanted: outlets and the lost-particle check decide on centres of mass, insertions on
+/// components.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExchangeQuery {
     /// Every particle whose centre may lie in one of these boxes (lo, hi; infinite bounds
@@ -22,6 +26,13 @@ pub struct ExchangeQuery {
 }
 
 impl ExchangeQuery {
+    /// The query with every box grown by `reach` on each side, and the outside test's box
+    /// shrunk by it: the centres within `reach` of a wanted one.
+    pub fn widened(&self, reach: f64) -> ExchangeQuery {
+        let r = DVec3::splat(reach);
+        ExchangeQuery { boxes: self.boxes.iter().map(|(lo, hi)| (*lo - r, *hi + r)).collect(), outside: self.outside.map(|(lo, hi)| (lo + r, hi - r)) }
+    }
+
     /// Whether a centre at `x` must be handed out (the exact test a coarse one must cover).
     pub fn wants(&self, x: DVec3, periodic: [bool; 3]) -> bool {
         self.boxes.iter().any(|(lo, hi)| x.cmpge(*lo).all() && x.cmple(*hi).all())
@@ -37,21 +48,31 @@ pub struct ExchangeView {
     /// Ids of the particles handed out, ascending.
     pub ids: Vec<u32>,
     /// Those particles, in the order of `ids` (positions wrapped into the domain, full-step
-    /// velocities; no history, forces or bodies).
+    /// velocities; no history or forces). With bodies, `state.bodies` holds the bodies handed
+    /// out, their components the particles of `state` (`first` and `body_of` count in it).
     pub state: ParticleState,
     /// Radius and material of every particle held, in id order (the backend's host copies:
     /// the held mass is summed over them).
     pub radius: Vec<f64>,
     pub material: Vec<u32>,
+    /// With bodies: the ids of the bodies handed out (ascending, as `state.bodies`), and the
+    /// mass of every body held, in id order (the held mass is summed over them). Empty without.
+    pub body_ids: Vec<u32>,
+    pub body_mass: Vec<f64>,
 }
 
 /// What an exchange changes: the particles that leave (ids ascending) and those appended
 /// after the survivors (no contacts; their forces are evaluated on arrival). Survivors keep
-/// their order, so ids are compacted exactly as `ParticleState::retain` compacts them.
+/// their order, so ids are compacted exactly as `ParticleState::retain` compacts them. With
+/// rigid bodies, also the bodies that leave (ids ascending; `removed` holds every component
+/// of each, and nothing else) and those appended (`added_bodies`, whose components are the
+/// particles of `added`, counted from 0).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExchangeChange {
     pub removed: Vec<u32>,
     pub added: Particles,
+    pub removed_bodies: Vec<u32>,
+    pub added_bodies: Bodies,
 }
 
 impl ExchangeChange {
@@ -65,6 +86,7 @@ impl ExchangeChange {
             }
             state.retain(&keep);
         }
+        state.bodies.extend_from(&self.added_bodies);
         let a = &self.added;
         for i in 0..a.len() {
             state.push(a.position[i], a.velocity[i], a.angular_velocity[i], a.radius[i], a.material[i]);
@@ -94,7 +116,7 @@ mod tests {
         s.refresh = vec![false; 4];
         let mut added = Particles::default();
         added.push([9.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 0.2, 1);
-        ExchangeChange { removed: vec![0, 2], added }.apply_to(&mut s);
+        ExchangeChange { removed: vec![0, 2], added, ..Default::default() }.apply_to(&mut s);
         let x: Vec<f64> = s.particles.position.iter().map(|p| p[0]).collect();
         assert_eq!(x, vec![1.0, 3.0, 9.0]);
         assert_eq!(s.refresh, vec![false, false, true]);

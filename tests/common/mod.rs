@@ -144,6 +144,15 @@ pub fn fingerprint(b: &mut dyn Backend) -> Vec<u64> {
     for v in [&s.position, &s.velocity, &s.angular_velocity, &s.force, &s.torque] {
         out.extend(v.iter().flatten().map(|x| x.to_bits()));
     }
+    // rigid bodies (none in a scene of spheres): centre, image, q, v, L, mass and components
+    let bd = &s.bodies;
+    for v in [&bd.position, &bd.velocity, &bd.angular_momentum, &bd.moments] {
+        out.extend(v.iter().flatten().map(|x| x.to_bits()));
+    }
+    out.extend(bd.orientation.iter().flatten().map(|x| x.to_bits()));
+    out.extend(bd.image.iter().flatten().map(|&k| k as u64));
+    out.extend(bd.mass.iter().map(|x| x.to_bits()));
+    out.extend(bd.first.iter().chain(&bd.count).chain(&bd.body_of).map(|&k| k as u64));
     let e = b.energies().unwrap();
     out.extend([e.kinetic_translational, e.kinetic_rotational, e.gravitational, e.strain, e.slip, e.dashpot, e.stiffness_work, e.wall_work].map(f64::to_bits));
     for l in b.wall_loads().unwrap() {
@@ -167,12 +176,17 @@ pub fn lowered_settling_box(n: usize) -> Setup {
 /// A GPU backend that exchanges particles through its whole state (export, changed, import:
 /// `GpuBackend::apply_exchange_through_host`), the path its exchanges took before they moved
 /// onto the device (`gpu::flow`), for the tests that compare the two; everything else goes to
-/// the backend inside.
-pub struct WholeStateExchange(pub talus::gpu::GpuBackend);
+/// the backend inside. The flag: whether it hands the flow driver the particles near
+/// (`exchange_view`), or nothing, so that the driver decides on the whole state it exports
+/// and imports it changed (`FlowDriver::exchange`'s path for a backend without views).
+pub struct WholeStateExchange(pub talus::gpu::GpuBackend, pub bool);
 
 impl Backend for WholeStateExchange {
     fn exchange_view(&mut self, query: &talus::model::exchange::ExchangeQuery) -> talus::Result<Option<talus::model::exchange::ExchangeView>> {
-        Backend::exchange_view(&mut self.0, query)
+        match self.1 {
+            true => Backend::exchange_view(&mut self.0, query),
+            false => Ok(None),
+        }
     }
     fn apply_exchange(&mut self, change: &talus::model::exchange::ExchangeChange) -> talus::Result<()> {
         self.0.apply_exchange_through_host(change)
