@@ -108,6 +108,33 @@ mod tests {
     }
 
     #[test]
+    fn a_widened_query_wants_every_centre_within_reach_of_a_wanted_one() {
+        let q = ExchangeQuery { boxes: vec![(DVec3::new(-1.0, -1.0, 0.0), DVec3::new(1.0, 1.0, 0.5))], outside: Some((DVec3::splat(-5.0), DVec3::splat(5.0))) };
+        let (reach, periodic) = (0.3, [false, false, true]);
+        let w = q.widened(reach);
+        let mut rng = 0x2545_f491_u64;
+        let mut next = |span: f64| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * span
+        };
+        let (mut wanted, mut near) = (0, 0);
+        for _ in 0..20000 {
+            // a body's centre and a component within `reach` of it (each axis within reach/√3)
+            let y = DVec3::new(next(6.0), next(6.0), next(6.0));
+            let x = y + DVec3::new(next(reach / 3f64.sqrt()), next(reach / 3f64.sqrt()), next(reach / 3f64.sqrt()));
+            if q.wants(y, periodic) {
+                wanted += 1;
+                assert!(w.wants(x, periodic), "{x} is within {reach} of the wanted {y}");
+            } else if w.wants(x, periodic) {
+                near += 1;
+            }
+        }
+        assert!(wanted > 1000 && near > 0, "{wanted} {near}");
+        // with no reach the query is the same
+        assert_eq!(q.widened(0.0), q);
+    }
+
+    #[test]
     fn a_change_compacts_survivors_in_order_and_appends() {
         let mut s = ParticleState::default();
         for i in 0..4 {
