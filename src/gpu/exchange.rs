@@ -250,7 +250,7 @@ impl GpuBackend {
     /// memory (`GpuBackend::memory`).
     pub(crate) fn fresh_buffers(&mut self, n: u32, capacity: u32, wall_records: u32) -> Result<Buffers> {
         let capacity = capacity.max(n);
-        self.steps_at_start = self.steps_done;
+        self.restart_build_count();
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
         let n_pairs = self.pairs.len() as u32;
         let cap_bytes = self.buffers.split.cap_bytes;

@@ -531,7 +531,7 @@ impl GpuBackend {
     /// carries it), a new wall-contact table, and the per-workgroup arrays, energy partials and
     /// wall loads made for `n_new` (`Buffers::resize_live`), as `fresh_buffers` leaves them.
     fn hold_in_place(&mut self, n_old: u32, n_new: u32, wall_records: u32) -> Result<Before> {
-        self.steps_at_start = self.steps_done;
+        self.restart_build_count();
         let (_, hash_capacity, list_capacity, partials) = self.fresh_capacities(n_new, wall_records);
         let p = (self.steps_done % 2) as usize;
         let ctx = self.ctx.clone();

@@ -244,6 +244,9 @@ pub struct GpuBackend {
     stopped: Option<String>,
     /// `steps_done` at the start or the last state import (list builds are counted since).
     steps_at_start: u64,
+    /// Steps and list builds before `steps_at_start` (each import and exchange restarts the
+    /// device's count), so `traffic_model` counts the builds of the whole run.
+    earlier_builds: (u64, u64),
     /// Batches halted by REBUILD_LATE (a list gone stale in a step without rebuild passes,
     /// `list_plan.wgsl`) and resumed.
     late_rebuilds: u64,
@@ -432,7 +435,7 @@ impl GpuBackend {
         let radius = setup.particles.radius.clone();
         let order = order::for_positions(&setup.particles.position, &radius, cell_order);
         let period = setup.period().to_array();
-        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, device_exchanges: Default::default(), order, cell_order, cells, most_particles: setup.particle_capacity().min(u32::MAX as usize) as u32, order_step: 0 };
+        let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, earlier_builds: (0, 0), late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, device_exchanges: Default::default(), order, cell_order, cells, most_particles: setup.particle_capacity().min(u32::MAX as usize) as u32, order_step: 0 };
         backend.write_particles(&rows);
         backend.write_rebuild_table();
         // the initial force evaluation sees the walls at t = 0 (time index 0)
@@ -482,6 +485,14 @@ impl GpuBackend {
     /// Neighbour-list builds since the start or the last state import.
     pub fn list_builds(&self) -> Result<u32> {
         Ok(self.read_step_state()?.rebuilds)
+    }
+
+    /// Before an import or an exchange restarts the device's count of list builds: the steps
+    /// and builds since the last restart kept (`earlier_builds`), and the count restarted here.
+    pub(crate) fn restart_build_count(&mut self) {
+        self.earlier_builds.0 += self.steps_done - self.steps_at_start;
+        self.earlier_builds.1 += self.rebuilds_seen as u64;
+        self.steps_at_start = self.steps_done;
     }
 
     /// Batches that halted because the list went stale in a step that carries no rebuild
@@ -575,8 +586,11 @@ impl GpuBackend {
         let st = self.read_step_state()?;
         let slots = self.list_slots()? as f64 / n;
         let cells = self.grid.n_cells as f64 / n;
-        let steps = self.steps_done - self.steps_at_start;
-        let steps_per_rebuild = if st.rebuilds > 0 { (steps as f64 / st.rebuilds as f64).max(1.0) } else { 1.0 };
+        // the run's steps and builds, across imports and exchanges (a bench of a hopper ends at
+        // an exchange: its own count has no steps yet)
+        let steps = self.earlier_builds.0 + (self.steps_done - self.steps_at_start);
+        let builds = self.earlier_builds.1 + st.rebuilds as u64;
+        let steps_per_rebuild = if builds > 0 { (steps as f64 / builds as f64).max(1.0) } else { 1.0 };
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = self.batch_len() as f64;
         let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
