@@ -161,7 +161,8 @@ impl GpuBackend {
     }
 
     /// `Backend::exchange_view` (module doc). With rigid bodies the boxes are widened by the
-    /// largest distance of a component from its body's centre (`GpuBodies::reach`), so every
+    /// largest distance of a component from its body's centre (`GpuBodies::reach`), and repeated
+    /// one period either way on periodic axes (a component wrapped across the edge), so every
     /// body whose centre or a component the query wants has a component found, and each such
     /// body is handed out whole: its components' rows (`exchange_gather` over the found bodies'
     /// runs) and its own (`exchange_body_gather`).
@@ -174,7 +175,11 @@ impl GpuBackend {
             None => (Vec::new(), Vec::new(), 0.0),
         };
         let mut view = ExchangeView { n: n as usize, ids: Vec::new(), state: ParticleState { step: self.steps_done, ..Default::default() }, radius: self.radius.clone(), material: self.material.clone(), body_ids, body_mass };
-        let boxes = block_boxes(&q.widened(reach), self.grid.block, self.periodic);
+        let q = match reach > 0.0 {
+            true => q.widened(reach).with_images(self.period, self.periodic),
+            false => q.clone(),
+        };
+        let boxes = block_boxes(&q, self.grid.block, self.periodic);
         if boxes.is_empty() {
             // nothing to look at (no outlet, no insertion due, no lost-particle check)
             return Ok(Some(view));

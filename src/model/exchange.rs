@@ -33,6 +33,18 @@ impl ExchangeQuery {
         ExchangeQuery { boxes: self.boxes.iter().map(|(lo, hi)| (*lo - r, *hi + r)).collect(), outside: self.outside.map(|(lo, hi)| (lo + r, hi - r)) }
     }
 
+    /// The query with every box repeated one period either way on each periodic axis (`period`
+    /// where `periodic`): a widened box that crosses the domain's edge there then also takes
+    /// the centres wrapped to the other side (a body's component across the boundary).
+    pub fn with_images(&self, period: [f64; 3], periodic: [bool; 3]) -> ExchangeQuery {
+        let mut boxes = self.boxes.clone();
+        for a in (0..3).filter(|&a| periodic[a]) {
+            let shift = DVec3::from(std::array::from_fn(|b| if b == a { period[a] } else { 0.0 }));
+            boxes = boxes.iter().flat_map(|&(lo, hi)| [(lo - shift, hi - shift), (lo, hi), (lo + shift, hi + shift)]).collect();
+        }
+        ExchangeQuery { boxes, outside: self.outside }
+    }
+
     /// Whether a centre at `x` must be handed out (the exact test a coarse one must cover).
     pub fn wants(&self, x: DVec3, periodic: [bool; 3]) -> bool {
         self.boxes.iter().any(|(lo, hi)| x.cmpge(*lo).all() && x.cmple(*hi).all())
@@ -132,6 +144,14 @@ mod tests {
         assert!(wanted > 1000 && near > 0, "{wanted} {near}");
         // with no reach the query is the same
         assert_eq!(q.widened(0.0), q);
+        // across a periodic edge (z in [0, 1)): a body centred at z = 0.05 in a box [0, 0.1]
+        // with a component wrapped to z = 0.95 (it sat at −0.05)
+        let q = ExchangeQuery { boxes: vec![(DVec3::new(-1.0, -1.0, 0.0), DVec3::new(1.0, 1.0, 0.1))], outside: None };
+        let (x, period) = (DVec3::new(0.0, 0.0, 0.95), [0.0, 0.0, 1.0]);
+        assert!(q.wants(DVec3::new(0.0, 0.0, 0.05), periodic) && !q.widened(0.1).wants(x, periodic));
+        let imaged = q.widened(0.1).with_images(period, periodic);
+        assert!(imaged.wants(x, periodic) && imaged.boxes.len() == 3);
+        assert!(!imaged.wants(DVec3::new(0.0, 0.0, 0.5), periodic));
     }
 
     #[test]
