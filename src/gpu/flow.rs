@@ -488,6 +488,8 @@ impl GpuBackend {
         }
         self.step_encoder().body_totals(&mut enc);
         self.ctx.queue.submit([enc.finish()]);
+        debug_assert_eq!(self.radius.len(), n_new as usize);
+        debug_assert!(self.bodies.as_ref().is_none_or(|bd| bd.host.check(n_new as usize).is_ok()));
         Ok(())
     }
 
