@@ -946,3 +946,40 @@ fn gpu_exchanges_of_clumps_run_on_the_device_bit_for_bit() {
         assert!(a == b, "{f} differs between the whole GPU run and the split one");
     }
 }
+
+/// Tablets shot upwards out of an open bin and past the scene's `domain`, with
+/// `"lost_particles": "remove"`: the GPU's view finds the bodies whose centres of mass left it
+/// (the query's outside test shrunk by the largest component offset) and the exchanges on the
+/// device remove them whole, bit for bit as the driver does on the whole exported state.
+#[test]
+fn gpu_exchanges_remove_lost_clumps_by_their_centres_bit_for_bit() {
+    let mut scene: serde_json::Value = serde_json::from_str(TABLET_FEED).unwrap();
+    let o = scene.as_object_mut().unwrap();
+    o.insert("domain".into(), serde_json::json!({ "min": [-0.01, -0.01, -0.01], "max": [0.05, 0.05, 0.075] }));
+    o.insert("lost_particles".into(), serde_json::json!("remove"));
+    o.remove("outlets");
+    for ins in o["insert"].as_array_mut().unwrap() {
+        ins["velocity"] = serde_json::json!([0.3, 0, 1.5]);
+        ins["region"] = serde_json::json!({ "type": "box", "min": [0.0, 0.0, 0.01], "max": [0.04, 0.04, 0.04] });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fountain.json");
+    std::fs::write(&path, serde_json::to_string(&scene).unwrap()).unwrap();
+    let setup = talus::scene::load(&path).unwrap();
+    let mut device = gpu(&setup);
+    let mut whole = WholeStateExchange(gpu(&setup), false);
+    let mut flows: Vec<talus::flow::FlowDriver> = (0..2).map(|_| talus::flow::FlowDriver::new(&setup).unwrap().unwrap()).collect();
+    for output in 1..=16 {
+        for (b, f) in [&mut device as &mut dyn Backend, &mut whole].into_iter().zip(flows.iter_mut()) {
+            b.step(setup.output_every).unwrap();
+            f.exchange(&setup, b).unwrap();
+        }
+        assert_eq!(flows[0].totals(), flows[1].totals(), "output {output}");
+        assert!(fingerprint(&mut device) == fingerprint(&mut whole), "output {output}: the exchanges on the device and those decided on the whole state differ");
+    }
+    let t = flows[0].totals();
+    println!("fountain: {:?} bodies in, {} lost ({:.3e} kg, {:.3e} J), {} held; exchanges {:?}; full-state readbacks {}", t.inserted_count, t.lost_count, t.lost_mass, t.lost_energy, t.held_count, device.device_exchanges(), device.full_state_readbacks());
+    assert!(t.lost_count >= 5, "bodies must leave the domain: {t:?}");
+    assert_eq!(device.device_exchanges().through_host, 1, "{:?}", device.device_exchanges());
+    assert_eq!(device.full_state_readbacks(), 1, "only the exchange that makes the body table reads the whole state");
+}
