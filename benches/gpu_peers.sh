@@ -22,8 +22,15 @@
 #              README.md); DEME=0 or a missing kit skips DEME (its columns stay "-")
 #   DEME_JIT   a deme_jit_cache.tar.xz from an earlier call on the same GPU architecture,
 #              unpacked into /tmp before DEME starts (skips most of its JIT compilation)
-#   CASES      default "settle1M bed1M settle10M bed10M" (also bed100M: the 100M-particle bed;
-#              clumps1M: 1M component spheres in four-sphere tablets, `--packing clumps`)
+#   CASES      default "settle1M bed1M shuffled1M settle10M bed10M" (shuffled1M: the 1M bed with
+#              its ids shuffled, `--ids shuffled`, as a poured scene numbers its grains; also
+#              bed100M: the 100M-particle bed; clumps1M: 1M component spheres in four-sphere
+#              tablets, `--packing clumps`)
+#   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0) and
+#              stored in id order (TALUS_GPU_CELL_ORDER=0), new binary only (default "bed1M
+#              shuffled1M"; "" for none): what cell order and the schedule are worth on the card
+#   NBED       particles of the bed1M and shuffled1M cases (default 1000000; smaller for a dry run
+#              of the script on lavapipe)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
 #              S100 at 100M (100)
 #   DEME10=0   DEME at 1M only (its 10M case JIT-compiles again: minutes on a first call; it
@@ -42,7 +49,9 @@ WORK=${1:-${OUT:+$OUT/gpu_peers}}
 WORK=$(realpath -m "${WORK:-bench_runs/gpu_peers}")
 mkdir -p "$WORK"
 W=${W:-200}; S=${S:-2000}; W10=${W10:-200}; S10=${S10:-500}; S100=${S100:-100}
-CASES=${CASES:-"settle1M bed1M settle10M bed10M"}
+CASES=${CASES:-"settle1M bed1M shuffled1M settle10M bed10M"}
+LAYOUT_AB=${LAYOUT_AB-"bed1M shuffled1M"}
+NBED=${NBED:-1000000}
 DEADLINE=${DEADLINE:-540}
 DEME_DIR=$(realpath -m "${DEME_DIR:-$ROOT/.deme_peer}")
 [ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ] || { XDG_RUNTIME_DIR=$(mktemp -d); export XDG_RUNTIME_DIR; }
@@ -88,7 +97,7 @@ talus_json() {
     grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
   fi
 }
-OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//')}
+OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 case "$gpu_name" in *H200*) PEAK_GBS=${PEAK_GBS:-4800} ;; *H100*HBM3*|*H100*SXM*) PEAK_GBS=${PEAK_GBS:-3350} ;; esac
@@ -105,7 +114,14 @@ for c in $CASES; do
         python3 benches/settle_scene.py "$WORK/scene_$c.json" $n $n $n $(( w + s ))
         case " $TRACKED " in *" $c "*) talus_json "$bin" "$c$sfx" --scene "$WORK/scene_$c.json" --from 0 --steps $s --warmup $w ;; esac
         talus_json "$bin" "${c}_untracked$sfx" --scene "$WORK/scene_${c}_untracked.json" --from 0 --steps $s --warmup $w ;;
-      bed1M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
+      bed1M|shuffled1M)
+        # (binaries before `--ids` number the bed as placed)
+        ids=(); [ $c = shuffled1M ] && ids=(--ids shuffled)
+        talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
+        if [ "$b" = 0 ] && case " $LAYOUT_AB " in *" $c "*) true ;; *) false ;; esac; then
+          TALUS_GPU_BALANCE=0 talus_json "$bin" "${c}_nobalance" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
+          TALUS_GPU_CELL_ORDER=0 talus_json "$bin" "${c}_idorder" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
+        fi ;;
       bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
       clumps1M) talus_json "$bin" "$c$sfx" --packing clumps --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
@@ -156,6 +172,13 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
+    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)")):
+        v = talus(c + sfx)
+        if v:
+            print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")
+    if first.get("gpu_layout"):
+        l = first["gpu_layout"]
+        print(f"|  | layout: {'cell' if l['cell_order'] else 'id'} order, schedule {l['schedule']} |")
     for r, label in ((first, ""), (talus(c + ".old"), "before: ")):
         if r and r.get("pass_ms_per_step"):
             gbs = dict((name, v) for name, v in r.get("pass_gb_per_s") or [])

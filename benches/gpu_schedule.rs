@@ -24,7 +24,7 @@ fn main() {
     for shuffled in [true, false] {
         let mut setup = talus::bench::bed_setup(n, ContactModel::HertzMindlin);
         if shuffled {
-            talus::bench::shuffle_ids(&mut setup, 0x9e37_79b9_7f4a_7c15);
+            talus::bench::shuffle_ids(&mut setup, talus::bench::SHUFFLE_SEED);
         }
         let make = |balanced| GpuBackend::new(&setup, GpuOptions { balanced: Some(balanced), ..GpuOptions::default() });
         let mut runs = match (make(true), make(false)) {

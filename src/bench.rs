@@ -105,6 +105,31 @@ impl std::str::FromStr for Packing {
     }
 }
 
+/// How the bench scene numbers its particles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ids {
+    /// In the order the generator places them (the bed and the settling box: row by row).
+    Placed,
+    /// Shuffled (`shuffle_ids`, a fixed seed): neighbours in space scattered in id order, as in
+    /// a poured or randomly filled scene; what the GPU's cell order and force-pass schedule are
+    /// for.
+    Shuffled,
+}
+
+impl std::str::FromStr for Ids {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "placed" => Ok(Ids::Placed),
+            "shuffled" => Ok(Ids::Shuffled),
+            _ => Err(format!("unknown id order `{s}`; use placed or shuffled")),
+        }
+    }
+}
+
+/// The seed of `--ids shuffled` (the one `benches/gpu_schedule.rs` and `tests/gpu_order.rs` use).
+pub const SHUFFLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// Spheres of the bench's clump template: four spheres of radius 1 mm, 1 mm apart in a line
 /// (a 5 mm tablet, 2 mm wide; bounding radius 2.5 mm).
 pub const CLUMP_SPHERES: [[f64; 4]; 4] = [[-0.0015, 0.0, 0.0, 0.001], [-0.0005, 0.0, 0.0, 0.001], [0.0005, 0.0, 0.0, 0.001], [0.0015, 0.0, 0.0, 0.001]];
@@ -315,6 +340,9 @@ pub struct BenchResult {
     pub particles_that_fit: Option<u64>,
     /// `--scene` with insertions or outlets: the exchanges of the timed steps.
     pub exchanges: Option<ExchangeStats>,
+    /// GPU only: how the device lays the particles out and schedules the force pass at the end
+    /// of the timed steps (`GpuBackend::layout`).
+    pub gpu_layout: Option<crate::gpu::GpuLayout>,
 }
 
 /// The exchanges (insertions and outlets) of a benchmark's timed steps (`talus bench --scene`).
@@ -362,6 +390,9 @@ impl fmt::Display for BenchResult {
             (Some(slots), Some(every)) if every.is_finite() => write!(f, "\nneighbour list        {slots:.2} slots/particle, built every {every:.1} steps")?,
             (Some(slots), Some(_)) => write!(f, "\nneighbour list        {slots:.2} slots/particle, not rebuilt in the timed steps")?,
             _ => {}
+        }
+        if let Some(l) = &self.gpu_layout {
+            write!(f, "\ngpu layout            {l}")?;
         }
         if let Some(x) = &self.exchanges {
             write!(f, "\nexchanges             {} in {:.3} s", x.count, x.seconds)?;
@@ -437,6 +468,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         peak_bandwidth_gb_s: None,
         device_memory_bytes: None,
         particles_that_fit: None,
+        gpu_layout: None,
         exchanges: None,
     })
 }
@@ -501,23 +533,30 @@ pub fn fit_gpu(g: &GpuBackend, result: &mut BenchResult) {
     let per = g.device_bytes() as f64 / n;
     result.device_memory_bytes = g.memory_budget();
     result.particles_that_fit = g.memory_budget().map(|m| crate::gpu::particles_that_fit(m, per, g.split_layout().cap_bytes));
+    result.gpu_layout = g.layout().ok();
 }
 
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no hardware GPU adapter is found (`run::resolve_auto`).
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
 #[allow(clippy::too_many_arguments)]
-pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing) -> Result<BenchResult> {
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing, ids: Ids) -> Result<BenchResult> {
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
-    let setup = match packing {
+    if ids == Ids::Shuffled && packing == Packing::Clumps {
+        return Err(TalusError::Other("--ids shuffled: applies to the settling and bed packings (a clump's spheres are numbered body by body)".into()));
+    }
+    let mut setup = match packing {
         Packing::Settling => bench_setup(particles, 1, model),
         Packing::Bed => bed_setup(particles, model),
         Packing::Clumps => clump_setup(particles, model),
     };
+    if ids == Ids::Shuffled {
+        shuffle_ids(&mut setup, SHUFFLE_SEED);
+    }
     let n = setup.particles.len();
-    let scene = format!("{}, {}", packing.name(), model.name());
+    let scene = format!("{}, {}{}", packing.name(), model.name(), if ids == Ids::Shuffled { ", ids shuffled" } else { "" });
     let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {

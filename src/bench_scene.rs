@@ -135,6 +135,7 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         peak_bandwidth_gb_s: None,
         device_memory_bytes: None,
         particles_that_fit: None,
+        gpu_layout: None,
         exchanges: flow.is_some().then(|| ExchangeStats {
             gpu: gpu.as_ref().zip(gpu_before).map(|(g, before)| g.device_exchanges().since(&before)),
             ..exchanges

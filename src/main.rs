@@ -167,8 +167,13 @@ enum Command {
         /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
-        /// Time a scene file instead (insertions and outlets included); --particles, --model
-        /// and --packing do not apply
+        /// placed: the settling box and the bed number their particles row by row as placed;
+        /// shuffled: ids shuffled (a fixed seed), neighbours in space scattered in id order as
+        /// in a poured scene (what the GPU's cell order and force-pass schedule are for)
+        #[arg(long, default_value = "placed")]
+        ids: talus::bench::Ids,
+        /// Time a scene file instead (insertions and outlets included); --particles, --model,
+        /// --packing and --ids do not apply
         #[arg(long)]
         scene: Option<PathBuf>,
         /// With --scene: the CPU reference runs the scene to this time (s) and the chosen
@@ -545,13 +550,13 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, scene, from, peak_bandwidth } => {
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, ids, scene, from, peak_bandwidth } => {
             if let Some(p) = peak_bandwidth.filter(|p| !(p.is_finite() && *p > 0.0)) {
                 return Err(talus::TalusError::Other(format!("--peak-bandwidth {p}: a bandwidth in GB/s above 0")));
             }
             let mut r = match scene {
                 Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
-                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing)?,
+                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing, ids)?,
             };
             r.peak_bandwidth_gb_s = peak_bandwidth;
             println!("{r}");

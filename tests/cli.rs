@@ -249,3 +249,45 @@ fn info_into_a_closed_pipe_ends_quietly() {
     // 13 = SIGPIPE
     assert_eq!(out.status.signal(), Some(13), "status {:?}: {err}", out.status);
 }
+
+/// `talus bench --ids shuffled` numbers the same bed at random: the same grains and contacts as
+/// placed; on the GPU the report says how the device lays them out (cell order, the force
+/// pass's schedule taken where the runs differ), and the environment switches of
+/// `benches/gpu_peers.sh`'s layout rows change what it says. A clump bench refuses it.
+#[test]
+fn bench_ids_shuffled_and_the_gpu_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = |name: &str| dir.path().join(format!("{name}.json"));
+    let bench = |name: &str, backend: &str, ids: &str, env: &[(&str, &str)]| {
+        let path = json(name);
+        let args = ["bench", "--backend", backend, "--packing", "bed", "--particles", "2000", "--steps", "2", "--warmup", "0", "--ids", ids, "--json", path.to_str().unwrap()];
+        let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(args).envs(env.iter().copied()).output().unwrap();
+        assert!(o.status.success(), "{name}: stderr: {}", text(&o.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        (v, text(&o.stdout))
+    };
+    let (placed, _) = bench("cpu_placed", "cpu", "placed", &[]);
+    let (shuffled, out) = bench("cpu_shuffled", "cpu", "shuffled", &[]);
+    assert!(out.contains("bed, hertz, ids shuffled"), "{out}");
+    assert_eq!(placed["particles"], shuffled["particles"]);
+    assert_eq!(placed["contacts_per_particle"], shuffled["contacts_per_particle"], "the shuffled bed is not the same bed");
+    assert!(shuffled["gpu_layout"].is_null());
+
+    let (gpu, out) = bench("gpu_shuffled", "gpu", "shuffled", &[]);
+    assert!(out.contains("gpu layout            stored in cell order"), "{out}");
+    assert_eq!(gpu["gpu_layout"]["cell_order"], true);
+    assert_eq!(gpu["gpu_layout"]["schedule"], "taken", "{out}");
+    let (gpu, _) = bench("gpu_placed", "gpu", "placed", &[]);
+    assert_eq!(gpu["gpu_layout"]["schedule"], "on, not taken (the runs are alike)");
+    let (gpu, out) = bench("gpu_plain", "gpu", "shuffled", &[("TALUS_GPU_BALANCE", "0"), ("TALUS_GPU_CELL_ORDER", "0")]);
+    assert!(out.contains("stored in id order; force-pass schedule off"), "{out}");
+    assert_eq!(gpu["gpu_layout"]["cell_order"], false);
+    assert_eq!(gpu["gpu_layout"]["schedule"], "off");
+
+    let o = talus(&["bench", "--backend", "cpu", "--packing", "clumps", "--ids", "shuffled"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("--ids shuffled"), "{}", text(&o.stderr));
+    let o = talus(&["bench", "--ids", "random"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("random"), "{}", text(&o.stderr));
+}

@@ -38,7 +38,7 @@ fn close(a: f64, b: f64, scale: f64, what: &str) {
 /// ids shuffled: neighbours in space are scattered in id order, as in a poured scene.
 fn shuffled_bed(n: usize) -> talus::setup::Setup {
     let mut setup = talus::bench::bed_setup(n, ContactModel::HertzMindlin);
-    talus::bench::shuffle_ids(&mut setup, 0x9e37_79b9_7f4a_7c15);
+    talus::bench::shuffle_ids(&mut setup, talus::bench::SHUFFLE_SEED);
     setup
 }
 

@@ -123,6 +123,28 @@ pub struct GpuOptions {
 }
 
 /// The environment variable that turns the cell order of the device's storage off (`0`) or on.
+/// How a GPU backend stores its particles and schedules its force pass (`GpuBackend::layout`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuLayout {
+    /// Stored in cell order (`GpuOptions::cell_order`, `TALUS_GPU_CELL_ORDER`), else in id order.
+    pub cell_order: bool,
+    /// Steps between renumberings on the device, where it renumbers.
+    pub renumber_every: Option<u64>,
+    /// The force pass's schedule (`GpuOptions::balanced`, `TALUS_GPU_BALANCE`): "off", "taken",
+    /// or on but not taken.
+    pub schedule: &'static str,
+}
+
+impl std::fmt::Display for GpuLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stored in {} order", if self.cell_order { "cell" } else { "id" })?;
+        if let Some(k) = self.renumber_every {
+            write!(f, " (renumbered in cell order every {k} steps)")?;
+        }
+        write!(f, "; force-pass schedule {}", self.schedule)
+    }
+}
+
 pub const CELL_ORDER_ENV: &str = "TALUS_GPU_CELL_ORDER";
 
 /// Whether to store in cell order: `chosen`, else `TALUS_GPU_CELL_ORDER`, else yes; an unclear
@@ -638,6 +660,19 @@ impl GpuBackend {
             steps_per_rebuild,
             passes,
         })
+    }
+
+    /// How the particles are stored and the force pass scheduled now (`talus bench` reports
+    /// it; reads the step state).
+    pub fn layout(&self) -> Result<GpuLayout> {
+        let schedule = if self.sim.balanced == 0 {
+            "off"
+        } else if self.schedule_taken(&self.read_step_state()?) {
+            "taken"
+        } else {
+            "on, not taken (the runs are alike)"
+        };
+        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule })
     }
 
     /// The force pass's schedule as last written (`shaders/schedule.wgsl`): for each thread,
