@@ -30,6 +30,7 @@ use super::context::GpuContext;
 use super::encode::{pass_groups, PassGroups};
 use super::grid;
 use super::layout::BodyParams;
+use super::order::Order;
 use super::pipelines::{module, pipeline};
 use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
@@ -187,13 +188,23 @@ impl GpuBodies {
         b.params.size() + b.int.size() + b.state.size() + b.comp.size()
     }
 
-    /// Buffers for `bodies` (checked against `n` particles) with its rows uploaded, and the
+    /// Buffers for `bodies` (checked against `n` particles) with its rows uploaded for the
+    /// particles stored in `order` (each body's first component and every component's row at
+    /// its storage index: `order::for_state` keeps a body's components one run), and the
     /// pipelines (`pipelines`, when they fit `b`'s split layout, else compiled) and bind groups.
-    pub fn new(ctx: &GpuContext, b: &Buffers, bodies: &Bodies, block: f64, pipelines: Option<Arc<BodyPipelines>>) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, b: &Buffers, bodies: &Bodies, order: &Order, block: f64, pipelines: Option<Arc<BodyPipelines>>) -> Result<Self> {
         bodies.check(b.n_particles as usize).map_err(|e| TalusError::Other(format!("rigid bodies: {e}")))?;
         let nb = bodies.len() as u32;
         let buffers = BodyBuffers::new(ctx, nb, b.n_particles)?;
-        let (int, state, comp) = rows(bodies, block, 0, 0);
+        let (mut int, state, comp) = rows(bodies, block, 0, 0);
+        for (k, head) in int.chunks_mut(BODY_INT_ROWS as usize).map(|rows| &mut rows[0]).enumerate() {
+            let run: Vec<usize> = (bodies.first[k]..bodies.first[k] + bodies.count[k]).map(|i| order.slot(i as usize)).collect();
+            if run.windows(2).any(|w| w[1] != w[0] + 1) {
+                return Err(TalusError::Other(format!("rigid body {k}: its components are not stored one after another (an order that splits bodies)")));
+            }
+            head[3] = run.first().copied().unwrap_or(0) as i32;
+        }
+        let comp = order.to_storage(&comp, 1);
         let q = &ctx.queue;
         if nb > 0 {
             q.write_buffer(&buffers.int, 0, bytemuck::cast_slice(&int));

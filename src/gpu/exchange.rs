@@ -152,7 +152,7 @@ impl GpuBackend {
     /// Continue from `state`, at its step (see the module doc), stored in cell order of its
     /// positions where the backend stores so (`gpu::order`).
     pub(crate) fn import(&mut self, state: &ParticleState) -> Result<()> {
-        let order = super::order::for_positions(&state.particles.position, &state.particles.radius, self.cell_order && state.bodies.is_empty());
+        let order = super::order::for_state(&state.particles.position, &state.particles.radius, &state.bodies, self.cell_order);
         self.import_in(state, order, 0)
     }
 
@@ -186,7 +186,7 @@ impl GpuBackend {
             None
         } else {
             let kept = body_pipelines;
-            Some(super::bodies::GpuBodies::new(&self.ctx, &self.buffers, &state.bodies, self.grid.block, kept)?)
+            Some(super::bodies::GpuBodies::new(&self.ctx, &self.buffers, &state.bodies, &order, self.grid.block, kept)?)
         };
         self.radius = state.particles.radius.clone();
         self.material = state.particles.material.clone();

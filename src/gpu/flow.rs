@@ -27,7 +27,7 @@
 //!   and torque back. Each step of it is what `import` does with the exported state, so the
 //!   device ends in the same bytes (`tests/hopper.rs` and `tests/flow.rs` compare the paths).
 //!
-//! With rigid bodies (`gpu::bodies`; stored in id order, a body's components one run) the view
+//! With rigid bodies (`gpu::bodies`; stored body by body, a body's components one run) the view
 //! hands out whole bodies: `exchange_near` tests the components against the query's boxes
 //! widened by the largest component offset (`GpuBodies::reach`), so every body whose centre of
 //! mass or a component the query wants has a component found; the host takes every component of

@@ -110,11 +110,12 @@ pub struct GpuOptions {
     pub max_device_bytes: Option<u64>,
     /// Whether the device stores the particles in cell order (`gpu::order`); `None` = the
     /// environment variable `TALUS_GPU_CELL_ORDER` (`1` or `0`), else yes. Scenes with rigid
-    /// bodies and ranks of a decomposed run are stored in id order either way.
+    /// bodies are stored body by body (`order::for_state`); ranks of a decomposed run are stored
+    /// in id order either way.
     pub cell_order: Option<bool>,
     /// Steps between renumberings in cell order on the device (a positive multiple of
     /// `REBUILD_STRIDE`, or 0: never); `None` = `RENUMBER_EVERY` where the particles are stored
-    /// in cell order, never otherwise.
+    /// in cell order, never otherwise. Never with rigid bodies (`order::renumbers`).
     pub renumber_every: Option<u64>,
     /// Whether each workgroup of the force pass takes its particles longest run first
     /// (`shaders/schedule.wgsl`; no output changes by a bit); `None` = the environment variable
@@ -366,10 +367,10 @@ impl GpuBackend {
         }
         // the renumbering on the device (`gpu::order`): cells of the grid of skin 0
         // (never with rigid bodies, nor on a rank of a decomposed run, which takes a grid)
-        let applies = order::cell_order_applies(setup) && opts.grid.is_none();
+        let applies = opts.grid.is_none();
         let cell_order = cell_order_wanted(opts.cell_order)? && applies;
         let renumber_every = match opts.renumber_every {
-            _ if !applies => 0,
+            _ if !applies || !order::renumbers(setup) => 0,
             Some(k) if k % crate::layout::consts::REBUILD_STRIDE as u64 != 0 || k > u32::MAX as u64 => {
                 return Err(TalusError::Other(format!("renumber_every = {k}: a multiple of {} steps (or 0) is needed", crate::layout::consts::REBUILD_STRIDE)));
             }
@@ -448,14 +449,14 @@ impl GpuBackend {
         }
         let densities: Vec<f64> = setup.materials.iter().map(|m| m.density).collect();
         let mut rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
+        let radius = setup.particles.radius.clone();
+        let order = order::for_state(&setup.particles.position, &radius, &setup.bodies, cell_order);
         let body_state = if setup.bodies.is_empty() {
             None
         } else {
             bodies::set_component_masses(&mut rows.motion, &setup.bodies);
-            Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, grid.block, None)?)
+            Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, &order, grid.block, None)?)
         };
-        let radius = setup.particles.radius.clone();
-        let order = order::for_positions(&setup.particles.position, &radius, cell_order);
         let period = setup.period().to_array();
         let mut backend = GpuBackend { ctx, pipelines, buffers, groups, grid, sim, opts, steps_done: 0, dt: setup.dt, walls: setup.walls.clone(), meshes, wall_rows_capacity, period, radius, material: setup.particles.material.clone(), densities, pairs, carried: Energies::default(), lost: match setup.checks.lost_particles { LostParticles::Error => setup.lost_bounds(), LostParticles::Remove => None }, periodic: setup.periodic, last_snapshot_step: None, stopped: None, steps_at_start: 0, earlier_builds: (0, 0), late_rebuilds: 0, rebuilds_seen: 0, steps_since_build: 0, memory, shared_pipelines, planned_bytes: planned, bodies: body_state, gravity: setup.gravity, exchange_pipes: None, full_readbacks: 0, device_exchanges: Default::default(), order, cell_order, cells, most_particles: setup.particle_capacity().min(u32::MAX as usize) as u32, order_step: 0 };
         backend.write_particles(&rows);

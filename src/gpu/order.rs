@@ -26,13 +26,15 @@
 //! the order (`GpuBackend::sync_order`, 4 B per particle, once per renumbering at most). An
 //! exchange on the device keeps the survivors where they are and appends the newcomers; a
 //! checkpoint saves the order ("order") and a resume restores it, so a resumed run sums, and
-//! renumbers, as the run it continues. Rigid bodies (held or inserted: `cell_order_applies`)
-//! and ranks of a decomposed run keep id order (their passes index components and ghosts by
-//! storage index).
+//! renumbers, as the run it continues. A scene with rigid bodies is stored body by body
+//! (`for_state`: the bodies in the cell order of their centres, each body's components one run),
+//! and the device does not renumber it (`renumbers`). Ranks of a decomposed run keep id order
+//! (their ghosts are indexed by storage index).
 
 use rayon::prelude::*;
 
 use crate::cpu::neighbour::morton_code;
+use crate::model::body::Bodies;
 use crate::setup::Setup;
 
 /// The storage order of the particles on the device: `id[s]` is the id of the particle stored
@@ -173,11 +175,31 @@ pub fn for_positions(positions: &[[f64; 3]], radius: &[f64], enabled: bool) -> O
     Order::new(cell_order(positions, 2.0 * r_max))
 }
 
-/// Whether a set-up is stored in cell order by default: not with rigid bodies (their passes
-/// index components by id), whether held from the start or brought by a clump insertion
-/// (`Setup::has_bodies`: a feed that starts empty would otherwise be renumbered on the device
-/// once its bodies came in).
-pub fn cell_order_applies(setup: &Setup) -> bool {
+/// The storage order of a state: `for_positions` without rigid bodies; with them, the bodies
+/// in the Z-order of the cells of their centres (cells of a body's bounding diameter, by body
+/// id within a cell), each body's components one after another in id order, so that a body's
+/// components stay one run of storage indices in the order it sums their forces (the body
+/// passes and `exchange_body_compact` work on storage indices). Identity where `enabled` is
+/// false, or where the table does not cover every particle.
+pub fn for_state(positions: &[[f64; 3]], radius: &[f64], bodies: &Bodies, enabled: bool) -> Order {
+    if bodies.is_empty() {
+        return for_positions(positions, radius, enabled);
+    }
+    if !enabled || bodies.body_of.len() != positions.len() {
+        return Order::default();
+    }
+    let reach = bodies.offset.iter().map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt()).fold(0.0f64, f64::max);
+    let r_max = radius.iter().copied().fold(0.0f64, f64::max);
+    let ids = cell_order(&bodies.position, 2.0 * (reach + r_max)).into_iter().flat_map(|b| bodies.first[b as usize]..bodies.first[b as usize] + bodies.count[b as usize]).collect();
+    Order::new(ids)
+}
+
+/// Whether the device renumbers a set-up's particles during the run (`shaders/order.wgsl`):
+/// not with rigid bodies, whether held from the start or brought by a clump insertion
+/// (`Setup::has_bodies`). The renumbering sorts particle by particle, and a body's components
+/// must stay one run; such a scene keeps the order the host sets at the start or an import
+/// (`for_state`), with the survivors of an exchange in place and the newcomers appended.
+pub fn renumbers(setup: &Setup) -> bool {
     !setup.has_bodies()
 }
 
@@ -201,6 +223,24 @@ mod tests {
         for &i in &order[..8] {
             assert!(pos[i as usize].iter().all(|&x| x < 2.0), "{:?}", pos[i as usize]);
         }
+    }
+
+    #[test]
+    fn bodies_are_stored_whole_in_the_cell_order_of_their_centres() {
+        // three dumbbells listed far, near, middle along x: stored near, middle, far, each
+        // body's two components one after the other in id order
+        let mut b = Bodies::default();
+        let mut pos = Vec::new();
+        for (k, x) in [10.0, 0.0, 5.0].into_iter().enumerate() {
+            b.push([x, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0; 3], [0.0; 3], 1.0, [1.0; 3], 0, 2 * k as u32, &[[-0.5, 0.0, 0.0], [0.5, 0.0, 0.0]]);
+            pos.extend([[x - 0.5, 0.0, 0.0], [x + 0.5, 0.0, 0.0]]);
+        }
+        let o = for_state(&pos, &[0.5; 6], &b, true);
+        assert_eq!(o.tags(6), vec![2, 3, 4, 5, 0, 1]);
+        assert!(for_state(&pos, &[0.5; 6], &b, false).is_identity());
+        // a table that does not cover every particle is left in id order
+        pos.push([20.0, 0.0, 0.0]);
+        assert!(for_state(&pos, &[0.5; 7], &b, true).is_identity());
     }
 
     #[test]
