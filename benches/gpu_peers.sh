@@ -25,10 +25,11 @@
 #   CASES      default "settle1M bed1M shuffled1M settle10M bed10M" (shuffled1M: the 1M bed with
 #              its ids shuffled, `--ids shuffled`, as a poured scene numbers its grains; also
 #              bed100M: the 100M-particle bed; clumps1M: 1M component spheres in four-sphere
-#              tablets, `--packing clumps`)
+#              tablets, `--packing clumps --ids shuffled`, numbered at random as poured)
 #   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0) and
 #              stored in id order (TALUS_GPU_CELL_ORDER=0), new binary only (default "bed1M
-#              shuffled1M"; "" for none): what cell order and the schedule are worth on the card
+#              shuffled1M clumps1M", where run; "" for none): what cell order and the schedule are
+#              worth on the card
 #   NBED       particles of the bed1M and shuffled1M cases (default 1000000; smaller for a dry run
 #              of the script on lavapipe)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
@@ -50,7 +51,7 @@ WORK=$(realpath -m "${WORK:-bench_runs/gpu_peers}")
 mkdir -p "$WORK"
 W=${W:-200}; S=${S:-2000}; W10=${W10:-200}; S10=${S10:-500}; S100=${S100:-100}
 CASES=${CASES:-"settle1M bed1M shuffled1M settle10M bed10M"}
-LAYOUT_AB=${LAYOUT_AB-"bed1M shuffled1M"}
+LAYOUT_AB=${LAYOUT_AB-"bed1M shuffled1M clumps1M"}
 NBED=${NBED:-1000000}
 DEADLINE=${DEADLINE:-540}
 DEME_DIR=$(realpath -m "${DEME_DIR:-$ROOT/.deme_peer}")
@@ -124,7 +125,13 @@ for c in $CASES; do
         fi ;;
       bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
-      clumps1M) talus_json "$bin" "$c$sfx" --packing clumps --model hertz_mindlin --particles 1000000 --steps "$S" --warmup "$W" "${prof[@]}" ;;
+      clumps1M)
+        # the tablets numbered at random, as a clump generator numbers what it pours
+        talus_json "$bin" "$c$sfx" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
+        if [ "$b" = 0 ] && case " $LAYOUT_AB " in *" $c "*) true ;; *) false ;; esac; then
+          TALUS_GPU_BALANCE=0 talus_json "$bin" "${c}_nobalance" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
+          TALUS_GPU_CELL_ORDER=0 talus_json "$bin" "${c}_idorder" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
+        fi ;;
       *) echo "gpu_peers.sh: unknown case $c" >&2 ;;
     esac
   done

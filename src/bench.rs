@@ -112,7 +112,7 @@ pub enum Ids {
     Placed,
     /// Shuffled (`shuffle_ids`, a fixed seed): neighbours in space scattered in id order, as in
     /// a poured or randomly filled scene; what the GPU's cell order and force-pass schedule are
-    /// for.
+    /// for. Clumps are shuffled body by body.
     Shuffled,
 }
 
@@ -210,18 +210,36 @@ pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
 
 /// `setup`'s particles renumbered by a seeded random permutation: neighbours in space get
 /// scattered ids, as in a poured or randomly filled scene (the lattice generators number row by
-/// row). Positions, velocities and the rest move with their particles.
+/// row). Positions, velocities and the rest move with their particles. With rigid bodies the
+/// bodies are shuffled, each keeping its components one run of ids in their order.
 pub fn shuffle_ids(setup: &mut Setup, seed: u64) {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     let p = &setup.particles;
-    let mut perm: Vec<usize> = (0..p.len()).collect();
+    let b = &setup.bodies;
+    let units = if b.is_empty() { p.len() } else { b.len() };
+    let mut perm: Vec<usize> = (0..units).collect();
     perm.shuffle(&mut rand_pcg::Pcg64::seed_from_u64(seed));
     let mut shuffled = crate::setup::Particles::default();
-    for &i in &perm {
-        shuffled.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
+    let mut bodies = crate::model::body::Bodies::default();
+    for &u in &perm {
+        let run = match b.is_empty() {
+            true => u..u + 1,
+            false => b.first[u] as usize..(b.first[u] + b.count[u]) as usize,
+        };
+        if !b.is_empty() {
+            bodies.push(b.position[u], b.orientation[u], b.velocity[u], b.angular_momentum[u], b.mass[u], b.moments[u], b.template[u], shuffled.len() as u32, &b.offset[run.clone()]);
+            let k = bodies.len() - 1;
+            bodies.image[k] = b.image[u];
+        }
+        for i in run {
+            shuffled.push(p.position[i], p.velocity[i], p.angular_velocity[i], p.radius[i], p.material[i]);
+        }
     }
     setup.particles = shuffled;
+    if !b.is_empty() {
+        setup.bodies = bodies;
+    }
 }
 
 /// `contacts.default` of the bench scene for `model`: comparable damping (restitution ≈ 0.5).
@@ -544,9 +562,6 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
-    if ids == Ids::Shuffled && packing == Packing::Clumps {
-        return Err(TalusError::Other("--ids shuffled: applies to the settling and bed packings (a clump's spheres are numbered body by body)".into()));
-    }
     let mut setup = match packing {
         Packing::Settling => bench_setup(particles, 1, model),
         Packing::Bed => bed_setup(particles, model),
@@ -579,6 +594,31 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
             let mut result = time_backend(&mut c, n, steps, warmup, traffic)?;
             result.scene = scene;
             Ok(result)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffled_clumps_are_the_same_bodies_each_one_run() {
+        let placed = clump_setup(400, ContactModel::Hertz);
+        let mut shuffled = placed.clone();
+        shuffle_ids(&mut shuffled, SHUFFLE_SEED);
+        let (a, b) = (&placed.bodies, &shuffled.bodies);
+        b.check(shuffled.particles.len()).unwrap();
+        assert_eq!(a.len(), b.len());
+        assert_ne!(a.position, b.position, "the bodies were not shuffled");
+        // every shuffled body is a placed one, with its components' rows in their order
+        for k in 0..b.len() {
+            let j = a.position.iter().position(|x| *x == b.position[k]).expect("a body that was not placed");
+            assert_eq!((a.orientation[j], a.velocity[j], a.mass[j], a.count[j]), (b.orientation[k], b.velocity[k], b.mass[k], b.count[k]));
+            let (ra, rb) = (a.first[j] as usize..(a.first[j] + a.count[j]) as usize, b.first[k] as usize..(b.first[k] + b.count[k]) as usize);
+            assert_eq!(a.offset[ra.clone()], b.offset[rb.clone()]);
+            assert_eq!(placed.particles.position[ra.clone()], shuffled.particles.position[rb.clone()]);
+            assert_eq!(placed.particles.radius[ra], shuffled.particles.radius[rb]);
         }
     }
 }

@@ -167,9 +167,10 @@ enum Command {
         /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
-        /// placed: the settling box and the bed number their particles row by row as placed;
-        /// shuffled: ids shuffled (a fixed seed), neighbours in space scattered in id order as
-        /// in a poured scene (what the GPU's cell order and force-pass schedule are for)
+        /// placed: the bench scenes number their particles (clumps: their bodies) row by row as
+        /// placed; shuffled: ids shuffled (a fixed seed; clumps body by body), neighbours in
+        /// space scattered in id order as in a poured scene (what the GPU's cell order and
+        /// force-pass schedule are for)
         #[arg(long, default_value = "placed")]
         ids: talus::bench::Ids,
         /// Time a scene file instead (insertions and outlets included); --particles, --model,
