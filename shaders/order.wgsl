@@ -11,7 +11,10 @@
 //  half, 11 the current list's partner words translated (its runs stay where they are: `list_fill`
 //  finds an owner's old run through the old index while `StepState::old_runs` says so), 12 done.
 // A stage does nothing unless the step is due and not yet renumbered (a step redone after an
-// overflow does not renumber twice), nor told to skip (`renumber_skip`).
+// overflow does not renumber twice), nor told to skip (`renumber_skip`): `renumber_due`
+// (`order_due.wgsl`). With rigid bodies `body_order` (shaders/body/order.wgsl) keys each
+// particle by its body's centre before stage 1 and moves the body table's particle indices
+// after stage 10.
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<uniform> stage: vec4<u32>;
 @group(0) @binding(2) var<storage, read_write> state: StepState;
@@ -26,12 +29,6 @@
 @group(0) @binding(10) var<storage, read_write> tag: array<u32>;
 @group(0) @binding(11) var<storage, read> list_start: array<u32>;
 // Split arrays (group 1, `gpu::split`): motion, force, list_partner (read_write).
-
-fn renumber_due() -> bool {
-    let e = state.step + 1u;
-    return sim.renumber_every != 0u && state.step != 0u && (state.step % sim.renumber_every) == 0u
-        && state.halt == 0u && state.renumbered != e && atomicLoad(&state.renumber_skip) != e;
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -69,7 +66,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (k >= n) { return; }
     switch s {
         case 1u: {
-            let c = cell_index(cell_of_block(pos_block[k].xyz, sim.order_origin, sim.order_cell_blocks, sim.order_dims), sim.order_dims);
+            // with rigid bodies the cell of the particle's body's centre (`body_order` MODE 0
+            // wrote it), so a body's components share a cell and stay one run
+            var c: u32;
+            if (sim.order_by_body != 0u) {
+                c = particle_cell[k];
+            } else {
+                c = cell_index(cell_of_block(pos_block[k].xyz, sim.order_origin, sim.order_cell_blocks, sim.order_dims), sim.order_dims);
+            }
             particle_cell[k] = c;
             particle_rank[k] = atomicAdd(&cell_count[c], 1u);
         }

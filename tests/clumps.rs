@@ -1019,8 +1019,10 @@ fn gpu_exchanges_remove_lost_clumps_by_their_centres_bit_for_bit() {
 /// The physics keeps the ids' order, so the tablets of `scenes/tablet_pour.json` (placed at
 /// random, so their ids are scattered in space) step bit for bit as when stored in id order:
 /// particles, bodies and contacts; only the f32 energy sums, grouped by storage index, may
-/// differ in their last bits. A run resumed from its exported state and device arrays is stored
-/// as it was saved and continues in every bit, energies included.
+/// differ in their last bits. Renumbered on the device every 64 steps, keyed by their bodies'
+/// centres (`shaders/body/order.wgsl`), the bodies stay whole runs in storage and the
+/// trajectories the same. A run resumed from its exported state and device arrays is stored as
+/// it was saved and continues in every bit, energies included.
 #[test]
 fn gpu_bodies_stored_in_cell_order_step_as_in_id_order() {
     let mut setup = talus::scene::load(&shipped("tablet_pour.json")).unwrap();
@@ -1032,6 +1034,8 @@ fn gpu_bodies_stored_in_cell_order_step_as_in_id_order() {
     let n = setup.particles.len();
     let with = |cell_order: bool| talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions { cell_order: Some(cell_order), ..Default::default() }).unwrap();
     let (mut cells, mut ids) = (with(true), with(false));
+    // and renumbered on the device every 64 steps (`shaders/body/order.wgsl`)
+    let mut moving = talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions { cell_order: Some(true), renumber_every: Some(64), ..Default::default() }).unwrap();
     let stored = cells.stored_ids().unwrap();
     assert_eq!(ids.stored_ids().unwrap(), (0..n as u32).collect::<Vec<_>>());
     // whole bodies, in the Z-order of their centres: consecutive stored bodies lie far closer
@@ -1048,12 +1052,26 @@ fn gpu_bodies_stored_in_cell_order_step_as_in_id_order() {
     let (g_cells, g_ids) = (gap(&bodies_stored), gap(&by_id));
     assert!(g_cells < 0.5 * g_ids, "consecutive stored tablets lie {g_cells} m apart, consecutive ids {g_ids} m");
 
+    // each body one run of storage indices, in id order
+    let whole_bodies = |stored: &[u32]| {
+        for run in stored.chunks(4) {
+            let k = b.body_of[run[0] as usize] as usize;
+            assert_eq!(run, (b.first[k]..b.first[k] + 4).collect::<Vec<_>>(), "body {k} is split in storage");
+        }
+    };
+    let mut orders = vec![moving.stored_ids().unwrap()];
     for k in 1..=2u64 {
         cells.step(300).unwrap();
         ids.step(300).unwrap();
+        moving.step(300).unwrap();
         assert!(trajectory(&mut cells) == trajectory(&mut ids), "the storage orders differ after {} steps", 300 * k);
+        assert!(trajectory(&mut moving) == trajectory(&mut ids), "the run renumbered on the device differs after {} steps", 300 * k);
         energies_close(&mut cells, &mut ids, &format!("cell order against id order after {} steps", 300 * k));
+        let now = moving.stored_ids().unwrap();
+        whole_bodies(&now);
+        orders.push(now);
     }
+    assert!(orders.windows(2).all(|w| w[0] != w[1]), "the device did not renumber the tablets");
     let contacts = cells.contact_count().unwrap();
     println!("tablets in cell order and in id order: {contacts} contacts after 600 steps, consecutive stored tablets {g_cells:.4} m apart (ids: {g_ids:.4} m)");
     assert!(contacts > 50, "only {contacts} contacts after 600 steps: the comparison proves little");
@@ -1067,4 +1085,13 @@ fn gpu_bodies_stored_in_cell_order_step_as_in_id_order() {
     cells.step(200).unwrap();
     resumed.step(200).unwrap();
     assert!(fingerprint(&mut cells) == fingerprint(&mut resumed), "the resumed run differs, energies included");
+    // and the run renumbered on the device, resumed between renumberings, renumbers as it
+    let (state, exact) = (moving.export_state().unwrap(), moving.export_exact().unwrap());
+    let mut resumed = talus::gpu::GpuBackend::new(&setup, talus::gpu::GpuOptions { cell_order: Some(true), renumber_every: Some(64), ..Default::default() }).unwrap();
+    resumed.import_state(&state).unwrap();
+    resumed.import_exact(&exact).unwrap();
+    moving.step(200).unwrap();
+    resumed.step(200).unwrap();
+    assert_eq!(moving.stored_ids().unwrap(), resumed.stored_ids().unwrap());
+    assert!(fingerprint(&mut moving) == fingerprint(&mut resumed), "the resumed run renumbered on the device differs, energies included");
 }

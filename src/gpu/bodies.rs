@@ -51,6 +51,8 @@ pub struct BodyPipelines {
     pub list_fill: wgpu::ComputePipeline,
     /// `reduce_energy` without the components' kinetic and gravitational energy.
     pub reduce_energy: wgpu::ComputePipeline,
+    /// `body_order` by MODE (shaders/body/order.wgsl; the renumbering on the device).
+    pub order: [wgpu::ComputePipeline; 3],
 }
 
 impl BodyPipelines {
@@ -60,6 +62,7 @@ impl BodyPipelines {
         let kick = module(ctx, "body_kick", split, adhesion)?;
         let place = module(ctx, "body_place", split, adhesion)?;
         let list = module(ctx, "list_build_bodies", split, adhesion)?;
+        let order = module(ctx, "body_order", split, adhesion)?;
         let mode = |m: &wgpu::ShaderModule, label: &str, k: u32| pipeline(ctx, m, label, "main", &[("MODE", k as f64)]);
         let place_mode = |label: &str, k: u32| pipeline(ctx, &place, label, "main", &[("MODE", k as f64), ("ADHESION", if adhesion { 1.0 } else { 0.0 })]);
         Ok(BodyPipelines {
@@ -70,6 +73,7 @@ impl BodyPipelines {
             list_count: pipeline(ctx, &list, "list_count (bodies)", "main", &[])?,
             list_fill: pipeline(ctx, &list, "list_fill (bodies)", "main", &[("FILL", 1.0)])?,
             reduce_energy: pipeline(ctx, &module(ctx, "reduce_energy_bodies", split, adhesion)?, "reduce_energy (bodies)", "main", &[])?,
+            order: [mode(&order, "body_order 0", 0)?, mode(&order, "body_order 1", 1)?, mode(&order, "body_order 2", 2)?],
         })
     }
 }
@@ -107,6 +111,7 @@ pub struct BodyGroups {
     pub list_count: [PassGroups; 2],
     pub list_fill: [PassGroups; 2],
     pub reduce_energy: PassGroups,
+    pub order: [PassGroups; 3],
 }
 
 impl BodyGroups {
@@ -121,6 +126,7 @@ impl BodyGroups {
                 &[&b.motion],
             )
         };
+        let order = |k: usize| pass_groups(device, &p.order[k], "body_order", &[&b.sim, &b.step_state, &b.particle_cell, &b.tag, &bb.int, &bb.comp], &[&b.force]);
         let list = |pipe: &wgpu::ComputePipeline, parity: usize| {
             pass_groups(
                 device,
@@ -136,6 +142,7 @@ impl BodyGroups {
             list_count: [list(&p.list_count, 0), list(&p.list_count, 1)],
             list_fill: [list(&p.list_fill, 0), list(&p.list_fill, 1)],
             reduce_energy: pass_groups(device, &p.reduce_energy, "reduce_energy (bodies)", &[&b.sim, &b.pos_block, &b.pos_offset, &b.dissipation, &b.partials, &b.image], &[&b.motion, &b.force]),
+            order: [order(0), order(1), order(2)],
         }
     }
 }

@@ -79,7 +79,9 @@ gpu_struct! {
         /// 1: each workgroup of `forces` takes its particles in the order `schedule.wgsl`
         /// wrote (longest runs first); 0: thread k takes particle k (`GpuOptions::balanced`).
         balanced: u32 => "u32",
-        _pad_order1: u32 => "u32",
+        /// 1: the renumbering keys each particle by its body's centre (rigid bodies;
+        /// `shaders/body/order.wgsl` MODE 0 writes the cells, `order.wgsl` stage 1 counts them).
+        order_by_body: u32 => "u32",
         _pad_order2: u32 => "u32",
     }
 }

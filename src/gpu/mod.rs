@@ -115,7 +115,7 @@ pub struct GpuOptions {
     pub cell_order: Option<bool>,
     /// Steps between renumberings in cell order on the device (a positive multiple of
     /// `REBUILD_STRIDE`, or 0: never); `None` = `RENUMBER_EVERY` where the particles are stored
-    /// in cell order, never otherwise. Never with rigid bodies (`order::renumbers`).
+    /// in cell order, never otherwise.
     pub renumber_every: Option<u64>,
     /// Whether each workgroup of the force pass takes its particles longest run first
     /// (`shaders/schedule.wgsl`; no output changes by a bit); `None` = the environment variable
@@ -370,7 +370,7 @@ impl GpuBackend {
         let applies = opts.grid.is_none();
         let cell_order = cell_order_wanted(opts.cell_order)? && applies;
         let renumber_every = match opts.renumber_every {
-            _ if !applies || !order::renumbers(setup) => 0,
+            _ if !applies => 0,
             Some(k) if k % crate::layout::consts::REBUILD_STRIDE as u64 != 0 || k > u32::MAX as u64 => {
                 return Err(TalusError::Other(format!("renumber_every = {k}: a multiple of {} steps (or 0) is needed", crate::layout::consts::REBUILD_STRIDE)));
             }
@@ -438,7 +438,7 @@ impl GpuBackend {
             order_cells: order_grid.n_cells,
             renumber_every: renumber_every as u32,
             balanced: balanced_wanted(opts.balanced)? as u32,
-            _pad_order1: 0,
+            order_by_body: setup.has_bodies() as u32,
             _pad_order2: 0,
         };
         let q = &ctx.queue;

@@ -28,14 +28,15 @@
 //! checkpoint saves the order ("order") and a resume restores it, so a resumed run sums, and
 //! renumbers, as the run it continues. A scene with rigid bodies is stored body by body
 //! (`for_state`: the bodies in the cell order of their centres, each body's components one run),
-//! and the device does not renumber it (`renumbers`). Ranks of a decomposed run keep id order
-//! (their ghosts are indexed by storage index).
+//! and the device renumbers it so too (`shaders/body/order.wgsl` keys each particle by its
+//! body's centre, so a body's components sort as one run, and moves the body table's particle
+//! indices). Ranks of a decomposed run keep id order (their ghosts are indexed by storage
+//! index).
 
 use rayon::prelude::*;
 
 use crate::cpu::neighbour::morton_code;
 use crate::model::body::Bodies;
-use crate::setup::Setup;
 
 /// The storage order of the particles on the device: `id[s]` is the id of the particle stored
 /// at index `s`; `slot` is its inverse. Empty vectors mean the identity.
@@ -192,15 +193,6 @@ pub fn for_state(positions: &[[f64; 3]], radius: &[f64], bodies: &Bodies, enable
     let r_max = radius.iter().copied().fold(0.0f64, f64::max);
     let ids = cell_order(&bodies.position, 2.0 * (reach + r_max)).into_iter().flat_map(|b| bodies.first[b as usize]..bodies.first[b as usize] + bodies.count[b as usize]).collect();
     Order::new(ids)
-}
-
-/// Whether the device renumbers a set-up's particles during the run (`shaders/order.wgsl`):
-/// not with rigid bodies, whether held from the start or brought by a clump insertion
-/// (`Setup::has_bodies`). The renumbering sorts particle by particle, and a body's components
-/// must stay one run; such a scene keeps the order the host sets at the start or an import
-/// (`for_state`), with the survivors of an exchange in place and the newcomers appended.
-pub fn renumbers(setup: &Setup) -> bool {
-    !setup.has_bodies()
 }
 
 #[cfg(test)]

@@ -52,6 +52,9 @@ pub const WORK_FOLD: &str = include_str!("../../shaders/work_fold.wgsl");
 pub const BLOCK_OFFSET: &str = include_str!("../../shaders/block_offset.wgsl");
 /// Wall-contact history lookup (needs `sim`, `wall_hash`, `state` bindings).
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
+/// Whether a step renumbers (`order.wgsl`, `body/order.wgsl`).
+const ORDER_DUE: &str = include_str!("../../shaders/order_due.wgsl");
+
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
 /// `mesh_data`, `wall_hash`, `state`).
 pub const WALL_CONTACT: &str = include_str!("../../shaders/wall_contact.wgsl");
@@ -105,7 +108,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("gather", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/gather.wgsl"))),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
-        ("order", include_str!("../../shaders/order.wgsl").to_string()),
+        ("order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/order.wgsl"))),
+        ("body_order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/body/order.wgsl"))),
         ("schedule", include_str!("../../shaders/schedule.wgsl").to_string()),
         ("order_hash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/order_hash.wgsl"))),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
@@ -158,6 +162,7 @@ pub fn pass_splits(name: &str) -> &'static [(&'static str, Split, bool)] {
         "reduce_energy" | "reduce_energy_bodies" => &[("motion", Motion, false), ("force", Force, false)],
         "wall_loads" => &[("motion", Motion, false)],
         "order" => &[("motion", Motion, true), ("force", Force, true), ("list_partner", ListPartner, true)],
+        "body_order" => &[("force", Force, true)],
         _ => &[],
     }
 }

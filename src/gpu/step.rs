@@ -251,7 +251,15 @@ impl StepEncoder<'_> {
                 dispatch_threads(&mut pass, slots, self.max_dim);
             }
         };
+        // with rigid bodies each particle is keyed by its body's centre, and the body table's
+        // particle indices move after the rows (`body_order`)
+        let body = |enc: &mut wgpu::CommandEncoder, mode: usize| {
+            if let Some(bd) = self.bodies {
+                self.simple(enc, "body_order", &bd.pipelines.order[mode], &bd.groups.order[mode], n);
+            }
+        };
         stage(enc, 0, self.order_cells + 1);
+        body(enc, 0);
         stage(enc, 1, n);
         self.scan(enc, &self.b.scan_levels, &self.g.scan, &self.g.scan_add, DISPATCH_SCANS);
         stage(enc, 2, n);
@@ -262,6 +270,8 @@ impl StepEncoder<'_> {
         for k in 5..=10 {
             stage(enc, k, n);
         }
+        body(enc, 1);
+        body(enc, 2);
         hash(enc, 2);
         hash(enc, 3);
         stage(enc, 11, n);
