@@ -123,7 +123,6 @@ pub struct GpuOptions {
     pub balanced: Option<bool>,
 }
 
-/// The environment variable that turns the cell order of the device's storage off (`0`) or on.
 /// How a GPU backend stores its particles and schedules its force pass (`GpuBackend::layout`).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GpuLayout {
@@ -146,6 +145,7 @@ impl std::fmt::Display for GpuLayout {
     }
 }
 
+/// The environment variable that turns the cell order of the device's storage off (`0`) or on.
 pub const CELL_ORDER_ENV: &str = "TALUS_GPU_CELL_ORDER";
 
 /// Whether to store in cell order: `chosen`, else `TALUS_GPU_CELL_ORDER`, else yes; an unclear
@@ -366,7 +366,8 @@ impl GpuBackend {
             )));
         }
         // the renumbering on the device (`gpu::order`): cells of the grid of skin 0
-        // (never with rigid bodies, nor on a rank of a decomposed run, which takes a grid)
+        // (not on a rank of a decomposed run, which takes a grid; rigid bodies are keyed by
+        // their centres, `shaders/body/order.wgsl`)
         let applies = opts.grid.is_none();
         let cell_order = cell_order_wanted(opts.cell_order)? && applies;
         let renumber_every = match opts.renumber_every {
