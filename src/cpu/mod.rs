@@ -369,6 +369,9 @@ impl CpuBackend {
     /// `n` steps of a scene with rigid bodies (`rigid.rs`): the bodies are kicked and drifted,
     /// their components placed, the force pass runs on the components, and the bodies gather
     /// their components' totals and take the second half kick. Checks as `steps_on_worker`.
+    /// The components' velocities and spins after the second half kick (`place_velocities`)
+    /// are set only where something reads them before the next step's `place` overwrites them:
+    /// at the batch's end and before a check.
     fn body_steps(&mut self, n: u64) -> Option<Problem> {
         let drift = Drift::new(&self.setup, self.setup.dt);
         for k in 0..n {
@@ -378,9 +381,10 @@ impl CpuBackend {
             let overlap = self.force_pass(self.setup.dt, (self.steps_done + 1) as f64 * self.setup.dt);
             integrate::gather_only(&mut self.state, &self.list, &self.incoming, &self.owners);
             rigid::gather_kick(&self.state, &mut self.bodies, &drift);
-            rigid::place_velocities(&mut self.state, &self.bodies);
             self.steps_done += 1;
-            if sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION || k + 1 == n {
+            let check = sweep.suspicious || overlap as f64 > OVERLAP_MAX_FRACTION || k + 1 == n;
+            if check {
+                rigid::place_velocities(&mut self.state, &self.bodies);
                 if let Some(p) = self.first_problem() {
                     return Some(p);
                 }
