@@ -109,19 +109,39 @@ impl BodyState {
 }
 
 /// First half of a step for every body: half kick of v and L with the last totals, drift of
-/// the centre and of the orientation.
+/// the centre and of the orientation. The rotation drifts of `LANES` bodies at a time run side
+/// by side (`rotation_drift_lanes`, the same bits as one by one), compiled for the widest
+/// instruction set the CPU has (`isa::hot`): the drift was half of a clump step.
 pub fn kick_drift(bodies: &mut BodyState, d: &Drift) {
+    const BODIES: usize = 64 * LANES;
+    let isa = super::isa::isa();
     let (inv_m, moments, f, t) = (&bodies.inv_mass, &bodies.moments, &bodies.force, &bodies.torque);
-    (bodies.position.par_iter_mut(), bodies.image.par_iter_mut(), bodies.orientation.par_iter_mut(), bodies.velocity.par_iter_mut(), bodies.angular_momentum.par_iter_mut(), bodies.omega.par_iter_mut())
+    (bodies.position.par_chunks_mut(BODIES), bodies.image.par_chunks_mut(BODIES), bodies.orientation.par_chunks_mut(BODIES), bodies.velocity.par_chunks_mut(BODIES), bodies.angular_momentum.par_chunks_mut(BODIES), bodies.omega.par_chunks_mut(BODIES))
         .into_par_iter()
         .enumerate()
-        .for_each(|(b, (x, image, q, v, l, w))| {
-            let (dv, dl) = d.half_kick(f[b], t[b], inv_m[b], 1.0);
-            *v += dv;
-            *l += dl;
-            *x = d.drift(*x, image, *v);
-            *q = rotation_drift(*q, *l, moments[b], d.dt);
-            *w = angular_velocity(*q, moments[b], *l);
+        .for_each(|(c, (x, image, q, v, l, w))| {
+            let first = c * BODIES;
+            for k in 0..x.len() {
+                let b = first + k;
+                let (dv, dl) = d.half_kick(f[b], t[b], inv_m[b], 1.0);
+                v[k] += dv;
+                l[k] += dl;
+                x[k] = d.drift(x[k], &mut image[k], v[k]);
+            }
+            let whole = q.len() / LANES * LANES;
+            super::isa::hot(isa, #[inline(always)] || {
+                for (g, (qs, ls)) in q[..whole].chunks_exact_mut(LANES).zip(l[..whole].chunks_exact(LANES)).enumerate() {
+                    let b = first + g * LANES;
+                    let turned = rotation_drift_lanes(std::array::from_fn(|k| qs[k]), std::array::from_fn(|k| ls[k]), std::array::from_fn(|k| moments[b + k]), d.dt);
+                    qs.copy_from_slice(&turned);
+                }
+            });
+            for k in whole..q.len() {
+                q[k] = rotation_drift(q[k], l[k], moments[first + k], d.dt);
+            }
+            for k in 0..q.len() {
+                w[k] = angular_velocity(q[k], moments[first + k], l[k]);
+            }
         });
 }
 
@@ -206,5 +226,137 @@ pub fn place_velocities(s: &mut State, bodies: &BodyState) {
 pub fn gather_only(s: &State, bodies: &mut BodyState) {
     for b in 0..bodies.len() {
         (bodies.force[b], bodies.torque[b]) = totals(s, bodies.first[b], bodies.count[b], &bodies.offset, bodies.orientation[b]);
+    }
+}
+
+/// Bodies whose rotation drift `kick_drift` evaluates together, one per SIMD lane.
+pub const LANES: usize = 4;
+
+/// `LANES` values of one quantity.
+type Lanes = [f64; LANES];
+
+/// A 3-vector of `LANES` bodies.
+#[derive(Clone, Copy)]
+struct V3 {
+    x: Lanes,
+    y: Lanes,
+    z: Lanes,
+}
+
+#[inline(always)]
+fn lanes(f: impl Fn(usize) -> f64) -> Lanes {
+    std::array::from_fn(f)
+}
+
+impl V3 {
+    #[inline(always)]
+    fn of(v: [DVec3; LANES]) -> V3 {
+        V3 { x: lanes(|k| v[k].x), y: lanes(|k| v[k].y), z: lanes(|k| v[k].z) }
+    }
+    #[inline(always)]
+    fn splat(v: DVec3) -> V3 {
+        V3 { x: [v.x; LANES], y: [v.y; LANES], z: [v.z; LANES] }
+    }
+    #[inline(always)]
+    fn map(self, o: V3, f: impl Fn(f64, f64) -> f64) -> V3 {
+        V3 { x: lanes(|k| f(self.x[k], o.x[k])), y: lanes(|k| f(self.y[k], o.y[k])), z: lanes(|k| f(self.z[k], o.z[k])) }
+    }
+    #[inline(always)]
+    fn scale(self, s: Lanes) -> V3 {
+        V3 { x: lanes(|k| self.x[k] * s[k]), y: lanes(|k| self.y[k] * s[k]), z: lanes(|k| self.z[k] * s[k]) }
+    }
+    /// glam's `DVec3::dot`: (x x') + (y y') + (z z').
+    #[inline(always)]
+    fn dot(self, o: V3) -> Lanes {
+        lanes(|k| (self.x[k] * o.x[k]) + (self.y[k] * o.y[k]) + (self.z[k] * o.z[k]))
+    }
+    /// glam's `DVec3::cross`.
+    #[inline(always)]
+    fn cross(self, o: V3) -> V3 {
+        V3 {
+            x: lanes(|k| self.y[k] * o.z[k] - o.y[k] * self.z[k]),
+            y: lanes(|k| self.z[k] * o.x[k] - o.z[k] * self.x[k]),
+            z: lanes(|k| self.x[k] * o.y[k] - o.x[k] * self.y[k]),
+        }
+    }
+}
+
+/// `rigid::integrate::rotation_drift` of `LANES` bodies at once: the same IEEE operations in
+/// the same order in every lane (so the same bits, `tests` below), written over arrays so that
+/// the compiler runs the lanes in SIMD registers. The series of `cos_sin` is evaluated in every
+/// lane; a lane whose half angle is beyond `ROTOR_SERIES_LIMIT` takes the builtins instead.
+#[inline(always)]
+fn rotation_drift_lanes(q: [DQuat; LANES], l: [DVec3; LANES], moments: [DVec3; LANES], dt: f64) -> [DQuat; LANES] {
+    use crate::rigid::integrate::{inverse_moments, ROTOR_SERIES_LIMIT};
+    let inv = V3::of(std::array::from_fn(|k| inverse_moments(moments[k])));
+    let half = 0.5 * dt;
+    // q as (vector part u, scalar w); Rᵀ(q) l = R(q*) l (`space_to_body`, `body_to_space`)
+    let (mut u, mut w) = (V3 { x: lanes(|k| q[k].x), y: lanes(|k| q[k].y), z: lanes(|k| q[k].z) }, lanes(|k| q[k].w));
+    let conj = V3 { x: lanes(|k| -u.x[k]), y: lanes(|k| -u.y[k]), z: lanes(|k| -u.z[k]) };
+    let v = V3::of(l);
+    let t = conj.cross(v).scale([2.0; LANES]);
+    let mut lb = v.map(t.scale(w), |a, b| a + b).map(conj.cross(t), |a, b| a + b);
+    for (axis, h) in [(DVec3::X, half), (DVec3::Y, half), (DVec3::Z, dt), (DVec3::Y, half), (DVec3::X, half)] {
+        // `rotor_substep`
+        let e = V3::splat(axis);
+        let lb_k = e.dot(lb);
+        let rate = e.dot(inv);
+        let theta = lanes(|k| lb_k[k] * rate[k] * h);
+        let phi = lanes(|k| 0.5 * theta[k]);
+        // `cos_sin`
+        let p2 = lanes(|k| phi[k] * phi[k]);
+        let mut s = lanes(|k| phi[k] * (1.0 - p2[k] / 6.0 * (1.0 - p2[k] / 20.0 * (1.0 - p2[k] / 42.0 * (1.0 - p2[k] / 72.0 * (1.0 - p2[k] / 110.0 * (1.0 - p2[k] / 156.0)))))));
+        let mut c = lanes(|k| 1.0 - p2[k] / 2.0 * (1.0 - p2[k] / 12.0 * (1.0 - p2[k] / 30.0 * (1.0 - p2[k] / 56.0 * (1.0 - p2[k] / 90.0 * (1.0 - p2[k] / 132.0 * (1.0 - p2[k] / 182.0)))))));
+        for k in 0..LANES {
+            if phi[k].abs() >= ROTOR_SERIES_LIMIT || phi[k].is_nan() {
+                (c[k], s[k]) = (phi[k].cos(), phi[k].sin());
+            }
+        }
+        let cos_t = lanes(|k| 1.0 - 2.0 * s[k] * s[k]);
+        let sin_t = lanes(|k| 2.0 * s[k] * c[k]);
+        let along = e.scale(lb_k);
+        lb = along.map(lb.map(along, |a, b| a - b).scale(cos_t), |a, b| a + b).map(e.cross(lb).scale(sin_t), |a, b| a - b);
+        // q ⊗ (turn, c): `quat_mul`
+        let turn = e.scale(s);
+        let nw = lanes(|k| w[k] * c[k] - u.dot(turn)[k]);
+        u = turn.scale(w).map(u.scale(c), |a, b| a + b).map(u.cross(turn), |a, b| a + b);
+        w = nw;
+    }
+    // `quat_normalize`: (x, y, z, w) / |(x, y, z, w)|
+    let norm = lanes(|k| ((u.x[k] * u.x[k]) + (u.y[k] * u.y[k]) + (u.z[k] * u.z[k]) + (w[k] * w[k])).sqrt());
+    std::array::from_fn(|k| DQuat::from_xyzw(u.x[k] / norm[k], u.y[k] / norm[k], u.z[k] / norm[k], w[k] / norm[k]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The lanes give `rotation_drift`'s bits, for small and large angles, zero and negative
+    /// moments, and a lane beside a non-finite one.
+    #[test]
+    fn rotation_drift_in_lanes_is_the_scalar_one_bit_for_bit() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        for case in 0..20_000 {
+            let q: [DQuat; LANES] = std::array::from_fn(|_| DQuat::from_xyzw(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)).normalize());
+            let scale = [1e-12, 1e-6, 1e-3, 1.0, 1e3][case % 5];
+            let l: [DVec3; LANES] = std::array::from_fn(|_| DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)) * scale);
+            let mut moments: [DVec3; LANES] = std::array::from_fn(|_| DVec3::new(rng.random_range(1e-9..1e-6), rng.random_range(1e-9..1e-6), rng.random_range(1e-9..1e-6)));
+            if case % 7 == 0 {
+                moments[1].y = 0.0;
+                moments[2].z = -1e-7;
+            }
+            let mut l = l;
+            if case % 11 == 0 {
+                l[3].x = f64::NAN;
+            }
+            let dt = [1e-6, 1e-5, 1e-4][case % 3];
+            let lanes = rotation_drift_lanes(q, l, moments, dt);
+            for k in 0..LANES {
+                let one = rotation_drift(q[k], l[k], moments[k], dt);
+                let bits = |x: DQuat| [x.x, x.y, x.z, x.w].map(f64::to_bits);
+                assert!(bits(lanes[k]) == bits(one) || (l[k].x.is_nan() && lanes[k].is_nan() && one.is_nan()), "case {case}, lane {k}: {:?} against {:?}", lanes[k], one);
+            }
+        }
     }
 }
