@@ -275,7 +275,7 @@ impl GpuBodies {
 
     /// The largest distance of a component's centre from its body's centre of mass, m.
     pub fn reach(&self) -> f64 {
-        self.host.offset.iter().map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt()).fold(0.0, f64::max)
+        self.host.reach()
     }
 }
 

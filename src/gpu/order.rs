@@ -189,7 +189,7 @@ pub fn for_state(positions: &[[f64; 3]], radius: &[f64], bodies: &Bodies, enable
     if !enabled || bodies.body_of.len() != positions.len() {
         return Order::default();
     }
-    let reach = bodies.offset.iter().map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt()).fold(0.0f64, f64::max);
+    let reach = bodies.reach();
     let r_max = radius.iter().copied().fold(0.0f64, f64::max);
     let ids = cell_order(&bodies.position, 2.0 * (reach + r_max)).into_iter().flat_map(|b| bodies.first[b as usize]..bodies.first[b as usize] + bodies.count[b as usize]).collect();
     Order::new(ids)

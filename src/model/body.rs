@@ -59,6 +59,11 @@ impl Bodies {
         self.mass.is_empty()
     }
 
+    /// The largest distance of a component's centre from its body's centre of mass, m.
+    pub fn reach(&self) -> f64 {
+        self.offset.iter().map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt()).fold(0.0, f64::max)
+    }
+
     /// Append a body at rest of `mass` and principal `moments` whose components are the
     /// `offsets.len()` particles from id `first` on.
     #[allow(clippy::too_many_arguments)]
