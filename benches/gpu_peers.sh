@@ -26,10 +26,11 @@
 #              its ids shuffled, `--ids shuffled`, as a poured scene numbers its grains; also
 #              bed100M: the 100M-particle bed; clumps1M: 1M component spheres in four-sphere
 #              tablets, `--packing clumps --ids shuffled`, numbered at random as poured)
-#   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0) and
-#              stored in id order (TALUS_GPU_CELL_ORDER=0), new binary only (default "bed1M
-#              shuffled1M clumps1M", where run; "" for none): what cell order and the schedule are
-#              worth on the card
+#   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0),
+#              stored in id order (TALUS_GPU_CELL_ORDER=0) and with the shaders compiled without
+#              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0), new binary only (default "bed1M
+#              shuffled1M clumps1M", where run; "" for none): what cell order, the schedule and
+#              the checks are worth on the card
 #   NBED       particles of the bed1M and shuffled1M cases (default 1000000; smaller for a dry run
 #              of the script on lavapipe)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
@@ -41,7 +42,9 @@
 #              the card's peak bandwidth where nvidia-smi names an H100 or H200, or PEAK_GBS)
 #   DEADLINE   seconds from the start after which no new case is begun (default 540)
 # Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
-# the scenes, every run's JSON and log, and table.md, the table printed at the end.
+# the scenes, every run's JSON and log, shaders.txt (`talus info --shaders`: what the driver
+# made of each pass, registers and the warps an SM keeps resident on NVIDIA, with and without
+# the runtime checks), and table.md, the table printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -64,6 +67,11 @@ TALUS=$(realpath "$TALUS")
 BINS=("$TALUS"); [ -n "${TALUS_OLD:-}" ] && BINS+=("$(realpath "$TALUS_OLD")")
 echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 "$TALUS" info > "$WORK/info.txt" 2>&1; head -n 20 "$WORK/info.txt"
+# what the driver made of the passes (seconds): the force pass's registers bound its occupancy
+for checks in 1 0; do
+  TALUS_GPU_SHADER_CHECKS=$checks "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
+done
+grep -E "^Compiled|^  (forces|kick_drift) " "$WORK/shaders.txt"
 
 # --- DEME, through the kit's own driver (install, ldd check, preflight, one size per call) -------
 # deme SIZE TIMEOUT: settle_deme.py at SIZE^3; results appended to $WORK/deme_results.jsonl, the
@@ -88,6 +96,14 @@ want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 [ $HAVE_DEME = 1 ] && want settle1M && deme 100 "${T1:-200}"
 
 # --- Talus ----------------------------------------------------------------------------------------
+# layout_ab CASE ARGS...: the new binary's layout rows of CASE (LAYOUT_AB), one switch each
+layout_ab() {
+  local c=$1; shift
+  case " $LAYOUT_AB " in *" $c "*) ;; *) return 0 ;; esac
+  TALUS_GPU_BALANCE=0 talus_json "$TALUS" "${c}_nobalance" "$@"
+  TALUS_GPU_CELL_ORDER=0 talus_json "$TALUS" "${c}_idorder" "$@"
+  TALUS_GPU_SHADER_CHECKS=0 talus_json "$TALUS" "${c}_unchecked" "$@"
+}
 # talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
 talus_json() {
   local bin=$1 tag=$2; shift 2
@@ -118,20 +134,16 @@ for c in $CASES; do
       bed1M|shuffled1M)
         # (binaries before `--ids` number the bed as placed)
         ids=(); [ $c = shuffled1M ] && ids=(--ids shuffled)
-        talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
-        if [ "$b" = 0 ] && case " $LAYOUT_AB " in *" $c "*) true ;; *) false ;; esac; then
-          TALUS_GPU_BALANCE=0 talus_json "$bin" "${c}_nobalance" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
-          TALUS_GPU_CELL_ORDER=0 talus_json "$bin" "${c}_idorder" --packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}"
-        fi ;;
+        args=(--packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}")
+        talus_json "$bin" "$c$sfx" "${args[@]}"
+        [ "$b" = 0 ] && layout_ab "$c" "${args[@]}" ;;
       bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
       clumps1M)
         # the tablets numbered at random, as a clump generator numbers what it pours
-        talus_json "$bin" "$c$sfx" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
-        if [ "$b" = 0 ] && case " $LAYOUT_AB " in *" $c "*) true ;; *) false ;; esac; then
-          TALUS_GPU_BALANCE=0 talus_json "$bin" "${c}_nobalance" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
-          TALUS_GPU_CELL_ORDER=0 talus_json "$bin" "${c}_idorder" --packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}"
-        fi ;;
+        args=(--packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}")
+        talus_json "$bin" "$c$sfx" "${args[@]}"
+        [ "$b" = 0 ] && layout_ab "$c" "${args[@]}" ;;
       *) echo "gpu_peers.sh: unknown case $c" >&2 ;;
     esac
   done
@@ -179,7 +191,7 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)")):
+    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")

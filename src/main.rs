@@ -187,7 +187,14 @@ enum Command {
         peak_bandwidth: Option<f64>,
     },
     /// List GPU adapters with their limits, the CPU thread count and the MPI rank count
-    Info,
+    Info {
+        /// Also compile the step's passes on the preferred adapter and print what its driver
+        /// reports of each (registers, instructions, spills; Vulkan drivers with
+        /// VK_KHR_pipeline_executable_properties: NVIDIA, Mesa's). Honours
+        /// TALUS_GPU_SHADER_CHECKS as a run does
+        #[arg(long)]
+        shaders: bool,
+    },
     /// Draw a snapshot as a PNG: shaded discs, orthographic, coloured by a field (docs/output.md)
     Render {
         /// A snapshot (.vtu written by `talus run`) or a run directory (its last snapshot)
@@ -298,7 +305,7 @@ fn talus_main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if ranks.size() > 1 && !matches!(cli.command, Command::Info | Command::Run { .. } | Command::Resume { .. }) {
+    if ranks.size() > 1 && !matches!(cli.command, Command::Info { .. } | Command::Run { .. } | Command::Resume { .. }) {
         // every rank reaches this with the same verdict, so all stop alike and none waits;
         // rank 0 says why
         if ranks.is_root() {
@@ -320,7 +327,7 @@ fn talus_main() -> ExitCode {
             }
         }));
     }
-    let result = if ranks.size() > 1 && !matches!(cli.command, Command::Info) { run_on_ranks(cli.command, &ranks) } else { dispatch(cli.command, &ranks) };
+    let result = if ranks.size() > 1 && !matches!(cli.command, Command::Info { .. }) { run_on_ranks(cli.command, &ranks) } else { dispatch(cli.command, &ranks) };
     match result {
         Ok(code) => code,
         // on several ranks rank 0 says what went wrong (all ranks hold the same error)
@@ -601,7 +608,7 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             println!("picture: {}", png.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Info => {
+        Command::Info { shaders } => {
             // rank 0 speaks for the run
             if !ranks.is_root() {
                 return Ok(ExitCode::SUCCESS);
@@ -647,9 +654,43 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
                 }
             }
             println!("CPU threads: {}", rayon::current_num_threads());
+            if shaders {
+                print_shader_statistics()?;
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `talus info --shaders`: the driver's statistics of the step's passes on the preferred
+/// adapter (`gpu::shader_stats`), and on NVIDIA the warps an SM keeps resident at each pass's
+/// register count.
+fn print_shader_statistics() -> talus::error::Result<()> {
+    use talus::gpu::shader_stats;
+    let ctx = talus::gpu::open_context()?;
+    let cap = talus::gpu::split::binding_cap(&ctx, None)?;
+    // the arrays cut for a million particles at the default list (3.5 slots a particle)
+    let split = talus::gpu::split::SplitLayout::new(cap, 1_000_000, 3_500_000);
+    let checks = if ctx.shader_checks { "with naga's runtime checks" } else { "without naga's runtime checks" };
+    println!("Compiled passes on {} ({checks}, {}), as the driver reports them:", ctx.describe(), talus::gpu::SHADER_CHECKS_ENV);
+    let nvidia = ctx.info.vendor == 0x10de;
+    for e in shader_stats::pass_statistics(&ctx, &split, shader_stats::STEP_PASSES)? {
+        let Some(stats) = &e.statistics else {
+            println!("  {:<13} workgroup {:>3}: compiled; the driver reports no statistics (no VK_KHR_pipeline_executable_properties)", e.pass, e.workgroup_size);
+            continue;
+        };
+        let stats: Vec<String> = stats.iter().map(|s| format!("{} {}", s.name, s.value)).collect();
+        println!("  {:<13} subgroup {:>2}, workgroup {:>3}: {}", e.pass, e.subgroup_size, e.workgroup_size, stats.join(", "));
+        if let (true, Some(r)) = (nvidia, e.registers()) {
+            println!(
+                "  {:<13} resident warps per SM at {r} registers: {} of 64 (H100, H200, A100), {} of 48 (desktop Ampere, Ada)",
+                "",
+                shader_stats::resident_warps(r as u32, e.workgroup_size, 64),
+                shader_stats::resident_warps(r as u32, e.workgroup_size, 48)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `talus info`: the MPI rank count (1 without the `mpi` feature or outside mpirun).

@@ -236,6 +236,69 @@ fn force_pass_copies_agree_bit_for_bit() {
     assert!(text(&o.stderr).contains("TALUS_CPU_ISA") && text(&o.stderr).contains("avx9"), "{}", text(&o.stderr));
 }
 
+/// Shaders compiled without naga's runtime checks (`TALUS_GPU_SHADER_CHECKS=0`, a layout row of
+/// `benches/gpu_peers.sh`) compute the same bits: every file of a GPU run (energies, wall
+/// loads, snapshots, checkpoint) is byte-identical to the checked run's, on scenes that between
+/// them run every pass of a step: plane walls, mesh walls, liquid bridges, rigid clumps, and
+/// grains inserted on the device (hopper_discharge's first 0.01 s: two exchanges, about 400
+/// grains). A bad value is an error naming the variable.
+#[test]
+fn shaders_without_runtime_checks_write_the_same_bytes() {
+    let run = |name: &str, steps: &str, checks: &str, out: &std::path::Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_talus"))
+            .args(["run", &scene(name), "--backend", "gpu", "--steps", steps, "--no-progress", "--out", out.to_str().unwrap()])
+            .env("TALUS_GPU_SHADER_CHECKS", checks)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}, TALUS_GPU_SHADER_CHECKS={checks}: stderr: {}", text(&o.stderr));
+    };
+    // the run's energies, wall loads and checkpoint, and its snapshots (particles, bodies)
+    let files = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        let list = |d: &std::path::Path, prefix: &str| -> Vec<String> {
+            std::fs::read_dir(d).map(|r| r.map(|e| format!("{prefix}{}", e.unwrap().file_name().into_string().unwrap())).collect()).unwrap_or_default()
+        };
+        let mut names: Vec<String> = list(dir, "").into_iter().chain(list(&dir.join("snapshots"), "snapshots/")).filter(|f| f.ends_with(".csv") || f.ends_with(".vtu") || f.ends_with(".talus")).collect();
+        names.sort();
+        names.into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
+    };
+    for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "1000"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (on, off) = (dir.path().join("checked"), dir.path().join("unchecked"));
+        run(name, steps, "1", &on);
+        run(name, steps, "0", &off);
+        let (a, b) = (files(&on), files(&off));
+        let has = |end: &str| a.iter().any(|(f, _)| f.ends_with(end));
+        assert!(has("energy.csv") && has("walls.csv") && has("checkpoint.talus") && (name == "settle_box.json" || a.iter().any(|(f, _)| f.ends_with(".vtu") && !f.contains("_0000000000"))), "{name}: {:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
+        assert_eq!(a.iter().map(|(f, _)| f).collect::<Vec<_>>(), b.iter().map(|(f, _)| f).collect::<Vec<_>>(), "{name}: different files");
+        for ((f, x), (_, y)) in a.iter().zip(&b) {
+            assert!(x == y, "{name}: {f} differs without naga's runtime checks");
+        }
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env("TALUS_GPU_SHADER_CHECKS", "no").output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("TALUS_GPU_SHADER_CHECKS") && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));
+}
+
+/// `talus info --shaders` hands every pass of the step to the driver: on lavapipe (which
+/// compiles them but reports no statistics) each is listed as compiled; a driver with
+/// VK_KHR_pipeline_executable_properties lists its statistics instead.
+#[test]
+fn info_shaders_compiles_every_pass_on_the_driver() {
+    for checks in ["1", "0"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["info", "--shaders"]).env("TALUS_GPU_SHADER_CHECKS", checks).output().unwrap();
+        let out = text(&o.stdout);
+        assert!(o.status.success(), "stderr: {}\n{out}", text(&o.stderr));
+        let (_, passes) = out.split_once("Compiled passes on").unwrap_or_else(|| panic!("{out}"));
+        assert!(passes.contains(if checks == "1" { "with naga's runtime checks" } else { "without naga's runtime checks" }), "{passes}");
+        for p in talus::gpu::shader_stats::STEP_PASSES {
+            let line = passes.lines().find(|l| l.trim_start().starts_with(&format!("{} ", p.label))).unwrap_or_else(|| panic!("no line for {} in\n{passes}", p.label));
+            assert!(line.contains("compiled; the driver reports no statistics") || line.contains("subgroup"), "{line}");
+        }
+        let forces = passes.lines().find(|l| l.trim_start().starts_with("forces ")).unwrap();
+        assert!(forces.contains(&format!("workgroup {:>3}", talus::layout::consts::WORKGROUP_SIZE)), "{forces}");
+    }
+}
+
 /// `talus info | head -1`: a report read through a pipe that is closed before it is written
 /// ends as a Unix tool does (SIGPIPE), not with a panic and status 101.
 #[cfg(unix)]
@@ -285,6 +348,10 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     assert!(out.contains("stored in id order; force-pass schedule off"), "{out}");
     assert_eq!(gpu["gpu_layout"]["cell_order"], false);
     assert_eq!(gpu["gpu_layout"]["schedule"], "off");
+    assert_eq!(gpu["gpu_layout"]["shader_checks"], true);
+    let (gpu, out) = bench("gpu_unchecked", "gpu", "shuffled", &[("TALUS_GPU_SHADER_CHECKS", "0")]);
+    assert!(out.contains("force-pass schedule taken; shaders without naga's runtime checks"), "{out}");
+    assert_eq!(gpu["gpu_layout"]["shader_checks"], false);
 
     // clumps are shuffled body by body: the same bodies and contacts; on the GPU stored body by
     // body in cell order

@@ -26,6 +26,11 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// Device-local memory, bytes, where the backend reports it (`device_memory`).
     pub memory: Option<u64>,
+    /// Whether the shaders are compiled with naga's runtime checks (`shader_checks_wanted`,
+    /// `TALUS_GPU_SHADER_CHECKS`): bounds clamps, loop bounds, integer-division guards and
+    /// zeroed workgroup memory. Off, Talus's own capacity checks remain, and the driver's
+    /// robust buffer access where the device has it.
+    pub shader_checks: bool,
 }
 
 /// One adapter as `talus info` prints it.
@@ -230,7 +235,8 @@ fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuC
     }))
     .map_err(|e| TalusError::Device(format!("request_device on {}: {e}", info.name)))?;
     let memory = device_memory(&adapter);
-    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory })
+    let shader_checks = super::shader_checks_wanted()?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks })
 }
 
 impl GpuContext {

@@ -30,6 +30,7 @@ pub mod pipelines;
 pub mod profile;
 pub mod readback;
 pub mod shader;
+pub mod shader_stats;
 pub mod shared;
 pub mod split;
 pub mod step;
@@ -133,6 +134,9 @@ pub struct GpuLayout {
     /// The force pass's schedule (`GpuOptions::balanced`, `TALUS_GPU_BALANCE`): "off", "taken",
     /// or on but not taken.
     pub schedule: &'static str,
+    /// Whether the shaders keep naga's runtime checks (`GpuContext::shader_checks`,
+    /// `TALUS_GPU_SHADER_CHECKS`).
+    pub shader_checks: bool,
 }
 
 impl std::fmt::Display for GpuLayout {
@@ -141,7 +145,11 @@ impl std::fmt::Display for GpuLayout {
         if let Some(k) = self.renumber_every {
             write!(f, " (renumbered in cell order every {k} steps)")?;
         }
-        write!(f, "; force-pass schedule {}", self.schedule)
+        write!(f, "; force-pass schedule {}", self.schedule)?;
+        if !self.shader_checks {
+            write!(f, "; shaders without naga's runtime checks")?;
+        }
+        Ok(())
     }
 }
 
@@ -161,6 +169,15 @@ pub const BALANCE_ENV: &str = "TALUS_GPU_BALANCE";
 /// `TALUS_GPU_BALANCE`, else yes; an unclear value of the variable is an error naming it.
 pub fn balanced_wanted(chosen: Option<bool>) -> Result<bool> {
     switch_wanted(chosen, BALANCE_ENV, "1 (longest runs first) or 0 (thread k takes particle k)")
+}
+
+/// The environment variable that compiles the shaders without naga's runtime checks (`0`).
+pub const SHADER_CHECKS_ENV: &str = "TALUS_GPU_SHADER_CHECKS";
+
+/// Whether the shaders keep naga's runtime checks (`GpuContext::shader_checks`):
+/// `TALUS_GPU_SHADER_CHECKS`, else yes; an unclear value of the variable is an error naming it.
+pub fn shader_checks_wanted() -> Result<bool> {
+    switch_wanted(None, SHADER_CHECKS_ENV, "1 (naga's runtime checks, the default) or 0 (without them)")
 }
 
 /// `chosen`, else the environment variable `env` (`1` or `0`), else yes.
@@ -674,7 +691,7 @@ impl GpuBackend {
         } else {
             "on, not taken (the runs are alike)"
         };
-        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule })
+        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule, shader_checks: self.ctx.shader_checks })
     }
 
     /// The force pass's schedule as last written (`shaders/schedule.wgsl`): for each thread,

@@ -65,10 +65,18 @@ pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout, adhesion
     }
     let src = pass_module_for(name, split, adhesion);
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let m = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(name),
-        source: wgpu::ShaderSource::Wgsl(src.into()),
-    });
+    let desc = wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(src.into()) };
+    let m = if ctx.shader_checks {
+        ctx.device.create_shader_module(desc)
+    } else {
+        // SAFETY: Talus's shaders index their arrays within the sizes the host gives them
+        // (every capacity is checked on the device before a write, `gpu::capacity`), every
+        // loop is bounded by counts the passes write, no integer division has a zero divisor,
+        // and every workgroup array is written before it is read; the device's robust buffer
+        // access, where it has it, still bounds the buffer accesses. `tests/gpu_shaders.rs`
+        // runs scenes both ways and compares their outputs.
+        unsafe { ctx.device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+    };
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(TalusError::Device(format!("shader `{name}`: {e}")));
     }
@@ -82,7 +90,8 @@ pub(super) fn pipeline(ctx: &GpuContext, m: &wgpu::ShaderModule, label: &str, en
         layout: None,
         module: m,
         entry_point: Some(entry),
-        compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
+        // workgroup memory zeroed only with the runtime checks (every pass writes it before reading)
+        compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: ctx.shader_checks },
         cache: None,
     });
     if let Some(e) = pollster::block_on(scope.pop()) {

@@ -1,0 +1,302 @@
+//! What the driver made of each pass: `talus info --shaders`.
+//!
+//! The force pass runs at about a sixth of a real GPU's memory bandwidth (docs/performance.md,
+//! "The same card"), which points at latency: too few warps resident to hide it, bounded by
+//! the registers each thread needs. wgpu reports nothing of the compiled code, so this module
+//! compiles the step's passes as the backend does (the same composed WGSL, the same override
+//! constants, naga's SPIR-V with the runtime checks of `GpuContext::shader_checks`) and hands
+//! them to the driver itself through Vulkan's `VK_KHR_pipeline_executable_properties`, on a
+//! second logical device of the adapter wgpu chose, with the same robust buffer access. The
+//! driver answers with its own statistics: NVIDIA's register count, RADV's VGPRs and spills,
+//! lavapipe's LLVM instruction count. Nothing here runs a pass.
+
+use super::context::GpuContext;
+use super::shader::pass_module_for;
+use super::split::SplitLayout;
+use crate::error::{Result, TalusError};
+use ash::vk;
+
+/// One pipeline of the step as `Pipelines::new` makes it for a dry scene without mesh walls.
+pub struct PassSpec {
+    pub label: &'static str,
+    /// The pass module (`shader::pass_module_for`).
+    pub module: &'static str,
+    pub entry: &'static str,
+    pub constants: &'static [(&'static str, f64)],
+}
+
+/// The pipelines of a dry sphere step without mesh walls (the bench bed's), as
+/// `Pipelines::new` compiles them (its overrides for `mesh_walls` = false, `adhesion` = false).
+pub const STEP_PASSES: &[PassSpec] = &[
+    PassSpec { label: "forces", module: "forces", entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)] },
+    PassSpec { label: "kick_drift", module: "drift", entry: "main", constants: &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)] },
+    PassSpec { label: "kick", module: "kick", entry: "main", constants: &[("ADHESION", 0.0)] },
+    PassSpec { label: "advance", module: "advance", entry: "main", constants: &[] },
+    PassSpec { label: "list_plan", module: "list_plan", entry: "main", constants: &[] },
+    PassSpec { label: "grid_count", module: "grid_count", entry: "main", constants: &[] },
+    PassSpec { label: "grid_scatter", module: "grid_scatter", entry: "main", constants: &[] },
+    PassSpec { label: "grid_sort", module: "grid_sort", entry: "main", constants: &[] },
+    PassSpec { label: "list_count", module: "list_build", entry: "main", constants: &[] },
+    PassSpec { label: "list_fill", module: "list_build", entry: "main", constants: &[("FILL", 1.0)] },
+    PassSpec { label: "schedule", module: "schedule", entry: "main", constants: &[] },
+    PassSpec { label: "wall_loads", module: "wall_loads", entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)] },
+];
+
+/// One statistic as the driver names and reports it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Statistic {
+    pub name: String,
+    pub value: f64,
+}
+
+/// One executable of a pass's pipeline (a compute pipeline has one on every driver seen).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Executable {
+    pub pass: String,
+    /// The driver's name for the executable.
+    pub name: String,
+    pub subgroup_size: u32,
+    /// The pass's workgroup size (threads).
+    pub workgroup_size: u32,
+    /// `None` where the driver compiled the pass but reports nothing of it (no
+    /// `VK_KHR_pipeline_executable_properties`: lavapipe).
+    pub statistics: Option<Vec<Statistic>>,
+}
+
+impl Executable {
+    /// The first statistic whose name contains `part` (case-insensitive).
+    pub fn statistic(&self, part: &str) -> Option<f64> {
+        let part = part.to_lowercase();
+        self.statistics.iter().flatten().find(|s| s.name.to_lowercase().contains(&part)).map(|s| s.value)
+    }
+
+    /// Registers per thread, where the driver reports them (NVIDIA "Register Count", RADV
+    /// "VGPRs").
+    pub fn registers(&self) -> Option<f64> {
+        self.statistic("register count").or_else(|| self.statistic("vgprs"))
+    }
+}
+
+/// The warps of 32 threads an SM of an NVIDIA GPU since Volta keeps resident when each thread
+/// takes `registers` (65,536 registers per SM, allocated per warp in units of 256, whole
+/// workgroups of `workgroup_size` threads), at most `max_warps` (64 on an H100, H200 or A100;
+/// 48 on desktop Ampere and Ada).
+pub fn resident_warps(registers: u32, workgroup_size: u32, max_warps: u32) -> u32 {
+    let per_warp = (registers.max(1) * 32).div_ceil(256) * 256;
+    let warps = 65_536 / per_warp;
+    let group = workgroup_size.div_ceil(32).max(1);
+    (warps / group * group).min(max_warps / group * group)
+}
+
+/// Every pass in `passes` compiled by the driver of `ctx`'s adapter, with the split arrays cut
+/// as `split` says, and its statistics where the driver reports them. An adapter that is not
+/// Vulkan is an error that says so.
+pub fn pass_statistics(ctx: &GpuContext, split: &SplitLayout, passes: &[PassSpec]) -> Result<Vec<Executable>> {
+    let no = |why: String| TalusError::Device(format!("{}: {why}", ctx.describe()));
+    // SAFETY: the instance and physical device handles are only used while `ctx` (and so the
+    // hal adapter) is alive; the device made here is destroyed before returning
+    unsafe {
+        let hal = ctx.adapter.as_hal::<wgpu::hal::api::Vulkan>().ok_or_else(|| no("driver statistics need a Vulkan adapter".into()))?;
+        let instance = hal.shared_instance().raw_instance();
+        let phd = hal.raw_physical_device();
+        let props = instance.get_physical_device_properties(phd);
+        let extensions = instance.enumerate_device_extension_properties(phd).map_err(|e| no(format!("vkEnumerateDeviceExtensionProperties: {e}")))?;
+        let has = |name: &std::ffi::CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+        // without the extension (lavapipe) the passes are still compiled by the driver, and
+        // come back without statistics
+        let capture = has(ash::khr::pipeline_executable_properties::NAME);
+        // the robust buffer access wgpu asks for, so the driver compiles the same accesses
+        let robustness2 = has(ash::ext::robustness2::NAME);
+        let mut exec_features = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut rob2_features = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let mut features2 = vk::PhysicalDeviceFeatures2::default();
+        if capture {
+            features2 = features2.push_next(&mut exec_features);
+        }
+        if robustness2 {
+            features2 = features2.push_next(&mut rob2_features);
+        }
+        instance.get_physical_device_features2(phd, &mut features2);
+        let base = features2.features;
+        let capture = capture && exec_features.pipeline_executable_info == vk::TRUE;
+        let robust2 = robustness2 && rob2_features.robust_buffer_access2 == vk::TRUE && base.robust_buffer_access == vk::TRUE;
+        let mut names = Vec::new();
+        if capture {
+            names.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        }
+        if robust2 {
+            names.push(ash::ext::robustness2::NAME.as_ptr());
+        }
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(0).queue_priorities(&priorities)];
+        let features = vk::PhysicalDeviceFeatures::default().robust_buffer_access(base.robust_buffer_access == vk::TRUE);
+        let mut exec_on = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
+        let mut rob2_on = vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
+        let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_extension_names(&names).enabled_features(&features);
+        if capture {
+            info = info.push_next(&mut exec_on);
+        }
+        if robust2 {
+            info = info.push_next(&mut rob2_on);
+        }
+        let device = instance.create_device(phd, &info, None).map_err(|e| no(format!("vkCreateDevice: {e}")))?;
+        let stats = capture.then(|| ash::khr::pipeline_executable_properties::Device::new(instance, &device));
+        let lang = if props.api_version >= vk::API_VERSION_1_3 {
+            (1, 6)
+        } else if props.api_version >= vk::API_VERSION_1_2 {
+            (1, 5)
+        } else {
+            (1, 3)
+        };
+        let out = passes.iter().try_fold(Vec::new(), |mut out, p| {
+            out.extend(compile_and_ask(&device, stats.as_ref(), ctx, split, p, lang, robust2)?);
+            Ok::<_, TalusError>(out)
+        });
+        device.destroy_device(None);
+        out
+    }
+}
+
+/// A binding of a pass: group, binding, and whether it is the uniform buffer (else storage).
+type Binding = (u32, u32, bool);
+
+/// What `spirv` hands the driver: the words, the bindings, the workgroup size.
+type Compiled = (Vec<u32>, Vec<Binding>, u32);
+
+/// naga's SPIR-V of one pass, as wgpu-hal's Vulkan backend writes it (its options for this
+/// device, `GpuContext::shader_checks` as wgpu's runtime checks), and the pass's bindings.
+fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), robust2: bool) -> Result<Compiled> {
+    use naga::back::spv;
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let fail = |what: String| TalusError::Device(format!("pass `{}`: {what}", p.label));
+    let src = pass_module_for(p.module, split, false);
+    let module = naga::front::wgsl::parse_str(&src).map_err(|e| fail(e.emit_to_string(&src)))?;
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).map_err(|e| fail(format!("{e:?}")))?;
+    let mut constants = naga::back::PipelineConstants::default();
+    for &(k, v) in p.constants {
+        constants.insert(k.to_string(), v);
+    }
+    let mut bindings = Vec::new();
+    for (_, var) in module.global_variables.iter() {
+        let Some(b) = &var.binding else { continue };
+        match var.space {
+            naga::AddressSpace::Uniform => bindings.push((b.group, b.binding, true)),
+            naga::AddressSpace::Storage { .. } => bindings.push((b.group, b.binding, false)),
+            _ => return Err(fail(format!("binding {}.{} is neither a uniform nor a storage buffer", b.group, b.binding))),
+        }
+    }
+    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, p.entry)), &constants).map_err(|e| fail(format!("{e}")))?;
+    let checked = ctx.shader_checks;
+    let policy = |on: bool| if on { BoundsCheckPolicy::Restrict } else { BoundsCheckPolicy::Unchecked };
+    let options = spv::Options {
+        lang_version: lang,
+        bounds_check_policies: BoundsCheckPolicies {
+            index: policy(checked),
+            buffer: policy(checked && !robust2),
+            image_load: policy(checked),
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        zero_initialize_workgroup_memory: if checked { spv::ZeroInitializeWorkgroupMemoryMode::Polyfill } else { spv::ZeroInitializeWorkgroupMemoryMode::None },
+        force_loop_bounding: checked,
+        emit_int_div_checks: checked,
+        ..spv::Options::default()
+    };
+    let words = spv::write_vec(&module, &info, &options, Some(&spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: p.entry.to_string() })).map_err(|e| fail(format!("SPIR-V: {e}")))?;
+    let threads = module.entry_points.iter().find(|e| e.name == p.entry).map(|e| e.workgroup_size.iter().product()).unwrap_or(1);
+    Ok((words, bindings, threads))
+}
+
+/// Compile one pass on `device` with statistics captured, and read them.
+unsafe fn compile_and_ask(
+    device: &ash::Device,
+    stats: Option<&ash::khr::pipeline_executable_properties::Device>,
+    ctx: &GpuContext,
+    split: &SplitLayout,
+    p: &PassSpec,
+    lang: (u8, u8),
+    robust2: bool,
+) -> Result<Vec<Executable>> {
+    let fail = |what: String| TalusError::Device(format!("pass `{}`: {what}", p.label));
+    let (words, bindings, threads) = spirv(ctx, split, p, lang, robust2)?;
+    // the descriptor sets of the pipeline layout, from the module's bindings
+    let mut sets: Vec<Vec<vk::DescriptorSetLayoutBinding>> = Vec::new();
+    for (group, binding, uniform) in bindings {
+        let kind = if uniform { vk::DescriptorType::UNIFORM_BUFFER } else { vk::DescriptorType::STORAGE_BUFFER };
+        let g = group as usize;
+        if sets.len() <= g {
+            sets.resize(g + 1, Vec::new());
+        }
+        sets[g].push(vk::DescriptorSetLayoutBinding::default().binding(binding).descriptor_type(kind).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE));
+    }
+    let shader = device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None).map_err(|e| fail(format!("vkCreateShaderModule: {e}")))?;
+    let mut layouts = Vec::new();
+    for set in &sets {
+        layouts.push(device.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(set), None).map_err(|e| fail(format!("vkCreateDescriptorSetLayout: {e}")))?);
+    }
+    let layout = device.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts), None).map_err(|e| fail(format!("vkCreatePipelineLayout: {e}")))?;
+    let entry = std::ffi::CString::new(p.entry).expect("an entry point name without NUL");
+    let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(shader).name(&entry);
+    let flags = if stats.is_some() { vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR } else { vk::PipelineCreateFlags::empty() };
+    let create = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout).flags(flags);
+    let made = device.create_compute_pipelines(vk::PipelineCache::null(), &[create], None);
+    let result = match made {
+        Ok(pipelines) => {
+            let pipeline = pipelines[0];
+            let read = match stats {
+                Some(stats) => read_statistics(stats, pipeline, p.label, threads),
+                None => Ok(vec![Executable { pass: p.label.to_string(), name: String::new(), subgroup_size: 0, workgroup_size: threads, statistics: None }]),
+            };
+            device.destroy_pipeline(pipeline, None);
+            read.map_err(|e| fail(format!("vkGetPipelineExecutable*: {e}")))
+        }
+        Err((_, e)) => Err(fail(format!("vkCreateComputePipelines: {e}"))),
+    };
+    device.destroy_pipeline_layout(layout, None);
+    for l in layouts {
+        device.destroy_descriptor_set_layout(l, None);
+    }
+    device.destroy_shader_module(shader, None);
+    result
+}
+
+/// The executables of `pipeline` and their statistics.
+unsafe fn read_statistics(stats: &ash::khr::pipeline_executable_properties::Device, pipeline: vk::Pipeline, label: &str, workgroup_size: u32) -> ash::prelude::VkResult<Vec<Executable>> {
+    let text = |c: std::result::Result<&std::ffi::CStr, std::ffi::FromBytesUntilNulError>| c.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let execs = stats.get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))?;
+    let mut out = Vec::new();
+    for (k, e) in execs.iter().enumerate() {
+        let list = stats.get_pipeline_executable_statistics(&vk::PipelineExecutableInfoKHR::default().pipeline(pipeline).executable_index(k as u32))?;
+        let statistics = list
+            .iter()
+            .map(|s| {
+                let value = match s.format {
+                    vk::PipelineExecutableStatisticFormatKHR::BOOL32 => s.value.b32 as f64,
+                    vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64 as f64,
+                    vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64 as f64,
+                    _ => s.value.f64,
+                };
+                Statistic { name: text(s.name_as_c_str()), value }
+            })
+            .collect();
+        out.push(Executable { pass: label.to_string(), name: text(e.name_as_c_str()), subgroup_size: e.subgroup_size, workgroup_size, statistics: Some(statistics) });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resident_warps_by_registers() {
+        // 32 registers: 2,048 threads = 64 warps; 128: 16 warps; 255 → 256: 8 warps
+        assert_eq!(resident_warps(32, 64, 64), 64);
+        assert_eq!(resident_warps(128, 64, 64), 16);
+        assert_eq!(resident_warps(255, 64, 64), 8);
+        // allocated in units of 256 registers a warp: 41 registers take 48
+        assert_eq!(resident_warps(41, 64, 64), 42);
+        // the desktop parts' 48 warps, and whole workgroups of 256 threads (8 warps)
+        assert_eq!(resident_warps(32, 64, 48), 48);
+        assert_eq!(resident_warps(72, 256, 64), 24);
+    }
+}
