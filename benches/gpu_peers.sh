@@ -27,10 +27,10 @@
 #              bed100M: the 100M-particle bed; clumps1M: 1M component spheres in four-sphere
 #              tablets, `--packing clumps --ids shuffled`, numbered at random as poured)
 #   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0),
-#              stored in id order (TALUS_GPU_CELL_ORDER=0) and with the shaders compiled without
-#              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0), new binary only (default "bed1M
-#              shuffled1M clumps1M", where run; "" for none): what cell order, the schedule and
-#              the checks are worth on the card
+#              stored in id order (TALUS_GPU_CELL_ORDER=0), with the shaders compiled without
+#              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
+#              issued early (TALUS_GPU_EARLY_LOADS=1), new binary only (default "bed1M
+#              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
 #   NBED       particles of the bed1M and shuffled1M cases (default 1000000; smaller for a dry run
 #              of the script on lavapipe)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
@@ -103,6 +103,7 @@ layout_ab() {
   TALUS_GPU_BALANCE=0 talus_json "$TALUS" "${c}_nobalance" "$@"
   TALUS_GPU_CELL_ORDER=0 talus_json "$TALUS" "${c}_idorder" "$@"
   TALUS_GPU_SHADER_CHECKS=0 talus_json "$TALUS" "${c}_unchecked" "$@"
+  TALUS_GPU_EARLY_LOADS=1 talus_json "$TALUS" "${c}_early" "$@"
 }
 # talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
 talus_json() {
@@ -191,7 +192,7 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)")):
+    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")

@@ -46,6 +46,12 @@
 override WRITE_HISTORY: bool = true;
 // false when the set-up has no mesh walls: the mesh code is specialised away.
 override MESH_WALLS: bool = true;
+// true: each slot's loads are issued as early as they can be (`GpuContext::force_early_loads`,
+// TALUS_GPU_EARLY_LOADS): the next slot's partner word while this slot is evaluated, and the
+// partner's velocity and spin and the slot's record beside the partner's position, not after
+// the overlap test. The same values, so the same bits; a slot out of reach reads the partner's
+// motion for nothing (cached: the partner's own thread reads it too).
+override EARLY_LOADS: bool = false;
 
 // A contact overlap beyond OVERLAP_MAX_FRACTION of radius `r` stops the run (BLOWUP_OVERLAP,
 // particle i; twin of the CPU's `Owned::overlap` check).
@@ -115,6 +121,14 @@ fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, wr
     }
 }
 
+// Slot k's record in the table this step reads: `early` where EARLY_LOADS loaded it already.
+fn slot_record(k: u32, early: HistoryRecord) -> HistoryRecord {
+    if (EARLY_LOADS) {
+        return early;
+    }
+    return slot_read_at(k);
+}
+
 // The contacts particle i owns: writes its force and torque sums, the partners' shares and the
 // history; returns the work of the step (slip, dashpot, stiffness, wall): none for a ghost of a
 // decomposed run.
@@ -132,19 +146,44 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
     let read_bit = history_bit(state.step);
     let write_bit = history_bit(state.step + 1u);
-    for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-        let word = list_partner_at(k);
+    let end = list_start[i + 1u];
+    var ahead = 0u;
+    if (EARLY_LOADS && list_start[i] < end) {
+        ahead = list_partner_at(list_start[i]);
+    }
+    for (var k = list_start[i]; k < end; k = k + 1u) {
+        var word: u32;
+        if (EARLY_LOADS) {
+            word = ahead;
+            if (k + 1u < end) {
+                ahead = list_partner_at(k + 1u);
+            }
+        } else {
+            word = list_partner_at(k);
+        }
         let j = word & SLOT_PARTNER_MASK;
+        // the slot's contact was active in the previous step (it has a record to read)
+        let was_active = (word & read_bit) != 0u;
+        var vj = vec4<f32>(0.0);
+        var wj = vec4<f32>(0.0);
+        var early = HistoryRecord();
+        if (EARLY_LOADS) {
+            vj = motion_at(MOTION_ROWS * j);
+            wj = motion_at(MOTION_ROWS * j + 1u);
+            if (was_active) {
+                early = slot_read_at(k);
+            }
+        }
         let bj = pos_block[j];
         let oj = pos_offset[j];
         let d = pair_separation(bi.xyz, oi.xyz, bj.xyz, oj.xyz);
         let reach = (oi.w + oj.w + sim.max_rgap) * 1.001;
         var touching = dot(d, d) <= reach * reach;
-        // the slot's contact was active in the previous step (it has a record to read)
-        let was_active = (word & read_bit) != 0u;
         if (touching || was_active) {
-            let vj = motion_at(MOTION_ROWS * j);
-            let wj = motion_at(MOTION_ROWS * j + 1u);
+            if (!EARLY_LOADS) {
+                vj = motion_at(MOTION_ROWS * j);
+                wj = motion_at(MOTION_ROWS * j + 1u);
+            }
             let p = pairs[mat_i * sim.n_materials + material_of(bj)];
             var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             if (sim.rolling_booked != 0u) {
@@ -156,13 +195,13 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 // a bond holds to the pair's tensile range (bonded_active, which reads the
                 // record); within the list's reach (sim.max_rgap covers that range)
                 if (was_active) {
-                    h = record_history(slot_read_at(k));
+                    h = record_history(slot_record(k, early));
                 }
                 touching = touching && bonded_active(p, g, h);
             } else {
                 touching = touching && contact_active(p, g);
                 if (was_active) {
-                    h = record_history(slot_read_at(k));
+                    h = record_history(slot_record(k, early));
                 }
             }
             if (!touching && was_active) {

@@ -236,21 +236,22 @@ fn force_pass_copies_agree_bit_for_bit() {
     assert!(text(&o.stderr).contains("TALUS_CPU_ISA") && text(&o.stderr).contains("avx9"), "{}", text(&o.stderr));
 }
 
-/// Shaders compiled without naga's runtime checks (`TALUS_GPU_SHADER_CHECKS=0`, a layout row of
-/// `benches/gpu_peers.sh`) compute the same bits: every file of a GPU run (energies, wall
-/// loads, snapshots, checkpoint) is byte-identical to the checked run's, on scenes that between
-/// them run every pass of a step: plane walls, mesh walls, liquid bridges, rigid clumps, and
-/// grains inserted on the device (hopper_discharge's first 0.01 s: two exchanges, about 400
-/// grains). A bad value is an error naming the variable.
+/// The force pass's shader variants compute the same bits: shaders compiled without naga's
+/// runtime checks (`TALUS_GPU_SHADER_CHECKS=0`) and the force pass issuing its loads early
+/// (`TALUS_GPU_EARLY_LOADS=1`), both layout rows of `benches/gpu_peers.sh`. Every file of a GPU
+/// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
+/// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
+/// rigid clumps, and grains inserted on the device (hopper_discharge's first 0.01 s: two
+/// exchanges, about 400 grains). A bad value is an error naming the variable.
 #[test]
-fn shaders_without_runtime_checks_write_the_same_bytes() {
-    let run = |name: &str, steps: &str, checks: &str, out: &std::path::Path| {
+fn shader_variants_write_the_same_bytes() {
+    let run = |name: &str, steps: &str, env: &[(&str, &str)], out: &std::path::Path| {
         let o = Command::new(env!("CARGO_BIN_EXE_talus"))
             .args(["run", &scene(name), "--backend", "gpu", "--steps", steps, "--no-progress", "--out", out.to_str().unwrap()])
-            .env("TALUS_GPU_SHADER_CHECKS", checks)
+            .envs(env.iter().copied())
             .output()
             .unwrap();
-        assert!(o.status.success(), "{name}, TALUS_GPU_SHADER_CHECKS={checks}: stderr: {}", text(&o.stderr));
+        assert!(o.status.success(), "{name}, {env:?}: stderr: {}", text(&o.stderr));
     };
     // the run's energies, wall loads and checkpoint, and its snapshots (particles, bodies)
     let files = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
@@ -261,22 +262,29 @@ fn shaders_without_runtime_checks_write_the_same_bytes() {
         names.sort();
         names.into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
     };
-    for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "1000"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
+    let variants: [&[(&str, &str)]; 2] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")]];
+    for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "500"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
         let dir = tempfile::tempdir().unwrap();
-        let (on, off) = (dir.path().join("checked"), dir.path().join("unchecked"));
-        run(name, steps, "1", &on);
-        run(name, steps, "0", &off);
-        let (a, b) = (files(&on), files(&off));
+        let base = dir.path().join("default");
+        run(name, steps, &[], &base);
+        let a = files(&base);
         let has = |end: &str| a.iter().any(|(f, _)| f.ends_with(end));
         assert!(has("energy.csv") && has("walls.csv") && has("checkpoint.talus") && (name == "settle_box.json" || a.iter().any(|(f, _)| f.ends_with(".vtu") && !f.contains("_0000000000"))), "{name}: {:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
-        assert_eq!(a.iter().map(|(f, _)| f).collect::<Vec<_>>(), b.iter().map(|(f, _)| f).collect::<Vec<_>>(), "{name}: different files");
-        for ((f, x), (_, y)) in a.iter().zip(&b) {
-            assert!(x == y, "{name}: {f} differs without naga's runtime checks");
+        for (k, env) in variants.iter().enumerate() {
+            let out = dir.path().join(format!("variant{k}"));
+            run(name, steps, env, &out);
+            let b = files(&out);
+            assert_eq!(a.iter().map(|(f, _)| f).collect::<Vec<_>>(), b.iter().map(|(f, _)| f).collect::<Vec<_>>(), "{name}, {env:?}: different files");
+            for ((f, x), (_, y)) in a.iter().zip(&b) {
+                assert!(x == y, "{name}: {f} differs with {env:?}");
+            }
         }
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env("TALUS_GPU_SHADER_CHECKS", "no").output().unwrap();
-    assert!(!o.status.success());
-    assert!(text(&o.stderr).contains("TALUS_GPU_SHADER_CHECKS") && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));
+    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();
+        assert!(!o.status.success());
+        assert!(text(&o.stderr).contains(var) && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));
+    }
 }
 
 /// `talus info --shaders` hands every pass of the step to the driver: on lavapipe (which
@@ -352,6 +360,10 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     let (gpu, out) = bench("gpu_unchecked", "gpu", "shuffled", &[("TALUS_GPU_SHADER_CHECKS", "0")]);
     assert!(out.contains("force-pass schedule taken; shaders without naga's runtime checks"), "{out}");
     assert_eq!(gpu["gpu_layout"]["shader_checks"], false);
+    assert_eq!(gpu["gpu_layout"]["early_loads"], false);
+    let (gpu, out) = bench("gpu_early", "gpu", "shuffled", &[("TALUS_GPU_EARLY_LOADS", "1")]);
+    assert!(out.contains("force-pass schedule taken; force pass with early loads"), "{out}");
+    assert_eq!(gpu["gpu_layout"]["early_loads"], true);
 
     // clumps are shuffled body by body: the same bodies and contacts; on the GPU stored body by
     // body in cell order

@@ -31,6 +31,9 @@ pub struct GpuContext {
     /// zeroed workgroup memory. Off, Talus's own capacity checks remain, and the driver's
     /// robust buffer access where the device has it.
     pub shader_checks: bool,
+    /// Whether the force pass issues each slot's loads early (`forces.wgsl`'s `EARLY_LOADS`,
+    /// `early_loads_wanted`, `TALUS_GPU_EARLY_LOADS`; the same bits either way).
+    pub force_early_loads: bool,
 }
 
 /// One adapter as `talus info` prints it.
@@ -236,7 +239,8 @@ fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuC
     .map_err(|e| TalusError::Device(format!("request_device on {}: {e}", info.name)))?;
     let memory = device_memory(&adapter);
     let shader_checks = super::shader_checks_wanted()?;
-    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks })
+    let force_early_loads = super::early_loads_wanted()?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads })
 }
 
 impl GpuContext {

@@ -137,6 +137,9 @@ pub struct GpuLayout {
     /// Whether the shaders keep naga's runtime checks (`GpuContext::shader_checks`,
     /// `TALUS_GPU_SHADER_CHECKS`).
     pub shader_checks: bool,
+    /// Whether the force pass issues each slot's loads early (`GpuContext::force_early_loads`,
+    /// `TALUS_GPU_EARLY_LOADS`).
+    pub early_loads: bool,
 }
 
 impl std::fmt::Display for GpuLayout {
@@ -148,6 +151,9 @@ impl std::fmt::Display for GpuLayout {
         write!(f, "; force-pass schedule {}", self.schedule)?;
         if !self.shader_checks {
             write!(f, "; shaders without naga's runtime checks")?;
+        }
+        if self.early_loads {
+            write!(f, "; force pass with early loads")?;
         }
         Ok(())
     }
@@ -178,6 +184,22 @@ pub const SHADER_CHECKS_ENV: &str = "TALUS_GPU_SHADER_CHECKS";
 /// `TALUS_GPU_SHADER_CHECKS`, else yes; an unclear value of the variable is an error naming it.
 pub fn shader_checks_wanted() -> Result<bool> {
     switch_wanted(None, SHADER_CHECKS_ENV, "1 (naga's runtime checks, the default) or 0 (without them)")
+}
+
+/// The environment variable that makes the force pass issue each slot's loads early (`1`).
+pub const EARLY_LOADS_ENV: &str = "TALUS_GPU_EARLY_LOADS";
+
+/// Whether the force pass issues each slot's loads early (`GpuContext::force_early_loads`):
+/// `TALUS_GPU_EARLY_LOADS` = `1`, else no; an unclear value is an error naming the variable.
+pub fn early_loads_wanted() -> Result<bool> {
+    match std::env::var(EARLY_LOADS_ENV) {
+        Err(_) => Ok(false),
+        Ok(v) => match v.trim() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(TalusError::Other(format!("environment variable {EARLY_LOADS_ENV} = `{v}`: expected 1 (early loads) or 0 (the default)"))),
+        },
+    }
 }
 
 /// `chosen`, else the environment variable `env` (`1` or `0`), else yes.
@@ -691,7 +713,7 @@ impl GpuBackend {
         } else {
             "on, not taken (the runs are alike)"
         };
-        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule, shader_checks: self.ctx.shader_checks })
+        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule, shader_checks: self.ctx.shader_checks, early_loads: self.ctx.force_early_loads })
     }
 
     /// The force pass's schedule as last written (`shaders/schedule.wgsl`): for each thread,

@@ -109,6 +109,7 @@ impl Pipelines {
     pub fn new(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Self> {
         let meshes = if mesh_walls { 1.0 } else { 0.0 };
         let adhesive = if adhesion { 1.0 } else { 0.0 };
+        let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
         let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
         let scan = module(ctx, "scan", split, adhesion)?;
         let forces = module(ctx, "forces", split, adhesion)?;
@@ -136,8 +137,8 @@ impl Pipelines {
             incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("MODE", 1.0)])?,
             incoming_map: pipeline(ctx, &incoming, "incoming_map", "main", &[("MODE", 2.0)])?,
             gather: simple("gather")?,
-            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
-            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
+            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early)])?,
+            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early)])?,
             rehash: simple("rehash")?,
             order: simple("order")?,
             order_hash: simple("order_hash")?,

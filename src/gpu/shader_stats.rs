@@ -176,6 +176,10 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
     for &(k, v) in p.constants {
         constants.insert(k.to_string(), v);
     }
+    // the context's choice, as `Pipelines::new` makes it
+    if p.module == "forces" {
+        constants.insert("EARLY_LOADS".to_string(), if ctx.force_early_loads { 1.0 } else { 0.0 });
+    }
     let mut bindings = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(b) = &var.binding else { continue };
