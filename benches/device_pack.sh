@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Here, before a call on a lent GPU (issue 34): pack what the device machine lacks into .device/
+# (ignored by git; `run`'s carry takes it with the working tree):
+#   - the stripped talus binary (and TALUS_OLD's, for a before/after column): the device image
+#     has no Rust toolchain;
+#   - the Vulkan loader, libvulkan.so.1, and the glvnd dispatch libraries NVIDIA's Vulkan driver
+#     links against: the image has NVIDIA's ICD but no loader, so without them wgpu finds no
+#     adapter (the first H200 call, docs/performance.md "The same card").
+# Then, on the device, `bash benches/device_gpu.sh` (it names the call to make).
+#
+#   bash benches/device_pack.sh            # cargo build --release, then pack
+#   TALUS=path/to/talus TALUS_OLD=path/to/old bash benches/device_pack.sh
+#
+# The carry limit is 64 MiB for everything that travels: the DEME bundle (.deme_peer, about
+# 38 MiB, ../shared/peers/deme/README.md) and .device (about 11 MiB a binary) fit together.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+D=.device
+rm -rf "$D"; mkdir -p "$D/lib"
+if [ -z "${TALUS:-}" ]; then
+  CARGO_PROFILE_RELEASE_DEBUG=0 cargo build --release --quiet
+  TALUS=target/release/talus
+fi
+strip -o "$D/talus" "$TALUS"
+[ -n "${TALUS_OLD:-}" ] && strip -o "$D/talus_old" "$TALUS_OLD"
+git rev-parse HEAD > "$D/commit" 2>/dev/null || true
+libdir=$(dirname "$(ldconfig -p | awk '/libvulkan\.so\.1 / {print $NF; exit}')")
+for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1; do
+  if [ -e "$libdir/$l" ]; then cp -L "$libdir/$l" "$D/lib/"; else echo "device_pack.sh: $l not in $libdir (apt-get install -y libvulkan1 libglvnd0)" >&2; fi
+done
+[ -e "$D/lib/libvulkan.so.1" ] || { echo "device_pack.sh: no Vulkan loader to carry: apt-get install -y libvulkan1" >&2; exit 2; }
+total=$(du -sbc "$D" $( [ -d .deme_peer ] && echo .deme_peer ) | tail -n 1 | cut -f1)
+echo "device_pack.sh: $D ($(du -sh "$D" | cut -f1)): $(ls "$D" "$D/lib" | tr '\n' ' ')"
+echo "device_pack.sh: with .deme_peer, $((total / 1048576)) MiB of the 64 MiB carry"
+[ "$total" -le $((64 * 1048576)) ] || { echo "device_pack.sh: over the 64 MiB carry: leave TALUS_OLD out, or DEME" >&2; exit 2; }
