@@ -31,6 +31,9 @@
 #              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
 #              issued early (TALUS_GPU_EARLY_LOADS=1), new binary only (default "bed1M
 #              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
+#   UNTRACKED  bed cases also run untracked (`--untracked`: forces only, no energy booking; the
+#              table's "Talus untracked" column), new binary only (default "bed1M bed10M"): what
+#              the energy booking costs the dense force pass on the card
 #   NBED       particles of the bed1M and shuffled1M cases (default 1000000; smaller for a dry run
 #              of the script on lavapipe)
 #   W, S       warm-up and timed steps at 1M (default 200, 2000); W10, S10 at 10M (200, 500);
@@ -117,6 +120,12 @@ talus_json() {
 }
 OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
+UNTRACKED=${UNTRACKED-"bed1M bed10M"}
+# untracked_bed CASE ARGS...: the new binary's untracked run of a bed case (UNTRACKED)
+untracked_bed() {
+  local c=$1; shift
+  case " $UNTRACKED " in *" $c "*) talus_json "$TALUS" "${c}_untracked" "$@" --untracked ;; esac
+}
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 case "$gpu_name" in *H200*) PEAK_GBS=${PEAK_GBS:-4800} ;; *H100*HBM3*|*H100*SXM*) PEAK_GBS=${PEAK_GBS:-3350} ;; esac
 for c in $CASES; do
@@ -137,8 +146,11 @@ for c in $CASES; do
         ids=(); [ $c = shuffled1M ] && ids=(--ids shuffled)
         args=(--packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}")
         talus_json "$bin" "$c$sfx" "${args[@]}"
-        [ "$b" = 0 ] && layout_ab "$c" "${args[@]}" ;;
-      bed10M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}" ;;
+        [ "$b" = 0 ] && { untracked_bed "$c" "${args[@]}"; layout_ab "$c" "${args[@]}"; } ;;
+      bed10M)
+        args=(--packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}")
+        talus_json "$bin" "$c$sfx" "${args[@]}"
+        [ "$b" = 0 ] && untracked_bed "$c" "${args[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
       clumps1M)
         # the tablets numbered at random, as a clump generator numbers what it pours

@@ -556,9 +556,10 @@ pub fn fit_gpu(g: &GpuBackend, result: &mut BenchResult) {
 
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no hardware GPU adapter is found (`run::resolve_auto`).
-/// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times.
+/// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times;
+/// `tracked` = false turns every pair's energy tracking off (`PairParams::energy_tracking`).
 #[allow(clippy::too_many_arguments)]
-pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing, ids: Ids) -> Result<BenchResult> {
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing, ids: Ids, tracked: bool) -> Result<BenchResult> {
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
@@ -570,8 +571,11 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     if ids == Ids::Shuffled {
         shuffle_ids(&mut setup, SHUFFLE_SEED);
     }
+    if !tracked {
+        setup.pairs.entries.iter_mut().for_each(|p| p.energy_tracking = false);
+    }
     let n = setup.particles.len();
-    let scene = format!("{}, {}{}", packing.name(), model.name(), if ids == Ids::Shuffled { ", ids shuffled" } else { "" });
+    let scene = format!("{}, {}{}{}", packing.name(), model.name(), if ids == Ids::Shuffled { ", ids shuffled" } else { "" }, if tracked { "" } else { ", untracked" });
     let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {

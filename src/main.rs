@@ -173,8 +173,12 @@ enum Command {
         /// force-pass schedule are for)
         #[arg(long, default_value = "placed")]
         ids: talus::bench::Ids,
+        /// Energy tracking off (forces, torques and history only, as DEME and LIGGGHTS run),
+        /// for the bench scenes; a scene file says it with its own `energy_tracking`
+        #[arg(long)]
+        untracked: bool,
         /// Time a scene file instead (insertions and outlets included); --particles, --model,
-        /// --packing and --ids do not apply
+        /// --packing, --ids and --untracked do not apply
         #[arg(long)]
         scene: Option<PathBuf>,
         /// With --scene: the CPU reference runs the scene to this time (s) and the chosen
@@ -558,13 +562,13 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, ids, scene, from, peak_bandwidth } => {
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, ids, untracked, scene, from, peak_bandwidth } => {
             if let Some(p) = peak_bandwidth.filter(|p| !(p.is_finite() && *p > 0.0)) {
                 return Err(talus::TalusError::Other(format!("--peak-bandwidth {p}: a bandwidth in GB/s above 0")));
             }
             let mut r = match scene {
                 Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
-                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing, ids)?,
+                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing, ids, !untracked)?,
             };
             r.peak_bandwidth_gb_s = peak_bandwidth;
             println!("{r}");

@@ -345,6 +345,15 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     assert_eq!(placed["particles"], shuffled["particles"]);
     assert_eq!(placed["contacts_per_particle"], shuffled["contacts_per_particle"], "the shuffled bed is not the same bed");
     assert!(shuffled["gpu_layout"].is_null());
+    // --untracked: the same bed and contacts, with every pair's energy booking off
+    for backend in ["cpu", "gpu"] {
+        let path = json(&format!("{backend}_untracked"));
+        let o = talus(&["bench", "--backend", backend, "--packing", "bed", "--particles", "2000", "--steps", "2", "--warmup", "0", "--untracked", "--json", path.to_str().unwrap()]);
+        assert!(o.status.success(), "stderr: {}", text(&o.stderr));
+        assert!(text(&o.stdout).contains("bed, hertz, untracked"), "{}", text(&o.stdout));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["contacts_per_particle"], placed["contacts_per_particle"], "{backend}: the untracked bed is not the same bed");
+    }
 
     let (gpu, out) = bench("gpu_shuffled", "gpu", "shuffled", &[]);
     assert!(out.contains("gpu layout            stored in cell order"), "{out}");
