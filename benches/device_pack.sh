@@ -11,8 +11,9 @@
 #   bash benches/device_pack.sh            # cargo build --release, then pack
 #   TALUS=path/to/talus TALUS_OLD=path/to/old bash benches/device_pack.sh
 #
-# The carry limit is 64 MiB for everything that travels: the DEME bundle (.deme_peer, about
-# 38 MiB, ../shared/peers/deme/README.md) and .device (about 11 MiB a binary) fit together.
+# The limit is 64 MiB for everything that travels: the working tree (about 10 MB), the DEME
+# bundle (.deme_peer, about 38 MiB, ../shared/peers/deme/README.md) and .device (about 11 MiB a
+# binary) fit together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=.device
@@ -29,7 +30,8 @@ for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1; do
   if [ -e "$libdir/$l" ]; then cp -L "$libdir/$l" "$D/lib/"; else echo "device_pack.sh: $l not in $libdir (apt-get install -y libvulkan1 libglvnd0)" >&2; fi
 done
 [ -e "$D/lib/libvulkan.so.1" ] || { echo "device_pack.sh: no Vulkan loader to carry: apt-get install -y libvulkan1" >&2; exit 2; }
-total=$(du -sbc "$D" $( [ -d .deme_peer ] && echo .deme_peer ) | tail -n 1 | cut -f1)
+tree=$(git ls-files -z | xargs -0 du -cb 2> /dev/null | tail -n 1 | cut -f1)
+total=$(( tree + $(du -sbc "$D" $( [ -d .deme_peer ] && echo .deme_peer ) | tail -n 1 | cut -f1) ))
 echo "device_pack.sh: $D ($(du -sh "$D" | cut -f1)): $(ls "$D" "$D/lib" | tr '\n' ' ')"
-echo "device_pack.sh: with .deme_peer, $((total / 1048576)) MiB of the 64 MiB carry"
+echo "device_pack.sh: with the working tree$( [ -d .deme_peer ] && echo ' and .deme_peer'), $((total / 1048576)) MiB of the 64 MiB that travel"
 [ "$total" -le $((64 * 1048576)) ] || { echo "device_pack.sh: over the 64 MiB carry: leave TALUS_OLD out, or DEME" >&2; exit 2; }
