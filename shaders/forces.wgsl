@@ -46,10 +46,10 @@
 override WRITE_HISTORY: bool = true;
 // false when the set-up has no mesh walls: the mesh code is specialised away.
 override MESH_WALLS: bool = true;
-// true: each slot's loads are issued as early as they can be (`GpuContext::force_early_loads`,
-// TALUS_GPU_EARLY_LOADS): the next slot's partner word while this slot is evaluated, and the
-// partner's velocity and spin and the slot's record beside the partner's position, not after
-// the overlap test. The same values, so the same bits; a slot out of reach reads the partner's
+// true: loads are issued as early as they can be (`GpuContext::force_early_loads`,
+// TALUS_GPU_EARLY_LOADS): the thread's schedule entry beside the test whether the schedule
+// pays; the next slot's partner word while this slot is evaluated, and the partner's velocity
+// and spin and the slot's record beside the partner's position, not after the overlap test. The same values, so the same bits; a slot out of reach reads the partner's
 // motion for nothing (cached: the partner's own thread reads it too).
 override EARLY_LOADS: bool = false;
 
@@ -299,9 +299,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // schedule is on and pays (`schedule.wgsl`); `at` is the particle's place in the
     // workgroup, where its work goes, so the sums below do not depend on the thread
     var i = t;
+    // EARLY_LOADS: the schedule's entry is loaded beside the test whether it pays, not after
+    var scheduled = t;
+    if (EARLY_LOADS && sim.balanced != 0u && t < sim.n_particles) {
+        scheduled = list_start[sim.n_particles + 1u + t];
+    }
     let pays = f32(atomicLoad(&state.schedule_sorted)) < SCHEDULE_GAIN * f32(atomicLoad(&state.schedule_plain));
     if (sim.balanced != 0u && pays && t < sim.n_particles) {
-        i = list_start[sim.n_particles + 1u + t];
+        if (EARLY_LOADS) {
+            i = scheduled;
+        } else {
+            i = list_start[sim.n_particles + 1u + t];
+        }
     }
     let at = i % WORKGROUP_SIZE;
     var work = vec4<f32>(0.0);
