@@ -192,23 +192,21 @@ pub const EARLY_LOADS_ENV: &str = "TALUS_GPU_EARLY_LOADS";
 /// Whether the force pass issues each slot's loads early (`GpuContext::force_early_loads`):
 /// `TALUS_GPU_EARLY_LOADS` = `1`, else no; an unclear value is an error naming the variable.
 pub fn early_loads_wanted() -> Result<bool> {
-    match std::env::var(EARLY_LOADS_ENV) {
-        Err(_) => Ok(false),
-        Ok(v) => match v.trim() {
-            "1" => Ok(true),
-            "0" => Ok(false),
-            _ => Err(TalusError::Other(format!("environment variable {EARLY_LOADS_ENV} = `{v}`: expected 1 (early loads) or 0 (the default)"))),
-        },
-    }
+    switch_or(None, EARLY_LOADS_ENV, false, "1 (early loads) or 0 (the default)")
 }
 
 /// `chosen`, else the environment variable `env` (`1` or `0`), else yes.
 fn switch_wanted(chosen: Option<bool>, env: &str, expected: &str) -> Result<bool> {
+    switch_or(chosen, env, true, expected)
+}
+
+/// `chosen`, else the environment variable `env` (`1` or `0`), else `default`.
+fn switch_or(chosen: Option<bool>, env: &str, default: bool, expected: &str) -> Result<bool> {
     if let Some(c) = chosen {
         return Ok(c);
     }
     match std::env::var(env) {
-        Err(_) => Ok(true),
+        Err(_) => Ok(default),
         Ok(v) => match v.trim() {
             "1" => Ok(true),
             "0" => Ok(false),
