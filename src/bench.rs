@@ -29,14 +29,25 @@ pub const RADIUS_RANGE: (f64, f64) = (1.0e-3, 1.5e-3);
 /// sequential addition, so the non-overlapping fill is quick). Particles start at 0.5 m/s downward.
 pub const FILL_FRACTION: f64 = 0.35;
 
+/// The most of the room left to the particles' centres (the fill box less a largest radius at
+/// every face) that the bench settling box's solid takes (`bench_scene_json`).
+pub const CENTRE_FILL_MAX: f64 = 0.55;
+
 /// Scene JSON for a settling box of `particles` particles (see `bench_setup`).
 pub fn bench_scene_json(particles: usize, seed: u64, model: ContactModel) -> String {
     let (r0, r1) = RADIUS_RANGE;
     // Mean particle volume for r ~ U(r0, r1): 4/3 π E[r³], E[r³] = (r1⁴ − r0⁴) / (4 (r1 − r0)).
     let mean_r3 = (r1.powi(4) - r0.powi(4)) / (4.0 * (r1 - r0));
-    let volume = particles.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * mean_r3 / FILL_FRACTION;
+    let solid = particles.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * mean_r3;
     // Fill region: square base of side w, height 2 w.
-    let w = (volume / 2.0).cbrt().max(4.0 * r1);
+    let mut w = (solid / FILL_FRACTION / 2.0).cbrt().max(4.0 * r1);
+    // A small box leaves the centres little room (they keep r from its faces): widened until
+    // the solid fills at most CENTRE_FILL_MAX of the room its centres have, so a random fill
+    // places every particle (a bench of 100 did not fit; from about 500 up the box is as before).
+    let room = |w: f64| (w - 2.0 * r1).max(0.0).powi(2) * (2.0 * w - 2.0 * r1).max(0.0);
+    while solid > CENTRE_FILL_MAX * room(w) {
+        w *= 1.02;
+    }
     let h = 2.0 * w;
     serde_json::json!({
         "description": "talus bench: polydisperse particles settling in a box open at +z",
@@ -257,8 +268,13 @@ pub fn model_contacts(model: ContactModel) -> serde_json::Value {
 /// non-overlapping fill at solid fraction `FILL_FRACTION`), soft glass-like material
 /// (G = 50 MPa, as scenes/settle_box.json), gravity and dashpot damping (β = 0.3).
 pub fn bench_setup(particles: usize, seed: u64, model: ContactModel) -> Setup {
+    try_bench_setup(particles, seed, model).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `bench_setup`, an error where the scene cannot be made.
+pub fn try_bench_setup(particles: usize, seed: u64, model: ContactModel) -> Result<Setup> {
     let text = bench_scene_json(particles, seed, model);
-    crate::scene::parse_str(&text, Path::new("<bench>")).unwrap_or_else(|e| panic!("the bench scene is invalid: {e}"))
+    crate::scene::parse_str(&text, Path::new("<bench>")).map_err(|e| TalusError::Other(format!("the bench settling box of {particles} particles cannot be made: {e}")))
 }
 
 /// Memory traffic per step, bytes.
@@ -564,7 +580,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
     let mut setup = match packing {
-        Packing::Settling => bench_setup(particles, 1, model),
+        Packing::Settling => try_bench_setup(particles, 1, model)?,
         Packing::Bed => bed_setup(particles, model),
         Packing::Clumps => clump_setup(particles, model),
     };
@@ -605,6 +621,23 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The settling box: a small bench fits (100 and 200 particles did not), and from 500 up
+    /// the box is the one every earlier figure was measured in (its side `(V / 2)^(1/3)`).
+    #[test]
+    fn settling_box_fits_small_and_keeps_large() {
+        for n in [1, 10, 100, 200, 300] {
+            let s = try_bench_setup(n, 1, ContactModel::Hertz).unwrap_or_else(|e| panic!("{n}: {e}"));
+            assert_eq!(s.particles.len(), n);
+        }
+        let (r0, r1) = RADIUS_RANGE;
+        for n in [500usize, 1000, 10_000, 1_000_000] {
+            let mean_r3 = (r1.powi(4) - r0.powi(4)) / (4.0 * (r1 - r0));
+            let w = (n as f64 * 4.0 / 3.0 * std::f64::consts::PI * mean_r3 / FILL_FRACTION / 2.0).cbrt();
+            let v: serde_json::Value = serde_json::from_str(&bench_scene_json(n, 1, ContactModel::Hertz)).unwrap();
+            assert_eq!(v["generators"][0]["box"]["max"][0].as_f64().unwrap(), w, "{n}");
+        }
+    }
 
     #[test]
     fn shuffled_clumps_are_the_same_bodies_each_one_run() {
