@@ -566,6 +566,9 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             if let Some(p) = peak_bandwidth.filter(|p| !(p.is_finite() && *p > 0.0)) {
                 return Err(talus::TalusError::Other(format!("--peak-bandwidth {p}: a bandwidth in GB/s above 0")));
             }
+            if steps == 0 {
+                return Err(talus::TalusError::Other("--steps 0: a bench times at least 1 step".into()));
+            }
             let mut r = match scene {
                 Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
                 None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing, ids, !untracked)?,

@@ -390,3 +390,11 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("random"), "{}", text(&o.stderr));
 }
+
+/// `talus bench --steps 0` times nothing: an error naming the option, not a rate of 0.
+#[test]
+fn bench_refuses_zero_steps() {
+    let o = talus(&["bench", "--backend", "cpu", "--particles", "100", "--steps", "0"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("--steps 0"), "{}", text(&o.stderr));
+}
