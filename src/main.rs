@@ -93,7 +93,8 @@ enum Command {
     },
     /// Continue a run from its checkpoint.talus (docs/output.md, "Resuming")
     Resume {
-        /// A checkpoint written by `talus run` or `talus resume`
+        /// A checkpoint written by `talus run` or `talus resume`, or the run directory that
+        /// holds it (its checkpoint.talus)
         checkpoint: PathBuf,
         /// Run N more steps [default: to the step the checkpointed run was to end at]
         #[arg(long, value_name = "N")]
@@ -383,6 +384,7 @@ fn run_on_ranks(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
         }
         Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
             let gpu = on_gpu(&backend);
+            let file = talus::resume::checkpoint_path(&file)?;
             let c = Checkpoint::read(&file)?;
             let setup = talus::resume::setup_of(&file, &c)?;
             let (steps, until_note) = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until }, setup.output_every)?;
@@ -472,6 +474,7 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Resume { checkpoint: file, steps, until, out, backend, checkpoint_every, no_progress } => {
+            let file = talus::resume::checkpoint_path(&file)?;
             let c = Checkpoint::read(&file)?;
             let setup = talus::resume::setup_of(&file, &c)?;
             let (steps, until_note) = talus::resume::steps_to_run(&file, &c, talus::resume::Extent { steps, until }, setup.output_every)?;

@@ -16,6 +16,23 @@ use crate::error::{Result, TalusError};
 use crate::run::{open_backend, BackendChoice};
 use crate::setup::Setup;
 
+/// The checkpoint `talus resume ARG` reads: ARG itself, or a run directory's
+/// `checkpoint.talus` (`CHECKPOINT_FILE`); a directory without one is an error naming both.
+pub fn checkpoint_path(arg: &Path) -> Result<PathBuf> {
+    if !arg.is_dir() {
+        return Ok(arg.to_path_buf());
+    }
+    let file = arg.join(crate::checkpoint::CHECKPOINT_FILE);
+    if file.is_file() {
+        return Ok(file);
+    }
+    Err(TalusError::Other(format!(
+        "{}: a directory without {}: give a checkpoint written by `talus run` or `talus resume` (a run writes one at its end and on Ctrl-C, and every `checkpoint_every` outputs)",
+        arg.display(),
+        crate::checkpoint::CHECKPOINT_FILE
+    )))
+}
+
 /// How far a resumed run goes: `--steps N` more steps, `--until T` (simulated time, s), or,
 /// with neither, to the step the checkpointed run was to end at.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

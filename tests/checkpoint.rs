@@ -336,6 +336,14 @@ fn bad_checkpoints_and_flags_are_refused_naming_the_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read(&d.join("base/energy.csv")), read(&d.join("base-resume-50/energy.csv")));
     assert_eq!(Checkpoint::read(&d.join("base").join(CHECKPOINT_FILE)).unwrap().meta.step, 75);
+    // the run directory stands for its checkpoint; a directory without one is refused
+    let o = talus(&["resume", "base", "--backend", "cpu", "--steps", "25", "--out", "by_dir", "--no-progress"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(Checkpoint::read(&d.join("by_dir").join(CHECKPOINT_FILE)).unwrap().meta.step, 100);
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    let o = talus(&["resume", "empty", "--steps", "25", "--no-progress"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("empty") && stderr(&o).contains("without checkpoint.talus"), "{}", stderr(&o));
 
     // --until lands on the output cadence (every 25 steps): 37 steps after the checkpoint's
     // step 75 is off it, so the run ends at the nearest output, step 100, and says so
