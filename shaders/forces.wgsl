@@ -49,8 +49,9 @@ override MESH_WALLS: bool = true;
 // true: loads are issued as early as they can be (`GpuContext::force_early_loads`,
 // TALUS_GPU_EARLY_LOADS): the thread's schedule entry beside the test whether the schedule
 // pays; the next slot's partner word while this slot is evaluated, and the partner's velocity
-// and spin and the slot's record beside the partner's position, not after the overlap test. The same values, so the same bits; a slot out of reach reads the partner's
-// motion for nothing (cached: the partner's own thread reads it too).
+// and spin and the slot's record beside the partner's position, not after the overlap test.
+// The same values, so the same bits; a slot out of reach reads the partner's motion for
+// nothing (cached: the partner's own thread reads it too).
 override EARLY_LOADS: bool = false;
 
 // A contact overlap beyond OVERLAP_MAX_FRACTION of radius `r` stops the run (BLOWUP_OVERLAP,

@@ -7,8 +7,8 @@
 //! constants, naga's SPIR-V with the runtime checks of `GpuContext::shader_checks`) and hands
 //! them to the driver itself through Vulkan's `VK_KHR_pipeline_executable_properties`, on a
 //! second logical device of the adapter wgpu chose, with the same robust buffer access. The
-//! driver answers with its own statistics: NVIDIA's register count, RADV's VGPRs and spills,
-//! lavapipe's LLVM instruction count. Nothing here runs a pass.
+//! driver answers with its own statistics (NVIDIA's register count, RADV's VGPRs and spills);
+//! lavapipe compiles the passes but offers no statistics. Nothing here runs a pass.
 
 use super::context::GpuContext;
 use super::shader::pass_module_for;
@@ -49,7 +49,7 @@ pub struct Statistic {
     pub value: f64,
 }
 
-/// One executable of a pass's pipeline (a compute pipeline has one on every driver seen).
+/// One executable of a pass's pipeline (drivers document one for a compute pipeline).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Executable {
     pub pass: String,
@@ -71,9 +71,9 @@ impl Executable {
     }
 
     /// Registers per thread, where the driver reports them (NVIDIA "Register Count", RADV
-    /// "VGPRs").
+    /// "VGPRs"; the first statistic naming registers).
     pub fn registers(&self) -> Option<f64> {
-        self.statistic("register count").or_else(|| self.statistic("vgprs"))
+        self.statistic("register count").or_else(|| self.statistic("register")).or_else(|| self.statistic("vgprs"))
     }
 }
 
@@ -200,6 +200,8 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
             image_load: policy(checked),
             binding_array: BoundsCheckPolicy::Unchecked,
         },
+        // (wgpu asks the driver to zero workgroup memory where the device can, Vulkan 1.3; the
+        // polyfill's stores and barrier at the start stand in for it here)
         zero_initialize_workgroup_memory: if checked { spv::ZeroInitializeWorkgroupMemoryMode::Polyfill } else { spv::ZeroInitializeWorkgroupMemoryMode::None },
         force_loop_bounding: checked,
         emit_int_div_checks: checked,
@@ -290,6 +292,22 @@ unsafe fn read_statistics(stats: &ash::khr::pipeline_executable_properties::Devi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn registers_from_the_drivers_names() {
+        let with = |names: &[(&str, f64)]| Executable {
+            pass: "forces".into(),
+            name: String::new(),
+            subgroup_size: 32,
+            workgroup_size: 64,
+            statistics: Some(names.iter().map(|(n, v)| Statistic { name: n.to_string(), value: *v }).collect()),
+        };
+        assert_eq!(with(&[("Binary Size", 9000.0), ("Register Count", 96.0)]).registers(), Some(96.0));
+        assert_eq!(with(&[("SGPRs", 40.0), ("VGPRs", 64.0), ("Spilled VGPRs", 0.0)]).registers(), Some(64.0));
+        assert_eq!(with(&[("Instructions", 800.0)]).registers(), None);
+        let compiled_only = Executable { statistics: None, ..with(&[]) };
+        assert_eq!(compiled_only.registers(), None);
+    }
 
     #[test]
     fn resident_warps_by_registers() {
