@@ -74,7 +74,7 @@ echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.to
 for checks in 1 0; do
   TALUS_GPU_SHADER_CHECKS=$checks "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
 done
-grep -E "^Compiled|^  (forces|kick_drift) " "$WORK/shaders.txt"
+grep -E "^Compiled|^  (forces|kick_drift|body_kick)" "$WORK/shaders.txt"
 
 # --- DEME, through the kit's own driver (install, ldd check, preflight, one size per call) -------
 # deme SIZE TIMEOUT: settle_deme.py at SIZE^3; results appended to $WORK/deme_results.jsonl, the

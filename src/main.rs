@@ -686,14 +686,14 @@ fn print_shader_statistics() -> talus::error::Result<()> {
     let nvidia = ctx.info.vendor == 0x10de;
     for e in shader_stats::pass_statistics(&ctx, &split, shader_stats::STEP_PASSES)? {
         let Some(stats) = &e.statistics else {
-            println!("  {:<13} workgroup {:>3}: compiled; the driver reports no statistics (no VK_KHR_pipeline_executable_properties)", e.pass, e.workgroup_size);
+            println!("  {:<16} workgroup {:>3}: compiled; the driver reports no statistics (no VK_KHR_pipeline_executable_properties)", e.pass, e.workgroup_size);
             continue;
         };
         let stats: Vec<String> = stats.iter().map(|s| format!("{} {}", s.name, s.value)).collect();
-        println!("  {:<13} subgroup {:>2}, workgroup {:>3}: {}", e.pass, e.subgroup_size, e.workgroup_size, stats.join(", "));
+        println!("  {:<16} subgroup {:>2}, workgroup {:>3}: {}", e.pass, e.subgroup_size, e.workgroup_size, stats.join(", "));
         if let (true, Some(r)) = (nvidia, e.registers()) {
             println!(
-                "  {:<13} resident warps per SM at {r} registers: {} of 64 (H100, H200, A100), {} of 48 (desktop Ampere, Ada)",
+                "  {:<16} resident warps per SM at {r} registers: {} of 64 (H100, H200, A100), {} of 48 (desktop Ampere, Ada)",
                 "",
                 shader_stats::resident_warps(r as u32, e.workgroup_size, 64),
                 shader_stats::resident_warps(r as u32, e.workgroup_size, 48)

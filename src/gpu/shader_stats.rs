@@ -16,30 +16,43 @@ use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
 use ash::vk;
 
-/// One pipeline of the step as `Pipelines::new` makes it for a dry scene without mesh walls.
+/// One pipeline as `Pipelines::new` (or `BodyPipelines::new`) makes it.
 pub struct PassSpec {
     pub label: &'static str,
     /// The pass module (`shader::pass_module_for`).
     pub module: &'static str,
+    /// The module composed for a scene with adhesion (`shader::compose_for`).
+    pub adhesion: bool,
     pub entry: &'static str,
     pub constants: &'static [(&'static str, f64)],
 }
 
+/// A pass of a dry scene.
+const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'static str, f64)]) -> PassSpec {
+    PassSpec { label, module, adhesion: false, entry: "main", constants }
+}
+
 /// The pipelines of a dry sphere step without mesh walls (the bench bed's), as
-/// `Pipelines::new` compiles them (its overrides for `mesh_walls` = false, `adhesion` = false).
+/// `Pipelines::new` compiles them (its overrides for `mesh_walls` = false, `adhesion` = false);
+/// then the force pass of a scene with mesh walls and of one with adhesion, and the body passes
+/// of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
-    PassSpec { label: "forces", module: "forces", entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)] },
-    PassSpec { label: "kick_drift", module: "drift", entry: "main", constants: &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)] },
-    PassSpec { label: "kick", module: "kick", entry: "main", constants: &[("ADHESION", 0.0)] },
-    PassSpec { label: "advance", module: "advance", entry: "main", constants: &[] },
-    PassSpec { label: "list_plan", module: "list_plan", entry: "main", constants: &[] },
-    PassSpec { label: "grid_count", module: "grid_count", entry: "main", constants: &[] },
-    PassSpec { label: "grid_scatter", module: "grid_scatter", entry: "main", constants: &[] },
-    PassSpec { label: "grid_sort", module: "grid_sort", entry: "main", constants: &[] },
-    PassSpec { label: "list_count", module: "list_build", entry: "main", constants: &[] },
-    PassSpec { label: "list_fill", module: "list_build", entry: "main", constants: &[("FILL", 1.0)] },
-    PassSpec { label: "schedule", module: "schedule", entry: "main", constants: &[] },
-    PassSpec { label: "wall_loads", module: "wall_loads", entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)] },
+    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)]),
+    dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
+    dry("kick", "kick", &[("ADHESION", 0.0)]),
+    dry("advance", "advance", &[]),
+    dry("list_plan", "list_plan", &[]),
+    dry("grid_count", "grid_count", &[]),
+    dry("grid_scatter", "grid_scatter", &[]),
+    dry("grid_sort", "grid_sort", &[]),
+    dry("list_count", "list_build", &[]),
+    dry("list_fill", "list_build", &[("FILL", 1.0)]),
+    dry("schedule", "schedule", &[]),
+    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)]),
+    dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0)]),
+    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0)] },
+    dry("body_kick", "body_kick", &[("MODE", 1.0)]),
+    dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
 
 /// One statistic as the driver names and reports it.
@@ -169,7 +182,7 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
     let fail = |what: String| TalusError::Device(format!("pass `{}`: {what}", p.label));
-    let src = pass_module_for(p.module, split, false);
+    let src = pass_module_for(p.module, split, p.adhesion);
     let module = naga::front::wgsl::parse_str(&src).map_err(|e| fail(e.emit_to_string(&src)))?;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).map_err(|e| fail(format!("{e:?}")))?;
     let mut constants = naga::back::PipelineConstants::default();
