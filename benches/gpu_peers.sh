@@ -211,7 +211,7 @@ for c in cases:
     if first.get("gpu_layout"):
         l = first["gpu_layout"]
         print(f"|  | layout: {'cell' if l['cell_order'] else 'id'} order, schedule {l['schedule']} |")
-    for r, label in ((first, ""), (talus(c + ".old"), "before: ")):
+    for r, label in ((first, ""), (u if u is not first else None, "untracked: "), (talus(c + ".old"), "before: ")):
         if r and r.get("pass_ms_per_step"):
             gbs = dict((name, v) for name, v in r.get("pass_gb_per_s") or [])
             peak = r.get("peak_bandwidth_gb_s")
