@@ -70,6 +70,15 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
     }
     let every = setup.output_every.max(1);
     let from_step = ((from / setup.dt).ceil() as u64).div_ceil(every) * every;
+    // the CPU reference runs the scene to `from`: beyond its end that is a typo's hours
+    if from_step > setup.steps.div_ceil(every) * every {
+        return Err(TalusError::Other(format!(
+            "--from {from} s is after the end of {} (step {}, t = {:.6} s): the CPU reference would run the scene past it to get there",
+            path.display(),
+            setup.steps,
+            setup.steps as f64 * setup.dt
+        )));
+    }
     let mut gpu = gpu_for(choice, &setup)?;
     let mut cpu = if gpu.is_none() || from_step > 0 { Some(CpuBackend::new(&setup)?) } else { None };
     let mut flow = FlowDriver::new(&setup)?;

@@ -398,3 +398,13 @@ fn bench_refuses_zero_steps() {
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("--steps 0"), "{}", text(&o.stderr));
 }
+
+/// `talus bench --scene FILE --from T` with T after the scene's end is refused at once, naming
+/// the end (the CPU reference would otherwise run the scene on to T: a typo's hours).
+#[test]
+fn bench_scene_from_after_the_end_is_refused() {
+    let o = talus(&["bench", "--backend", "cpu", "--scene", &scene("two_ball_elastic.json"), "--from", "1e9", "--steps", "2"]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("--from 1000000000 s is after the end of") && err.contains("two_ball_elastic.json"), "{err}");
+}
