@@ -73,8 +73,9 @@ pub(super) fn module(ctx: &GpuContext, name: &str, split: &SplitLayout, adhesion
         // (every capacity is checked on the device before a write, `gpu::capacity`), every
         // loop is bounded by counts the passes write, no integer division has a zero divisor,
         // and every workgroup array is written before it is read; the device's robust buffer
-        // access, where it has it, still bounds the buffer accesses. `tests/gpu_shaders.rs`
-        // runs scenes both ways and compares their outputs.
+        // access, where it has it, still bounds the buffer accesses.
+        // `tests/cli.rs::shader_variants_write_the_same_bytes` runs scenes both ways and
+        // compares their outputs byte for byte.
         unsafe { ctx.device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
     };
     if let Some(e) = pollster::block_on(scope.pop()) {
