@@ -195,8 +195,9 @@ enum Command {
     Info {
         /// Also compile the step's passes on the preferred adapter and print what its driver
         /// reports of each (registers, instructions, spills; Vulkan drivers with
-        /// VK_KHR_pipeline_executable_properties: NVIDIA, Mesa's). Honours
-        /// TALUS_GPU_SHADER_CHECKS as a run does
+        /// VK_KHR_pipeline_executable_properties: NVIDIA, Mesa's RADV). Honours
+        /// TALUS_GPU_SHADER_CHECKS and TALUS_GPU_EARLY_LOADS as a run does. Without an AMD GPU,
+        /// RADV_FORCE_FAMILY=navi21 (with VK_DRIVER_FILES naming RADV's ICD) compiles for an AMD RX 6800-class GPU without one
         #[arg(long)]
         shaders: bool,
     },
@@ -677,14 +678,17 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
 /// register count.
 fn print_shader_statistics() -> talus::error::Result<()> {
     use talus::gpu::shader_stats;
-    let ctx = talus::gpu::open_context()?;
-    let cap = talus::gpu::split::binding_cap(&ctx, None)?;
+    // the adapter alone: the passes are compiled on a device of its own (`shader_stats`), so
+    // this also runs where wgpu cannot open a device (RADV's null device, `RADV_FORCE_FAMILY`)
+    let (_instance, adapter) = talus::gpu::preferred_adapter_handle()?;
+    let target = shader_stats::CompileTarget::for_adapter(&adapter)?;
+    let cap = talus::gpu::split::binding_cap_for(&adapter.limits(), None)?;
     // the arrays cut for a million particles at the default list (3.5 slots a particle)
     let split = talus::gpu::split::SplitLayout::new(cap, 1_000_000, 3_500_000);
-    let checks = if ctx.shader_checks { "with naga's runtime checks" } else { "without naga's runtime checks" };
-    println!("Compiled passes on {} ({checks}, {}), as the driver reports them:", ctx.describe(), talus::gpu::SHADER_CHECKS_ENV);
-    let nvidia = ctx.info.vendor == 0x10de;
-    for e in shader_stats::pass_statistics(&ctx, &split, shader_stats::STEP_PASSES)? {
+    let checks = if target.shader_checks { "with naga's runtime checks" } else { "without naga's runtime checks" };
+    println!("Compiled passes on {} ({checks}, {}), as the driver reports them:", target.describe(), talus::gpu::SHADER_CHECKS_ENV);
+    let nvidia = adapter.get_info().vendor == 0x10de;
+    for e in shader_stats::pass_statistics(&target, &split, shader_stats::STEP_PASSES)? {
         let Some(stats) = &e.statistics else {
             println!("  {:<16} workgroup {:>3}: compiled; the driver reports no statistics (no VK_KHR_pipeline_executable_properties)", e.pass, e.workgroup_size);
             continue;

@@ -307,6 +307,36 @@ fn info_shaders_compiles_every_pass_on_the_driver() {
     }
 }
 
+/// The AMD compiler without an AMD GPU: Mesa's RADV offers a null device with
+/// `RADV_FORCE_FAMILY` (no GPU, no wgpu device: `talus info --shaders` opens none), and it
+/// has VK_KHR_pipeline_executable_properties. So here the statistics are really read
+/// (`shader_stats::read_statistics`): every pass compiled by ACO for an RX 6800-class GPU
+/// (navi21), with its VGPRs, and none spilling registers to memory.
+#[test]
+fn info_shaders_reads_the_amd_compilers_statistics() {
+    let icd = std::fs::read_dir("/usr/share/vulkan/icd.d")
+        .ok()
+        .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("radeon_icd"))))
+        .expect("RADV's ICD in /usr/share/vulkan/icd.d (apt-get install mesa-vulkan-drivers)");
+    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["info", "--shaders"]).env("RADV_FORCE_FAMILY", "navi21").env("VK_DRIVER_FILES", &icd).env("VK_ICD_FILENAMES", &icd).output().unwrap();
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "stderr: {}\n{out}", text(&o.stderr));
+    let (_, passes) = out.split_once("Compiled passes on").unwrap_or_else(|| panic!("{out}"));
+    assert!(passes.contains("RADV NAVI21"), "{passes}");
+    let statistic = |line: &str, name: &str| -> f64 {
+        let at = line.find(&format!(" {name} ")).unwrap_or_else(|| panic!("no {name} in {line}"));
+        line[at + name.len() + 2..].split([',', ' ']).next().unwrap().parse().unwrap_or_else(|_| panic!("{name} in {line}"))
+    };
+    for p in talus::gpu::shader_stats::STEP_PASSES {
+        let line = passes.lines().find(|l| l.trim_start().starts_with(&format!("{} ", p.label))).unwrap_or_else(|| panic!("no line for {} in\n{passes}", p.label));
+        assert!(line.contains("subgroup 64"), "{line}");
+        let vgprs = statistic(line, "VGPRs");
+        assert!(vgprs > 0.0 && vgprs <= 256.0, "{line}");
+        assert_eq!(statistic(line, "Spilled VGPRs"), 0.0, "{line}");
+        assert!(statistic(line, "Instructions") > 0.0, "{line}");
+    }
+}
+
 /// `talus info | head -1`: a report read through a pipe that is closed before it is written
 /// ends as a Unix tool does (SIGPIPE), not with a panic and status 101.
 #[cfg(unix)]

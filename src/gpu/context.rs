@@ -161,6 +161,12 @@ fn pick_adapter() -> Result<(wgpu::Instance, wgpu::Adapter)> {
     }
 }
 
+/// The adapter `open_context` would open, and its instance, without opening a device
+/// (`talus info --shaders` compiles on adapters where wgpu cannot open one: RADV's null device).
+pub fn preferred_adapter_handle() -> Result<(wgpu::Instance, wgpu::Adapter)> {
+    pick_adapter()
+}
+
 /// The adapter `open_context` would open, without opening it (enumeration only): its name,
 /// backend and device type. `NoAdapter` when there is none.
 pub fn preferred_adapter() -> Result<wgpu::AdapterInfo> {

@@ -36,7 +36,7 @@ pub mod split;
 pub mod step;
 pub mod walls;
 
-pub use context::{list_adapters, open_context, AdapterSummary, GpuContext};
+pub use context::{list_adapters, open_context, preferred_adapter_handle, AdapterSummary, GpuContext};
 pub use flow::DeviceExchanges;
 pub use grid::GridSpec;
 

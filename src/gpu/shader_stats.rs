@@ -8,9 +8,11 @@
 //! them to the driver itself through Vulkan's `VK_KHR_pipeline_executable_properties`, on a
 //! second logical device of the adapter wgpu chose, with the same robust buffer access. The
 //! driver answers with its own statistics (NVIDIA's register count, RADV's VGPRs and spills);
-//! lavapipe compiles the passes but offers no statistics. Nothing here runs a pass.
+//! lavapipe compiles the passes but offers no statistics. Nothing here runs a pass, and no
+//! device is opened through wgpu, so Mesa RADV's null device (`RADV_FORCE_FAMILY=navi21`,
+//! AMD's ACO compiler without an AMD GPU) answers too: registers measured on a machine without
+//! a GPU (`tests/cli.rs`, docs/performance.md).
 
-use super::context::GpuContext;
 use super::shader::pass_module_for;
 use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
@@ -54,6 +56,56 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
+
+/// What the passes are compiled for: an adapter and the code choices a context makes of the
+/// environment (`GpuContext::shader_checks`, `GpuContext::force_early_loads`). No device is
+/// opened through wgpu, so the passes can be compiled on an adapter where wgpu cannot open one:
+/// RADV's null device (`RADV_FORCE_FAMILY`), the AMD compiler without an AMD GPU.
+pub struct CompileTarget<'a> {
+    pub adapter: &'a wgpu::Adapter,
+    pub shader_checks: bool,
+    pub force_early_loads: bool,
+}
+
+impl<'a> CompileTarget<'a> {
+    /// The passes as a context opened on `adapter` would compile them (the environment's
+    /// `TALUS_GPU_SHADER_CHECKS` and `TALUS_GPU_EARLY_LOADS`).
+    pub fn for_adapter(adapter: &'a wgpu::Adapter) -> Result<Self> {
+        Ok(CompileTarget { adapter, shader_checks: super::shader_checks_wanted()?, force_early_loads: super::early_loads_wanted()? })
+    }
+
+    /// "name (backend, type)", as `GpuContext::describe`.
+    pub fn describe(&self) -> String {
+        let info = self.adapter.get_info();
+        format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+    }
+}
+
+/// A module composed for the driver: what `spirv` compiles.
+pub struct Source {
+    pub label: String,
+    /// The whole WGSL module (`shader::pass_module_for`).
+    pub wgsl: String,
+    pub entry: String,
+    /// Its override constants.
+    pub constants: Vec<(String, f64)>,
+}
+
+/// The modules of `passes` as `Pipelines::new` composes them for `t` (the force pass with
+/// `t`'s `EARLY_LOADS`), the split arrays cut as `split` says.
+pub fn pass_sources(t: &CompileTarget, split: &SplitLayout, passes: &[PassSpec]) -> Vec<Source> {
+    passes
+        .iter()
+        .map(|p| {
+            let mut constants: Vec<(String, f64)> = p.constants.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+            // the context's choice, as `Pipelines::new` makes it
+            if p.module == "forces" {
+                constants.push(("EARLY_LOADS".to_string(), if t.force_early_loads { 1.0 } else { 0.0 }));
+            }
+            Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, split, p.adhesion), entry: p.entry.to_string(), constants }
+        })
+        .collect()
+}
 
 /// One statistic as the driver names and reports it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -101,15 +153,22 @@ pub fn resident_warps(registers: u32, workgroup_size: u32, max_warps: u32) -> u3
     (warps / group * group).min(max_warps / group * group)
 }
 
-/// Every pass in `passes` compiled by the driver of `ctx`'s adapter, with the split arrays cut
+/// Every pass in `passes` compiled by the driver of `t`'s adapter, with the split arrays cut
 /// as `split` says, and its statistics where the driver reports them. An adapter that is not
 /// Vulkan is an error that says so.
-pub fn pass_statistics(ctx: &GpuContext, split: &SplitLayout, passes: &[PassSpec]) -> Result<Vec<Executable>> {
-    let no = |why: String| TalusError::Device(format!("{}: {why}", ctx.describe()));
-    // SAFETY: the instance and physical device handles are only used while `ctx` (and so the
-    // hal adapter) is alive; the device made here is destroyed before returning
+pub fn pass_statistics(t: &CompileTarget, split: &SplitLayout, passes: &[PassSpec]) -> Result<Vec<Executable>> {
+    statistics_of(t, &pass_sources(t, split, passes))
+}
+
+/// Every module of `sources` compiled by the driver of `t`'s adapter, with its statistics
+/// where the driver reports them (`pass_statistics` for the shipped passes; a changed module,
+/// to see what a change makes of the registers).
+pub fn statistics_of(t: &CompileTarget, sources: &[Source]) -> Result<Vec<Executable>> {
+    let no = |why: String| TalusError::Device(format!("{}: {why}", t.describe()));
+    // SAFETY: the instance and physical device handles are only used while `t.adapter` (and so
+    // the hal adapter) is alive; the device made here is destroyed before returning
     unsafe {
-        let hal = ctx.adapter.as_hal::<wgpu::hal::api::Vulkan>().ok_or_else(|| no("driver statistics need a Vulkan adapter".into()))?;
+        let hal = t.adapter.as_hal::<wgpu::hal::api::Vulkan>().ok_or_else(|| no("driver statistics need a Vulkan adapter".into()))?;
         let instance = hal.shared_instance().raw_instance();
         let phd = hal.raw_physical_device();
         let props = instance.get_physical_device_properties(phd);
@@ -161,8 +220,8 @@ pub fn pass_statistics(ctx: &GpuContext, split: &SplitLayout, passes: &[PassSpec
         } else {
             (1, 3)
         };
-        let out = passes.iter().try_fold(Vec::new(), |mut out, p| {
-            out.extend(compile_and_ask(&device, stats.as_ref(), ctx, split, p, lang, robust2)?);
+        let out = sources.iter().try_fold(Vec::new(), |mut out, p| {
+            out.extend(compile_and_ask(&device, stats.as_ref(), t, p, lang, robust2)?);
             Ok::<_, TalusError>(out)
         });
         device.destroy_device(None);
@@ -178,20 +237,16 @@ type Compiled = (Vec<u32>, Vec<Binding>, u32);
 
 /// naga's SPIR-V of one pass, as wgpu-hal's Vulkan backend writes it (its options for this
 /// device, `GpuContext::shader_checks` as wgpu's runtime checks), and the pass's bindings.
-fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), robust2: bool) -> Result<Compiled> {
+fn spirv(t: &CompileTarget, p: &Source, lang: (u8, u8), robust2: bool) -> Result<Compiled> {
     use naga::back::spv;
     use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
     let fail = |what: String| TalusError::Device(format!("pass `{}`: {what}", p.label));
-    let src = pass_module_for(p.module, split, p.adhesion);
-    let module = naga::front::wgsl::parse_str(&src).map_err(|e| fail(e.emit_to_string(&src)))?;
+    let src = &p.wgsl;
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| fail(e.emit_to_string(src)))?;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).map_err(|e| fail(format!("{e:?}")))?;
     let mut constants = naga::back::PipelineConstants::default();
-    for &(k, v) in p.constants {
-        constants.insert(k.to_string(), v);
-    }
-    // the context's choice, as `Pipelines::new` makes it
-    if p.module == "forces" {
-        constants.insert("EARLY_LOADS".to_string(), if ctx.force_early_loads { 1.0 } else { 0.0 });
+    for (k, v) in &p.constants {
+        constants.insert(k.clone(), *v);
     }
     let mut bindings = Vec::new();
     for (_, var) in module.global_variables.iter() {
@@ -202,8 +257,8 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
             _ => return Err(fail(format!("binding {}.{} is neither a uniform nor a storage buffer", b.group, b.binding))),
         }
     }
-    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, p.entry)), &constants).map_err(|e| fail(format!("{e}")))?;
-    let checked = ctx.shader_checks;
+    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, Some((naga::ShaderStage::Compute, p.entry.as_str())), &constants).map_err(|e| fail(format!("{e}")))?;
+    let checked = t.shader_checks;
     let policy = |on: bool| if on { BoundsCheckPolicy::Restrict } else { BoundsCheckPolicy::Unchecked };
     let options = spv::Options {
         lang_version: lang,
@@ -221,7 +276,7 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
         ..spv::Options::default()
     };
     let words = spv::write_vec(&module, &info, &options, Some(&spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: p.entry.to_string() })).map_err(|e| fail(format!("SPIR-V: {e}")))?;
-    let threads = module.entry_points.iter().find(|e| e.name == p.entry).map(|e| e.workgroup_size.iter().product()).unwrap_or(1);
+    let threads = module.entry_points.iter().find(|e| e.name == p.entry.as_str()).map(|e| e.workgroup_size.iter().product()).unwrap_or(1);
     Ok((words, bindings, threads))
 }
 
@@ -229,14 +284,13 @@ fn spirv(ctx: &GpuContext, split: &SplitLayout, p: &PassSpec, lang: (u8, u8), ro
 unsafe fn compile_and_ask(
     device: &ash::Device,
     stats: Option<&ash::khr::pipeline_executable_properties::Device>,
-    ctx: &GpuContext,
-    split: &SplitLayout,
-    p: &PassSpec,
+    t: &CompileTarget,
+    p: &Source,
     lang: (u8, u8),
     robust2: bool,
 ) -> Result<Vec<Executable>> {
     let fail = |what: String| TalusError::Device(format!("pass `{}`: {what}", p.label));
-    let (words, bindings, threads) = spirv(ctx, split, p, lang, robust2)?;
+    let (words, bindings, threads) = spirv(t, p, lang, robust2)?;
     // the descriptor sets of the pipeline layout, from the module's bindings
     let mut sets: Vec<Vec<vk::DescriptorSetLayoutBinding>> = Vec::new();
     for (group, binding, uniform) in bindings {
@@ -253,7 +307,7 @@ unsafe fn compile_and_ask(
         layouts.push(device.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(set), None).map_err(|e| fail(format!("vkCreateDescriptorSetLayout: {e}")))?);
     }
     let layout = device.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts), None).map_err(|e| fail(format!("vkCreatePipelineLayout: {e}")))?;
-    let entry = std::ffi::CString::new(p.entry).expect("an entry point name without NUL");
+    let entry = std::ffi::CString::new(p.entry.as_str()).expect("an entry point name without NUL");
     let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(shader).name(&entry);
     let flags = if stats.is_some() { vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR } else { vk::PipelineCreateFlags::empty() };
     let create = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout).flags(flags);
@@ -262,7 +316,7 @@ unsafe fn compile_and_ask(
         Ok(pipelines) => {
             let pipeline = pipelines[0];
             let read = match stats {
-                Some(stats) => read_statistics(stats, pipeline, p.label, threads),
+                Some(stats) => read_statistics(stats, pipeline, &p.label, threads),
                 None => Ok(vec![Executable { pass: p.label.to_string(), name: String::new(), subgroup_size: 0, workgroup_size: threads, statistics: None }]),
             };
             device.destroy_pipeline(pipeline, None);

@@ -97,7 +97,13 @@ pub struct SplitLayout {
 /// or else to `TALUS_GPU_MAX_BINDING_BYTES`, rounded down to `PART_ALIGN`. A value that is not a number of bytes of at least `PART_ALIGN` is an error
 /// naming the variable.
 pub fn binding_cap(ctx: &GpuContext, lowered: Option<u64>) -> Result<u64> {
-    let adapter = ctx.limits.max_storage_buffer_binding_size.min(ctx.limits.max_buffer_size);
+    binding_cap_for(&ctx.limits, lowered)
+}
+
+/// `binding_cap` for a device with `limits` (an adapter's, where no device is opened:
+/// `talus info --shaders`).
+pub fn binding_cap_for(limits: &wgpu::Limits, lowered: Option<u64>) -> Result<u64> {
+    let adapter = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     let cap = match (lowered, std::env::var(MAX_BINDING_ENV)) {
         (Some(bytes), _) => {
             if bytes < PART_ALIGN {
