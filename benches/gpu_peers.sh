@@ -29,7 +29,8 @@
 #   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0),
 #              stored in id order (TALUS_GPU_CELL_ORDER=0), with the shaders compiled without
 #              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
-#              issued early (TALUS_GPU_EARLY_LOADS=1), new binary only (default "bed1M
+#              issued early (TALUS_GPU_EARLY_LOADS=1), and with every contact law compiled into
+#              the force pass (TALUS_GPU_SPECIALISE=0), new binary only (default "bed1M
 #              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
 #   UNTRACKED  bed cases also run untracked (`--untracked`: forces only, no energy booking; the
 #              table's "Talus untracked" column), new binary only (default "bed1M bed10M"): what
@@ -107,6 +108,7 @@ layout_ab() {
   TALUS_GPU_CELL_ORDER=0 talus_json "$TALUS" "${c}_idorder" "$@"
   TALUS_GPU_SHADER_CHECKS=0 talus_json "$TALUS" "${c}_unchecked" "$@"
   TALUS_GPU_EARLY_LOADS=1 talus_json "$TALUS" "${c}_early" "$@"
+  TALUS_GPU_SPECIALISE=0 talus_json "$TALUS" "${c}_everylaw" "$@"
 }
 # talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
 talus_json() {
@@ -204,7 +206,7 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)")):
+    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")

@@ -185,7 +185,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 vj = motion_at(MOTION_ROWS * j);
                 wj = motion_at(MOTION_ROWS * j + 1u);
             }
-            let p = pairs[mat_i * sim.n_materials + material_of(bj)];
+            let p = pair_params(mat_i, material_of(bj));
             var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             if (sim.rolling_booked != 0u) {
                 g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
@@ -213,6 +213,8 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 }
             }
             if (touching) {
+                // before the law, so that d and the partner's radius are not kept through it
+                check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
                 var c: ContactOutput;
                 if (ADHESION) {
                     c = adhesive_contact_force(p, g, h, sim.dt);
@@ -223,7 +225,6 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 if (WRITE_HISTORY) {
                     slot_write_put(k, history_record(c.history));
                 }
-                check_overlap(i, oi.w + oj.w - sqrt(dot(d, d)), min(oi.w, oj.w));
                 // the partner's share, added by `total_force` while the slot is marked active
                 shares_put(k, PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z));
             }

@@ -76,11 +76,31 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
     return out;
 }
 
+// What a scene's pair table lets the contact code leave out (`gpu::pipelines::ContactVariant`,
+// set per pipeline): the one model all its pairs have (ANY_CONTACT_MODEL where they differ),
+// and false where no pair books energy.
+override CONTACT_MODEL: u32 = ANY_CONTACT_MODEL;
+override ENERGY_TRACKING: bool = true;
+
+// The parameters of the pair of materials a and b as the contact code reads them: the table's
+// values, with what the overrides above say written in so that the compiler keeps only that
+// model's law and, without tracking, no booking code (the same values the table holds).
+fn pair_params(a: u32, b: u32) -> PairParamsGpu {
+    var p = pairs[a * sim.n_materials + b];
+    if (CONTACT_MODEL != ANY_CONTACT_MODEL) {
+        p.model = CONTACT_MODEL;
+    }
+    if (!ENERGY_TRACKING) {
+        p.flags = p.flags | PAIR_FLAG_NO_ENERGY_TRACKING;
+    }
+    return p;
+}
+
 // Ball i (block bi, offset oi, velocity vi, spin wi) against plane `wall` number w.
 fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>, wi: vec4<f32>, read_epoch: u32) -> WallContact {
     let n_w = wall.normal.xyz;
     let s = dot(n_w, relative_position(wall.block.xyz, wall.offset.xyz, bi.xyz, oi.xyz, sim.block));
-    let p = pairs[material_of(bi) * sim.n_materials + u32(wall.block.w)];
+    let p = pair_params(material_of(bi), u32(wall.block.w));
     let reach = (oi.w + max(contact_gap(p, oi.w), 0.0)) * 1.001;
     // the surface point under the ball's centre, relative to the rotation centre
     let from_center = relative_position(wall.center_block.xyz, wall.center_offset.xyz, bi.xyz, oi.xyz, sim.block) - n_w * s;
@@ -109,7 +129,7 @@ struct MeshBall {
 fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>) -> MeshBall {
     var out: MeshBall;
     let h = mesh_header(m);
-    out.p = pairs[material_of(bi) * sim.n_materials + h.material];
+    out.p = pair_params(material_of(bi), h.material);
     let contact_reach = (oi.w + max(contact_gap(out.p, oi.w), 0.0)) * MESH_REACH_SLACK;
     out.view = mesh_view(m, h, t, bi, oi, contact_reach);
     let reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);

@@ -145,6 +145,9 @@ pub mod consts {
     pub const MODEL_HOOKE: u32 = 2;
     pub const MODEL_HERTZ_MINDLIN: u32 = 3;
     pub const MODEL_HERTZ_VISCOUS: u32 = 4;
+    /// The force pass's `CONTACT_MODEL` override where a scene's pairs have more than one
+    /// model (`gpu::pipelines::ContactVariant`).
+    pub const ANY_CONTACT_MODEL: u32 = u32::MAX;
     /// `PairParamsGpu::flags` bits.
     pub const ADHESION_NONE: u32 = 0;
     pub const ADHESION_JKR: u32 = 1;
@@ -228,6 +231,7 @@ pub fn wgsl_constants() -> String {
         u32_const("MODEL_HOOKE", MODEL_HOOKE),
         u32_const("MODEL_HERTZ_MINDLIN", MODEL_HERTZ_MINDLIN),
         u32_const("MODEL_HERTZ_VISCOUS", MODEL_HERTZ_VISCOUS),
+        u32_const("ANY_CONTACT_MODEL", ANY_CONTACT_MODEL),
         u32_const("ADHESION_NONE", ADHESION_NONE),
         u32_const("ADHESION_JKR", ADHESION_JKR),
         u32_const("ADHESION_DMT", ADHESION_DMT),

@@ -238,21 +238,25 @@ fn force_pass_copies_agree_bit_for_bit() {
 
 /// The force pass's shader variants compute the same bits: shaders compiled without naga's
 /// runtime checks (`TALUS_GPU_SHADER_CHECKS=0`) and the force pass issuing its loads early
-/// (`TALUS_GPU_EARLY_LOADS=1`), both layout rows of `benches/gpu_peers.sh`. Every file of a GPU
+/// (`TALUS_GPU_EARLY_LOADS=1`), and the force pass with every contact law and the energy
+/// booking compiled in (`TALUS_GPU_SPECIALISE=0`; by default each scene's pipelines keep only
+/// the one model its pairs have), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
 /// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
 /// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
 /// rigid clumps, and grains inserted on the device (hopper_discharge's first 0.01 s: two
 /// exchanges, about 400 grains). A bad value is an error naming the variable.
 #[test]
 fn shader_variants_write_the_same_bytes() {
-    let run = |name: &str, steps: &str, env: &[(&str, &str)], out: &std::path::Path| {
+    let run_with = |name: &str, steps: &str, env: &[(&str, &str)], out: &std::path::Path, extra: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_talus"))
             .args(["run", &scene(name), "--backend", "gpu", "--steps", steps, "--no-progress", "--out", out.to_str().unwrap()])
+            .args(extra)
             .envs(env.iter().copied())
             .output()
             .unwrap();
         assert!(o.status.success(), "{name}, {env:?}: stderr: {}", text(&o.stderr));
     };
+    let run = |name: &str, steps: &str, env: &[(&str, &str)], out: &std::path::Path| run_with(name, steps, env, out, &[]);
     // the run's energies, wall loads and checkpoint, and its snapshots (particles, bodies)
     let files = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
         let list = |d: &std::path::Path, prefix: &str| -> Vec<String> {
@@ -262,7 +266,7 @@ fn shader_variants_write_the_same_bytes() {
         names.sort();
         names.into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
     };
-    let variants: [&[(&str, &str)]; 2] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")]];
+    let variants: [&[(&str, &str)]; 3] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")], &[("TALUS_GPU_SPECIALISE", "0")]];
     for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "500"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("default");
@@ -280,7 +284,17 @@ fn shader_variants_write_the_same_bytes() {
             }
         }
     }
-    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS"] {
+    // a scene that books no energy: its force pass compiled without the booking, the same bits
+    let dir = tempfile::tempdir().unwrap();
+    let untracked = ["--set", "energy_tracking=false"];
+    run_with("settle_box.json", "600", &[], &dir.path().join("default"), &untracked);
+    run_with("settle_box.json", "600", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("every_law"), &untracked);
+    let (a, b) = (files(&dir.path().join("default")), files(&dir.path().join("every_law")));
+    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
+    for ((f, x), (g, y)) in a.iter().zip(&b) {
+        assert!(f == g && x == y, "settle_box untracked: {f} differs with every law compiled in");
+    }
+    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE"] {
         let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();
         assert!(!o.status.success());
         assert!(text(&o.stderr).contains(var) && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));

@@ -383,7 +383,7 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         if self.pipelines.split != self.buffers.split {
             // a slot array now needs more bindings: shaders with more parts
-            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
+            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;
         }
         self.sim.list_capacity = cap as u32;
         self.write_sim();

@@ -34,6 +34,9 @@ pub struct GpuContext {
     /// Whether the force pass issues each slot's loads early (`forces.wgsl`'s `EARLY_LOADS`,
     /// `early_loads_wanted`, `TALUS_GPU_EARLY_LOADS`; the same bits either way).
     pub force_early_loads: bool,
+    /// Whether the force pass is compiled for the scene's pairs only (`specialise_wanted`,
+    /// `TALUS_GPU_SPECIALISE`, `pipelines::ContactVariant`; the same bits either way).
+    pub specialise: bool,
 }
 
 /// One adapter as `talus info` prints it.
@@ -246,7 +249,8 @@ fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuC
     let memory = device_memory(&adapter);
     let shader_checks = super::shader_checks_wanted()?;
     let force_early_loads = super::early_loads_wanted()?;
-    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads })
+    let specialise = super::specialise_wanted()?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads, specialise })
 }
 
 impl GpuContext {

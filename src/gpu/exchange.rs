@@ -262,7 +262,7 @@ impl GpuBackend {
         let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
-            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
+            self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;
         }
         self.write_rebuild_table();
         self.groups = BindGroups::new(&self.ctx.device, &self.pipelines, &self.buffers);

@@ -565,7 +565,7 @@ impl GpuBackend {
         let wall_hash = self.buffers.replace_hash(&ctx, hash_capacity)?;
         self.buffers.resize_live(&ctx, n_new, partials)?;
         if self.pipelines.split != self.buffers.split {
-            self.pipelines = Self::pipelines_for(&ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, &self.buffers.split)?;
+            self.pipelines = Self::pipelines_for(&ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;
         }
         self.write_rebuild_table();
         self.groups = BindGroups::new(&ctx.device, &self.pipelines, &self.buffers);

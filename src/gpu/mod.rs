@@ -140,6 +140,10 @@ pub struct GpuLayout {
     /// Whether the force pass issues each slot's loads early (`GpuContext::force_early_loads`,
     /// `TALUS_GPU_EARLY_LOADS`).
     pub early_loads: bool,
+    /// The contact code compiled into the force pass (`pipelines::ContactVariant`): the one
+    /// model of every pair (`None`: every law), and whether the energy booking is.
+    pub contact_model: Option<&'static str>,
+    pub contact_booking: bool,
 }
 
 impl std::fmt::Display for GpuLayout {
@@ -154,6 +158,13 @@ impl std::fmt::Display for GpuLayout {
         }
         if self.early_loads {
             write!(f, "; force pass with early loads")?;
+        }
+        match self.contact_model {
+            Some(m) => write!(f, "; contact law {m} only")?,
+            None => write!(f, "; every contact law")?,
+        }
+        if !self.contact_booking {
+            write!(f, ", no energy booking")?;
         }
         Ok(())
     }
@@ -193,6 +204,16 @@ pub const EARLY_LOADS_ENV: &str = "TALUS_GPU_EARLY_LOADS";
 /// `TALUS_GPU_EARLY_LOADS` = `1`, else no; an unclear value is an error naming the variable.
 pub fn early_loads_wanted() -> Result<bool> {
     switch_or(None, EARLY_LOADS_ENV, false, "1 (early loads) or 0 (the default)")
+}
+
+/// The environment variable that compiles every contact law and the energy booking into the
+/// force pass whatever the scene's pairs need (`0`; `pipelines::ContactVariant`).
+pub const SPECIALISE_ENV: &str = "TALUS_GPU_SPECIALISE";
+
+/// Whether the force pass is compiled for the scene's pairs only (`GpuContext::specialise`):
+/// `TALUS_GPU_SPECIALISE`, else yes; an unclear value is an error naming the variable.
+pub fn specialise_wanted() -> Result<bool> {
+    switch_wanted(None, SPECIALISE_ENV, "1 (the contact code the pairs need, the default) or 0 (every law and the booking)")
 }
 
 /// `chosen`, else the environment variable `env` (`1` or `0`), else yes.
@@ -364,11 +385,11 @@ impl GpuBackend {
 
     /// The pipelines for arrays cut as `split` says: the process's shared ones, or compiled
     /// for this backend alone.
-    fn pipelines_for(ctx: &GpuContext, shared: bool, mesh_walls: bool, adhesion: bool, split: &split::SplitLayout) -> Result<std::sync::Arc<Pipelines>> {
+    fn pipelines_for(ctx: &GpuContext, shared: bool, mesh_walls: bool, adhesion: bool, contact: pipelines::ContactVariant, split: &split::SplitLayout) -> Result<std::sync::Arc<Pipelines>> {
         if shared {
-            shared::shared_pipelines(mesh_walls, adhesion, split)
+            shared::shared_pipelines(mesh_walls, adhesion, contact, split)
         } else {
-            Ok(std::sync::Arc::new(Pipelines::new(ctx, mesh_walls, adhesion, split)?))
+            Ok(std::sync::Arc::new(Pipelines::new(ctx, mesh_walls, adhesion, contact, split)?))
         }
     }
 
@@ -429,7 +450,9 @@ impl GpuBackend {
         planned += buffers::adhesion_planned_bytes(n, adhesion);
         let memory = memory_budget(ctx.memory, opts.max_device_bytes)?;
         check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
+        let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
+        let contact = if ctx.specialise { pipelines::ContactVariant::of(&pairs) } else { pipelines::ContactVariant::ANY };
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
         let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
@@ -481,7 +504,6 @@ impl GpuBackend {
         };
         let q = &ctx.queue;
         q.write_buffer(&buffers.sim, 0, bytemuck::bytes_of(&sim));
-        let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         if !pairs.is_empty() {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
@@ -711,7 +733,15 @@ impl GpuBackend {
         } else {
             "on, not taken (the runs are alike)"
         };
-        Ok(GpuLayout { cell_order: self.cell_order, renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64), schedule, shader_checks: self.ctx.shader_checks, early_loads: self.ctx.force_early_loads })
+        Ok(GpuLayout {
+            cell_order: self.cell_order,
+            renumber_every: (self.sim.renumber_every > 0).then_some(self.sim.renumber_every as u64),
+            schedule,
+            shader_checks: self.ctx.shader_checks,
+            early_loads: self.ctx.force_early_loads,
+            contact_model: self.pipelines.contact.model.and_then(|m| crate::contact::params::ContactModel::ALL.into_iter().find(|c| *c as u32 == m)).map(|c| c.name()),
+            contact_booking: self.pipelines.contact.energy_tracking,
+        })
     }
 
     /// The force pass's schedule as last written (`shaders/schedule.wgsl`): for each thread,

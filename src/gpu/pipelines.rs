@@ -3,11 +3,49 @@
 use super::context::GpuContext;
 use super::shader::{pass_module_for, pass_splits};
 use super::split::SplitLayout;
+use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
+
+/// What a scene's pair table lets the contact code leave out: the force pass and `wall_loads`
+/// are compiled with the one contact model all pairs have and, where no pair books its energy,
+/// without the booking (overrides `CONTACT_MODEL` and `ENERGY_TRACKING`, read by `pair_params`
+/// in `shaders/wall_contact.wgsl`). The code a scene's contacts run is the same either way, and
+/// so are its bits; the compiler keeps fewer instructions and, untracked, fewer registers
+/// (docs/performance.md, "Registers").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContactVariant {
+    /// The model of every pair (`MODEL_*`), `None` where they differ.
+    pub model: Option<u32>,
+    /// Whether some pair books its energy (`PAIR_FLAG_NO_ENERGY_TRACKING` not set).
+    pub energy_tracking: bool,
+}
+
+impl ContactVariant {
+    /// Every model and the booking compiled in.
+    pub const ANY: ContactVariant = ContactVariant { model: None, energy_tracking: true };
+
+    /// The variant of the pair table `pairs` (every material pair, walls' too).
+    pub fn of(pairs: &[PairParamsGpu]) -> Self {
+        let Some(first) = pairs.first() else { return Self::ANY };
+        let model = pairs.iter().all(|p| p.model == first.model).then_some(first.model);
+        let energy_tracking = pairs.iter().any(|p| p.flags & crate::layout::consts::PAIR_FLAG_NO_ENERGY_TRACKING == 0);
+        ContactVariant { model, energy_tracking }
+    }
+
+    /// The pipeline constants that say it.
+    pub fn constants(&self) -> [(&'static str, f64); 2] {
+        [("CONTACT_MODEL", self.model.unwrap_or(crate::layout::consts::ANY_CONTACT_MODEL) as f64), ("ENERGY_TRACKING", if self.energy_tracking { 1.0 } else { 0.0 })]
+    }
+}
 
 pub struct Pipelines {
     /// How the split arrays are cut in these pipelines' shaders.
     pub split: SplitLayout,
+    /// Whether the mesh-wall code is compiled in (`MESH_WALLS`), the adhesive code
+    /// (`ADHESION`), and what the contact code leaves out.
+    pub mesh_walls: bool,
+    pub adhesion: bool,
+    pub contact: ContactVariant,
     pub drift: wgpu::ComputePipeline,
     /// `drift` with the previous step's second half kick first (KICK_FIRST = true).
     pub kick_drift: wgpu::ComputePipeline,
@@ -106,20 +144,21 @@ impl Pipelines {
     /// `wall_loads` away (override `MESH_WALLS`); `adhesion` = true (a scene with adhesion)
     /// switches on the adhesive code of `forces`, `wall_loads` and the work folds of `drift`
     /// and `kick` (override `ADHESION`, `shader::ADHESION_OVERRIDE`); the split arrays are cut
-    /// as `split` says.
-    pub fn new(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Self> {
-        let meshes = if mesh_walls { 1.0 } else { 0.0 };
+    /// as `split` says; the force pass and `wall_loads` leave out what `contact` says.
+    pub fn new(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact: ContactVariant, split: &SplitLayout) -> Result<Self> {
         let adhesive = if adhesion { 1.0 } else { 0.0 };
-        let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
         let simple = |name: &str| -> Result<wgpu::ComputePipeline> { pipeline(ctx, &module(ctx, name, split, adhesion)?, name, "main", &[]) };
         let scan = module(ctx, "scan", split, adhesion)?;
-        let forces = module(ctx, "forces", split, adhesion)?;
+        let (forces, forces_init, wall_loads) = contact_pipelines(ctx, mesh_walls, adhesion, contact, split)?;
         let drift = module(ctx, "drift", split, adhesion)?;
         let mesh_bin = module(ctx, "mesh_bin", split, adhesion)?;
         let list_build = module(ctx, "list_build", split, adhesion)?;
         let incoming = module(ctx, "incoming", split, adhesion)?;
         Ok(Pipelines {
             split: split.clone(),
+            mesh_walls,
+            adhesion,
+            contact,
             drift: pipeline(ctx, &drift, "drift", "main", &[("ADHESION", adhesive)])?,
             kick_drift: pipeline(ctx, &drift, "kick_drift", "main", &[("KICK_FIRST", 1.0), ("ADHESION", adhesive)])?,
             kick: pipeline(ctx, &module(ctx, "kick", split, adhesion)?, "kick", "main", &[("ADHESION", adhesive)])?,
@@ -138,18 +177,100 @@ impl Pipelines {
             incoming_sort: pipeline(ctx, &incoming, "incoming_sort", "main", &[("MODE", 1.0)])?,
             incoming_map: pipeline(ctx, &incoming, "incoming_map", "main", &[("MODE", 2.0)])?,
             gather: simple("gather")?,
-            forces: pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early)])?,
-            forces_init: pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early)])?,
+            forces,
+            forces_init,
             rehash: simple("rehash")?,
             order: simple("order")?,
             order_hash: simple("order_hash")?,
             schedule: simple("schedule")?,
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
-            wall_loads: pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive)])?,
+            wall_loads,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
             mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
             mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,
         })
+    }
+
+    /// These pipelines with the contact code compiled for `contact` (the force passes and
+    /// `wall_loads` compiled anew, every other pipeline shared).
+    pub fn with_contact(&self, ctx: &GpuContext, contact: ContactVariant) -> Result<Self> {
+        let (forces, forces_init, wall_loads) = contact_pipelines(ctx, self.mesh_walls, self.adhesion, contact, &self.split)?;
+        Ok(Pipelines {
+            split: self.split.clone(),
+            contact,
+            forces,
+            forces_init,
+            wall_loads,
+            drift: self.drift.clone(),
+            kick_drift: self.kick_drift.clone(),
+            kick: self.kick.clone(),
+            advance: self.advance.clone(),
+            grid_count: self.grid_count.clone(),
+            scan_blocks: self.scan_blocks.clone(),
+            scan_add: self.scan_add.clone(),
+            grid_scatter: self.grid_scatter.clone(),
+            grid_sort: self.grid_sort.clone(),
+            list_plan: self.list_plan.clone(),
+            list_clear: self.list_clear.clone(),
+            list_count: self.list_count.clone(),
+            list_fill: self.list_fill.clone(),
+            list_stash: self.list_stash.clone(),
+            incoming_fill: self.incoming_fill.clone(),
+            incoming_sort: self.incoming_sort.clone(),
+            incoming_map: self.incoming_map.clone(),
+            gather: self.gather.clone(),
+            rehash: self.rehash.clone(),
+            order: self.order.clone(),
+            order_hash: self.order_hash.clone(),
+            schedule: self.schedule.clone(),
+            slot_import: self.slot_import.clone(),
+            reduce_energy: self.reduce_energy.clone(),
+            mesh_count: self.mesh_count.clone(),
+            mesh_scatter: self.mesh_scatter.clone(),
+            mesh_sort: self.mesh_sort.clone(),
+            mesh_walls: self.mesh_walls,
+            adhesion: self.adhesion,
+        })
+    }
+}
+
+/// The pipelines that evaluate contacts (`forces`, `forces_init`, `wall_loads`), with the
+/// overrides of `mesh_walls`, `adhesion` and `contact`.
+fn contact_pipelines(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact: ContactVariant, split: &SplitLayout) -> Result<(wgpu::ComputePipeline, wgpu::ComputePipeline, wgpu::ComputePipeline)> {
+    let meshes = if mesh_walls { 1.0 } else { 0.0 };
+    let adhesive = if adhesion { 1.0 } else { 0.0 };
+    let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
+    let [model, tracking] = contact.constants();
+    let forces = module(ctx, "forces", split, adhesion)?;
+    Ok((
+        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), model, tracking])?,
+        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), model, tracking])?,
+        pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking])?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ContactVariant;
+    use crate::contact::params::PairParamsGpu;
+    use crate::layout::consts::{MODEL_HERTZ, MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING};
+
+    fn pair(model: u32, flags: u32) -> PairParamsGpu {
+        PairParamsGpu { model, flags, ..Default::default() }
+    }
+
+    /// One model in every pair is compiled alone, two are not; the booking goes only where no
+    /// pair books.
+    #[test]
+    fn the_variant_of_a_pair_table() {
+        let hm = pair(MODEL_HERTZ_MINDLIN, 0);
+        assert_eq!(ContactVariant::of(&[hm, hm, hm, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true });
+        assert_eq!(ContactVariant::of(&[hm, pair(MODEL_HERTZ, 0)]), ContactVariant { model: None, energy_tracking: true });
+        let quiet = pair(MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING);
+        assert_eq!(ContactVariant::of(&[quiet, quiet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: false });
+        assert_eq!(ContactVariant::of(&[quiet, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true });
+        assert_eq!(ContactVariant::of(&[]), ContactVariant::ANY);
+        assert_eq!(ContactVariant::ANY.constants(), [("CONTACT_MODEL", u32::MAX as f64), ("ENERGY_TRACKING", 1.0)]);
     }
 }

@@ -34,12 +34,14 @@ const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'
     PassSpec { label, module, adhesion: false, entry: "main", constants }
 }
 
-/// The pipelines of a dry sphere step without mesh walls (the bench bed's), as
-/// `Pipelines::new` compiles them (its overrides for `mesh_walls` = false, `adhesion` = false);
-/// then the force pass of a scene with mesh walls and of one with adhesion, and the body passes
-/// of a clump step (`BodyPipelines::new`).
+/// The pipelines of a dry sphere step without mesh walls (the bench bed's: every pair
+/// `hertz_mindlin`, its energy booked), as `Pipelines::new` compiles them (overrides for
+/// `mesh_walls` = false, `adhesion` = false, `ContactVariant` of one model, tracked); then the
+/// force pass of the same bed untracked (`talus bench --untracked`) and of a scene whose pairs
+/// mix models (every law compiled in), of a scene with mesh walls and of one with adhesion,
+/// and the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
-    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)]),
+    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
     dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
     dry("kick", "kick", &[("ADHESION", 0.0)]),
     dry("advance", "advance", &[]),
@@ -50,12 +52,19 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("list_count", "list_build", &[]),
     dry("list_fill", "list_build", &[("FILL", 1.0)]),
     dry("schedule", "schedule", &[]),
-    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0)]),
-    dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0)]),
-    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0)] },
+    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
+    dry("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0)]),
+    dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]),
+    dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
+    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED] },
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
+
+/// `ContactVariant::constants` of a scene whose pairs are all `hertz_mindlin`, and with energy
+/// booked.
+const HERTZ_MINDLIN: (&str, f64) = ("CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ_MINDLIN as f64);
+const TRACKED: (&str, f64) = ("ENERGY_TRACKING", 1.0);
 
 /// What the passes are compiled for: an adapter and the code choices a context makes of the
 /// environment (`GpuContext::shader_checks`, `GpuContext::force_early_loads`). No device is

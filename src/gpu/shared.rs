@@ -11,14 +11,14 @@
 use std::sync::{Arc, Mutex};
 
 use super::context::{open_context, GpuContext};
-use super::pipelines::Pipelines;
+use super::pipelines::{ContactVariant, Pipelines};
 use super::split::SplitLayout;
 use crate::error::Result;
 
-/// The device, and its pipelines by ((mesh walls, adhesion), split layout).
+/// The device, and its pipelines by ((mesh walls, adhesion, contact variant), split layout).
 struct Shared {
     ctx: GpuContext,
-    pipelines: Vec<((bool, bool), SplitLayout, Arc<Pipelines>)>,
+    pipelines: Vec<((bool, bool, ContactVariant), SplitLayout, Arc<Pipelines>)>,
 }
 
 static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
@@ -36,15 +36,21 @@ pub fn shared_context() -> Result<GpuContext> {
     with_shared(|s| Ok(s.ctx.clone()))
 }
 
-/// The process's pipelines for scenes with or without mesh walls and arrays cut as `split`
-/// says, compiled on first use.
-pub fn shared_pipelines(mesh_walls: bool, adhesion: bool, split: &SplitLayout) -> Result<Arc<Pipelines>> {
+/// The process's pipelines for scenes with or without mesh walls and adhesion, contact code
+/// for `contact`, and arrays cut as `split` says, compiled on first use (for a new `contact`
+/// only the contact pipelines, `Pipelines::with_contact`).
+pub fn shared_pipelines(mesh_walls: bool, adhesion: bool, contact: ContactVariant, split: &SplitLayout) -> Result<Arc<Pipelines>> {
     with_shared(|s| {
-        if let Some((_, _, p)) = s.pipelines.iter().find(|(m, l, _)| *m == (mesh_walls, adhesion) && l == split) {
+        let key = (mesh_walls, adhesion, contact);
+        if let Some((_, _, p)) = s.pipelines.iter().find(|(k, l, _)| *k == key && l == split) {
             return Ok(Arc::clone(p));
         }
-        let p = Arc::new(Pipelines::new(&s.ctx, mesh_walls, adhesion, split)?);
-        s.pipelines.push(((mesh_walls, adhesion), split.clone(), Arc::clone(&p)));
+        let sibling = s.pipelines.iter().find(|((m, a, _), l, _)| (*m, *a) == (mesh_walls, adhesion) && l == split);
+        let p = Arc::new(match sibling {
+            Some((_, _, p)) => p.with_contact(&s.ctx, contact)?,
+            None => Pipelines::new(&s.ctx, mesh_walls, adhesion, contact, split)?,
+        });
+        s.pipelines.push((key, split.clone(), Arc::clone(&p)));
         Ok(p)
     })
 }
