@@ -6,6 +6,13 @@
 fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt: f32) -> ContactOutput {
     let alpha = p.tsuji_alpha;
     let normal = mindlin_normal(p, g, alpha);
+    // the normal spring's work over the step, formed while its inputs are at hand: the shear
+    // law below then runs with fewer values live (docs/performance.md, "Registers")
+    var stepping = 0.0;
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) == 0u) {
+        let before = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+        stepping = normal_step_work(g, before.yz, vec2<f32>(-normal.fn_e, normal.strain), dt);
+    }
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = max(-fn_total, 0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
@@ -24,7 +31,5 @@ fn hertz_mindlin_contact(p: PairParamsGpu, g: ContactGeometry, h: HistoryGpu, dt
     let damp = DashpotForce(normal.fn_d, shear.fs_d);
     history.dashpot = dashpot_history(g, damp);
     let work = dashpot_work(g, damp, h, dt);
-    let before = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
-    let stepping = normal_step_work(g, before.yz, vec2<f32>(-normal.fn_e, normal.strain), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, work, history, shear.stiffness_work + stepping, 0.0);
 }

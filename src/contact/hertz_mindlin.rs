@@ -18,6 +18,13 @@ use super::tangential_mindlin::{mindlin_shear, mindlin_shear_damping, mindlin_sh
 pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, dt: f64) -> ContactOutput {
     let alpha = p.tsuji_alpha();
     let normal = mindlin_normal(p, g, alpha);
+    // formed here as the shader forms it (fewer registers live there through the shear law)
+    let stepping = if p.energy_tracking {
+        let (_, force_before, strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+        normal_step_work(g, (force_before, strain_before), (-normal.fn_e, normal.strain), dt)
+    } else {
+        0.0
+    };
     let fn_total = normal.fn_e + normal.fn_d;
     let fn_mag = (-fn_total).max(0.0);
     let k_t = mindlin_shear_stiffness(p, g.r_bar, normal.overlap);
@@ -35,7 +42,5 @@ pub fn hertz_mindlin_contact(p: &PairParams, g: &ContactGeometry, h: &History, d
     let damp = DashpotForce { fn_d: normal.fn_d, fs_d: shear.fs_d };
     let history = History { dashpot: dashpot_history(g, &damp), ..history };
     let dashpot = dashpot_work(g, &damp, h, dt);
-    let (_, force_before, strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
-    let stepping = normal_step_work(g, (force_before, strain_before), (-normal.fn_e, normal.strain), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, surface: 0.0, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }
