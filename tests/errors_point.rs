@@ -302,3 +302,31 @@ fn numbers_in_messages_are_short_unless_they_must_differ() {
     let (a, b) = fmt_apart(0.1, 0.1 + f64::EPSILON / 8.0);
     assert_ne!(a, b, "the nearest doubles print apart");
 }
+
+/// A directory given for the scene, and a file given for the output directory: each message
+/// says which it is and what was meant.
+#[test]
+fn a_directory_for_a_scene_and_a_file_for_the_output_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenes = dir.path().join("scenes");
+    std::fs::create_dir(&scenes).unwrap();
+    let one_ball = scene(&format!(
+        r#""particles": [ {{ "position": [0, 0, 0.01], "radius": 0.005 }} ], "walls": [ {FLOOR} ], "domain": {{ "min": [-0.05, -0.05, -0.01], "max": [0.05, 0.05, 0.1] }}"#
+    ));
+    std::fs::write(scenes.join("box.json"), one_ball).unwrap();
+    let talus = || Command::new(env!("CARGO_BIN_EXE_talus"));
+    let o = talus().args(["run", scenes.to_str().unwrap(), "--steps", "1"]).output().unwrap();
+    assert!(!o.status.success());
+    let msg = String::from_utf8_lossy(&o.stderr).to_string();
+    has_all(&msg, &[&scenes.display().to_string(), "a directory, not a scene file", "box.json"]);
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "keep me").unwrap();
+    for out in [file.clone(), file.join("run")] {
+        let o = talus().args(["run", scenes.join("box.json").to_str().unwrap(), "--steps", "1", "--backend", "cpu", "--out", out.to_str().unwrap()]).output().unwrap();
+        assert!(!o.status.success());
+        let msg = String::from_utf8_lossy(&o.stderr).to_string();
+        has_all(&msg, &[&format!("cannot make the output directory {}", out.display()), &format!("{} is a file", file.display())]);
+    }
+    // nothing the user wrote is touched
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+}

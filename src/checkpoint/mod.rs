@@ -51,7 +51,7 @@ impl SceneRecord {
 
     /// Read the scene file `path`.
     pub fn read(path: &Path) -> Result<SceneRecord> {
-        let text = std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))?;
+        let text = crate::scene::read_text(path)?;
         let resolved = std::fs::canonicalize(path).map_err(|e| TalusError::io(path, e))?;
         Ok(SceneRecord { path: path.to_path_buf(), resolved, text, overrides: Vec::new() })
     }

@@ -31,7 +31,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// `create_dir_all` with the path in the error.
+/// `create_dir_all` with the path in the error; where a file stands in the way (the
+/// directory itself, or one above it), the error names that file.
 pub fn create_dir_all(dir: &Path) -> Result<()> {
-    fs::create_dir_all(dir).map_err(|e| TalusError::io(dir, e))
+    fs::create_dir_all(dir).map_err(|e| match dir.ancestors().find(|a| a.is_file()) {
+        Some(file) => TalusError::Other(format!("cannot make the output directory {}: {} is a file, not a directory (name a directory, new or existing)", dir.display(), file.display())),
+        None => TalusError::io(dir, e),
+    })
 }
