@@ -47,11 +47,34 @@ pub struct SceneRecord {
     pub overrides: Vec<crate::scene::override_arg::Override>,
 }
 
+/// The text of the scene file `path`; a directory given for it is an error that says so and
+/// names the scene files in it.
+pub fn read_scene_text(path: &Path) -> Result<String> {
+    if path.is_dir() {
+        return Err(TalusError::Other(not_a_scene_file(path)));
+    }
+    std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))
+}
+
+/// What to say of a directory given where a scene file belongs: the scene files it holds.
+fn not_a_scene_file(dir: &Path) -> String {
+    let mut scenes: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).map(|p| p.display().to_string()).collect())
+        .unwrap_or_default();
+    scenes.sort();
+    let some = match scenes.len() {
+        0 => "it holds no .json file".to_string(),
+        n if n <= 4 => format!("it holds {}", scenes.join(", ")),
+        n => format!("it holds {}, … ({n} .json files)", scenes[..3].join(", ")),
+    };
+    format!("{}: a directory, not a scene file; name a scene's .json file ({some})", dir.display())
+}
+
 impl SceneRecord {
 
     /// Read the scene file `path`.
     pub fn read(path: &Path) -> Result<SceneRecord> {
-        let text = crate::scene::read_text(path)?;
+        let text = read_scene_text(path)?;
         let resolved = std::fs::canonicalize(path).map_err(|e| TalusError::io(path, e))?;
         Ok(SceneRecord { path: path.to_path_buf(), resolved, text, overrides: Vec::new() })
     }

@@ -30,7 +30,7 @@ pub use checks::{time_step_report, TimeStepReport, CONTACT_ERROR_FRACTION, CONTA
 pub use timestep::{rayleigh_for_setup, rayleigh_time_step, rayleigh_time_step_single};
 
 use crate::contact::params::{inherit, ContactModel, PairParams};
-use crate::error::{Result, TalusError};
+use crate::error::Result;
 use crate::model::distribution::RadiusDist;
 use crate::model::checks::{LostParticles, RunChecks};
 use crate::model::material::Material;
@@ -140,30 +140,7 @@ pub fn accepted_keys() -> Vec<(String, Vec<&'static str>)> {
 
 /// Read and parse a scene file.
 pub fn load(path: &Path) -> Result<Setup> {
-    parse_str(&read_text(path)?, path)
-}
-
-/// The text of the scene file `path`; a directory given for it is an error that says so and
-/// names the scene files in it.
-pub fn read_text(path: &Path) -> Result<String> {
-    if path.is_dir() {
-        return Err(TalusError::Other(not_a_scene_file(path)));
-    }
-    std::fs::read_to_string(path).map_err(|e| TalusError::io(path, e))
-}
-
-/// What to say of a directory given where a scene file belongs: the scene files it holds.
-fn not_a_scene_file(dir: &Path) -> String {
-    let mut scenes: Vec<String> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).map(|p| p.display().to_string()).collect())
-        .unwrap_or_default();
-    scenes.sort();
-    let some = match scenes.len() {
-        0 => "it holds no .json file".to_string(),
-        n if n <= 4 => format!("it holds {}", scenes.join(", ")),
-        n => format!("it holds {}, … ({n} .json files)", scenes[..3].join(", ")),
-    };
-    format!("{}: a directory, not a scene file; name a scene's .json file ({some})", dir.display())
+    parse_str(&crate::checkpoint::read_scene_text(path)?, path)
 }
 
 /// Parse a scene from text. `source` is used in messages and for `Setup::name` (its stem).
