@@ -332,3 +332,26 @@ fn profiled_steps_are_the_real_steps() {
         assert!(forces > 0.0, "the force pass of a packed bed took no time: {totals:?} ({timing:?})");
     }
 }
+
+/// Two scenes of different contact models in one process: the second takes the first's
+/// pipelines but for its own contact code (`Pipelines::with_contact`, through
+/// `gpu::shared`), and steps bit for bit as with pipelines compiled for it alone.
+#[test]
+fn shared_pipelines_for_another_contact_model_step_as_their_own() {
+    let load = |name: &str| talus::scene::load(std::path::Path::new(&format!("{}/scenes/{name}", env!("CARGO_MANIFEST_DIR")))).unwrap();
+    let (first, second) = (load("hysteretic_drop.json"), load("hertz_mindlin_rolling.json"));
+    let first = GpuBackend::new(&first, GpuOptions::default()).unwrap();
+    assert_eq!(first.layout().unwrap().contact_model, Some("hysteretic"));
+    let run = |mut b: GpuBackend| {
+        assert_eq!(b.layout().unwrap().contact_model, Some("hertz_mindlin"));
+        b.step(400).unwrap();
+        (bits(&b.snapshot().unwrap()), b.energies().unwrap(), b.contact_count().unwrap())
+    };
+    let shared = run(GpuBackend::new(&second, GpuOptions::default()).unwrap());
+    let own = run(backend(&second, GpuOptions::default()));
+    assert!(shared.2 > 0, "no contacts to compare");
+    assert!(shared.0 == own.0, "trajectories differ");
+    assert_eq!(format!("{:?}", shared.1), format!("{:?}", own.1));
+    assert_eq!(shared.2, own.2);
+    drop(first);
+}

@@ -38,6 +38,7 @@ impl ContactVariant {
     }
 }
 
+#[derive(Clone)]
 pub struct Pipelines {
     /// How the split arrays are cut in these pipelines' shaders.
     pub split: SplitLayout,
@@ -196,42 +197,7 @@ impl Pipelines {
     /// `wall_loads` compiled anew, every other pipeline shared).
     pub fn with_contact(&self, ctx: &GpuContext, contact: ContactVariant) -> Result<Self> {
         let (forces, forces_init, wall_loads) = contact_pipelines(ctx, self.mesh_walls, self.adhesion, contact, &self.split)?;
-        Ok(Pipelines {
-            split: self.split.clone(),
-            contact,
-            forces,
-            forces_init,
-            wall_loads,
-            drift: self.drift.clone(),
-            kick_drift: self.kick_drift.clone(),
-            kick: self.kick.clone(),
-            advance: self.advance.clone(),
-            grid_count: self.grid_count.clone(),
-            scan_blocks: self.scan_blocks.clone(),
-            scan_add: self.scan_add.clone(),
-            grid_scatter: self.grid_scatter.clone(),
-            grid_sort: self.grid_sort.clone(),
-            list_plan: self.list_plan.clone(),
-            list_clear: self.list_clear.clone(),
-            list_count: self.list_count.clone(),
-            list_fill: self.list_fill.clone(),
-            list_stash: self.list_stash.clone(),
-            incoming_fill: self.incoming_fill.clone(),
-            incoming_sort: self.incoming_sort.clone(),
-            incoming_map: self.incoming_map.clone(),
-            gather: self.gather.clone(),
-            rehash: self.rehash.clone(),
-            order: self.order.clone(),
-            order_hash: self.order_hash.clone(),
-            schedule: self.schedule.clone(),
-            slot_import: self.slot_import.clone(),
-            reduce_energy: self.reduce_energy.clone(),
-            mesh_count: self.mesh_count.clone(),
-            mesh_scatter: self.mesh_scatter.clone(),
-            mesh_sort: self.mesh_sort.clone(),
-            mesh_walls: self.mesh_walls,
-            adhesion: self.adhesion,
-        })
+        Ok(Pipelines { contact, forces, forces_init, wall_loads, ..self.clone() })
     }
 }
 
