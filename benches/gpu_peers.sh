@@ -30,7 +30,8 @@
 #              stored in id order (TALUS_GPU_CELL_ORDER=0), with the shaders compiled without
 #              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
 #              issued early (TALUS_GPU_EARLY_LOADS=1), and with every contact law compiled into
-#              the force pass (TALUS_GPU_SPECIALISE=0), new binary only (default "bed1M
+#              the force pass (TALUS_GPU_SPECIALISE=0), and with each particle's own state kept
+#              in the force pass's registers (TALUS_GPU_RELOAD_OWN=0), new binary only (default "bed1M
 #              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
 #   UNTRACKED  bed cases also run untracked (`--untracked`: forces only, no energy booking; the
 #              table's "Talus untracked" column), new binary only (default "bed1M bed10M"): what
@@ -48,7 +49,7 @@
 # Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
 # the scenes, every run's JSON and log, shaders.txt (`talus info --shaders`: what the driver
 # made of each pass, registers and the warps an SM keeps resident on NVIDIA, with and without
-# the runtime checks), and table.md, the table printed at the end.
+# the runtime checks, and with the own state kept in registers), and table.md, the table printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -72,8 +73,8 @@ BINS=("$TALUS"); [ -n "${TALUS_OLD:-}" ] && BINS+=("$(realpath "$TALUS_OLD")")
 echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 "$TALUS" info > "$WORK/info.txt" 2>&1; head -n 20 "$WORK/info.txt"
 # what the driver made of the passes (seconds): the force pass's registers bound its occupancy
-for checks in 1 0; do
-  TALUS_GPU_SHADER_CHECKS=$checks "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
+for v in TALUS_GPU_SHADER_CHECKS=1 TALUS_GPU_SHADER_CHECKS=0 TALUS_GPU_RELOAD_OWN=0; do
+  env "$v" "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
 done
 grep -E "^Compiled|^  (forces|kick_drift|body_kick)" "$WORK/shaders.txt"
 
@@ -109,6 +110,7 @@ layout_ab() {
   TALUS_GPU_SHADER_CHECKS=0 talus_json "$TALUS" "${c}_unchecked" "$@"
   TALUS_GPU_EARLY_LOADS=1 talus_json "$TALUS" "${c}_early" "$@"
   TALUS_GPU_SPECIALISE=0 talus_json "$TALUS" "${c}_everylaw" "$@"
+  TALUS_GPU_RELOAD_OWN=0 talus_json "$TALUS" "${c}_keepown" "$@"
 }
 # talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
 talus_json() {
@@ -206,7 +208,7 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)")):
+    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)"), ("_keepown", "own state kept in registers (TALUS_GPU_RELOAD_OWN=0)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")

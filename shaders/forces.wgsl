@@ -53,6 +53,36 @@ override MESH_WALLS: bool = true;
 // The same values, so the same bits; a slot out of reach reads the partner's motion for
 // nothing (cached: the partner's own thread reads it too).
 override EARLY_LOADS: bool = false;
+// true: the particle's own position, velocity and spin are read again at each contact (`own`)
+// rather than kept in registers through the loops over its contacts (`GpuContext::reload_own`,
+// TALUS_GPU_RELOAD_OWN; by default on a GPU, not on a CPU device). A GPU keeps more threads
+// resident with fewer registers and serves the reads from its L1 cache; AMD's compiler counts
+// 80 VGPRs for the bed's force pass instead of 96. The same values, so the same bits.
+override RELOAD_OWN: bool = true;
+
+// The particle's own row `kept` (read before the loops), or with RELOAD_OWN the same row read
+// again here.
+fn own_block(i: u32, kept: vec4<i32>) -> vec4<i32> {
+    if (RELOAD_OWN) {
+        return pos_block[i];
+    }
+    return kept;
+}
+
+fn own_offset(i: u32, kept: vec4<f32>) -> vec4<f32> {
+    if (RELOAD_OWN) {
+        return pos_offset[i];
+    }
+    return kept;
+}
+
+// Row `row` (0: velocity, 1: spin) of the particle's motion.
+fn own_motion(i: u32, row: u32, kept: vec4<f32>) -> vec4<f32> {
+    if (RELOAD_OWN) {
+        return motion_at(MOTION_ROWS * i + row);
+    }
+    return kept;
+}
 
 // A contact overlap beyond OVERLAP_MAX_FRACTION of radius `r` stops the run (BLOWUP_OVERLAP,
 // particle i; twin of the CPU's `Owned::overlap` check).
@@ -136,12 +166,11 @@ fn slot_record(k: u32, early: HistoryRecord) -> HistoryRecord {
 fn owned_contacts(i: u32) -> vec4<f32> {
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
-    let bi = pos_block[i];
-    let oi = pos_offset[i];
-    let vi = motion_at(MOTION_ROWS * i);
-    let wi = motion_at(MOTION_ROWS * i + 1u);
-    let mat_i = material_of(bi);
-    let m_i = 1.0 / vi.w;
+    // the particle's own state (unused with RELOAD_OWN, which reads it where it is used)
+    let bi0 = pos_block[i];
+    let oi0 = pos_offset[i];
+    let vi0 = motion_at(MOTION_ROWS * i);
+    let wi0 = motion_at(MOTION_ROWS * i + 1u);
     var out = Gathered();
 
     // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
@@ -162,6 +191,8 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         } else {
             word = list_partner_at(k);
         }
+        let bi = own_block(i, bi0);
+        let oi = own_offset(i, oi0);
         let j = word & SLOT_PARTNER_MASK;
         // the slot's contact was active in the previous step (it has a record to read)
         let was_active = (word & read_bit) != 0u;
@@ -185,8 +216,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 vj = motion_at(MOTION_ROWS * j);
                 wj = motion_at(MOTION_ROWS * j + 1u);
             }
-            let p = pair_params(mat_i, material_of(bj));
-            var g = ball_ball_geometry(d, oi.w, oj.w, m_i, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
+            let p = pair_params(material_of(bi), material_of(bj));
+            let vi = own_motion(i, 0u, vi0);
+            let wi = own_motion(i, 1u, wi0);
+            var g = ball_ball_geometry(d, oi.w, oj.w, 1.0 / vi.w, 1.0 / vj.w, vi.xyz, wi.xyz, vj.xyz, wj.xyz);
             if (sim.rolling_booked != 0u) {
                 g.previous_spin_i = motion_at(MOTION_ROWS * i + 2u).xyz;
                 g.previous_spin_j = motion_at(MOTION_ROWS * j + 2u).xyz;
@@ -245,12 +278,12 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     // the walls at the time of this force evaluation (time index 0 for the initial one)
     let time_index = state.step + select(0u, 1u, WRITE_HISTORY);
     for (var w = 0u; w < sim.n_walls; w = w + 1u) {
-        let wc = wall_contact(i, w, wall_at(time_index, w), bi, oi, vi, wi, read_epoch);
+        let wc = wall_contact(i, w, wall_at(time_index, w), own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
         if (!wc.touching) {
             add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
             continue;
         }
-        check_overlap(i, wc.depth, oi.w);
+        check_overlap(i, wc.depth, own_offset(i, oi0).w);
         add_wall(&out, i, WALL_KEY_BIT | w, wc.c, write_epoch);
         // the wall drives the contact point at u: its work on the ball is −F_j·u Δt
         out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
@@ -258,7 +291,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
 
     // the mesh walls at the same time: one contact per near facet group (after deduplication)
     for (var m = 0u; MESH_WALLS && m < sim.n_meshes; m = m + 1u) {
-        let mb = mesh_ball(m, time_index, bi, oi, vi);
+        let mb = mesh_ball(m, time_index, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0));
         if (mb.kept.dropped > 0u) {
             // more near facet groups than a thread keeps: the host stops with an error
             atomicOr(&state.flags, OVERFLOW_MESH_GROUPS);
@@ -267,12 +300,12 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         }
         for (var k = 0u; k < mb.kept.count; k = k + 1u) {
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
-            let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, bi, oi, vi, wi, read_epoch);
+            let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
             if (!wc.touching) {
                 add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
                 continue;
             }
-            check_overlap(i, wc.depth, oi.w);
+            check_overlap(i, wc.depth, own_offset(i, oi0).w);
             add_wall(&out, i, wc.key, wc.c, write_epoch);
             out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
         }
@@ -281,7 +314,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     force_put(2u * i, vec4<f32>(out.force, out.strain));
     // w: the number of contacts i owns (for the contact count of the energy reduction)
     force_put(2u * i + 1u, vec4<f32>(out.torque, f32(out.contacts)));
-    if (is_ghost(bi)) {
+    if (is_ghost(own_block(i, bi0))) {
         // a ghost's contacts are booked by the rank that owns it (`gpu::decomposed`)
         adhesion_energy = vec2<f32>(0.0);
         return vec4<f32>(0.0);

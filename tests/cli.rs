@@ -240,7 +240,8 @@ fn force_pass_copies_agree_bit_for_bit() {
 /// runtime checks (`TALUS_GPU_SHADER_CHECKS=0`) and the force pass issuing its loads early
 /// (`TALUS_GPU_EARLY_LOADS=1`), and the force pass with every contact law and the energy
 /// booking compiled in (`TALUS_GPU_SPECIALISE=0`; by default each scene's pipelines keep only
-/// the one model its pairs have), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
+/// the one model its pairs have), and the force pass reading each particle's own state again at
+/// each contact (`TALUS_GPU_RELOAD_OWN=1`, a GPU's default; lavapipe's is 0), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
 /// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
 /// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
 /// rigid clumps, and grains inserted on the device (hopper_discharge's first 0.01 s: two
@@ -266,7 +267,8 @@ fn shader_variants_write_the_same_bytes() {
         names.sort();
         names.into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
     };
-    let variants: [&[(&str, &str)]; 3] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")], &[("TALUS_GPU_SPECIALISE", "0")]];
+    // (lavapipe, a CPU device, keeps the own state in registers by default; a GPU reads it again)
+    let variants: [&[(&str, &str)]; 4] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")], &[("TALUS_GPU_SPECIALISE", "0")], &[("TALUS_GPU_RELOAD_OWN", "1")]];
     for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "500"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("default");
@@ -294,7 +296,7 @@ fn shader_variants_write_the_same_bytes() {
     for ((f, x), (g, y)) in a.iter().zip(&b) {
         assert!(f == g && x == y, "settle_box untracked: {f} differs with every law compiled in");
     }
-    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE"] {
+    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE", "TALUS_GPU_RELOAD_OWN"] {
         let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();
         assert!(!o.status.success());
         assert!(text(&o.stderr).contains(var) && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));

@@ -34,6 +34,10 @@ pub struct GpuContext {
     /// Whether the force pass issues each slot's loads early (`forces.wgsl`'s `EARLY_LOADS`,
     /// `early_loads_wanted`, `TALUS_GPU_EARLY_LOADS`; the same bits either way).
     pub force_early_loads: bool,
+    /// Whether the force pass reads each particle's own state again at each contact instead of
+    /// keeping it in registers (`forces.wgsl`'s `RELOAD_OWN`, `reload_own_wanted`,
+    /// `TALUS_GPU_RELOAD_OWN`; the same bits either way).
+    pub reload_own: bool,
     /// Whether the force pass is compiled for the scene's pairs only (`specialise_wanted`,
     /// `TALUS_GPU_SPECIALISE`, `pipelines::ContactVariant`; the same bits either way).
     pub specialise: bool,
@@ -250,7 +254,8 @@ fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuC
     let shader_checks = super::shader_checks_wanted()?;
     let force_early_loads = super::early_loads_wanted()?;
     let specialise = super::specialise_wanted()?;
-    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads, specialise })
+    let reload_own = super::reload_own_wanted(info.device_type == wgpu::DeviceType::Cpu)?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads, reload_own, specialise })
 }
 
 impl GpuContext {

@@ -140,6 +140,9 @@ pub struct GpuLayout {
     /// Whether the force pass issues each slot's loads early (`GpuContext::force_early_loads`,
     /// `TALUS_GPU_EARLY_LOADS`).
     pub early_loads: bool,
+    /// Whether the force pass reads the particle's own state again at each contact
+    /// (`GpuContext::reload_own`, `TALUS_GPU_RELOAD_OWN`).
+    pub reload_own: bool,
     /// The contact code compiled into the force pass (`pipelines::ContactVariant`): the one
     /// model of every pair (`None`: every law), and whether the energy booking is.
     pub contact_model: Option<&'static str>,
@@ -158,6 +161,9 @@ impl std::fmt::Display for GpuLayout {
         }
         if self.early_loads {
             write!(f, "; force pass with early loads")?;
+        }
+        if !self.reload_own {
+            write!(f, "; own state kept in registers")?;
         }
         match self.contact_model {
             Some(m) => write!(f, "; contact law {m} only")?,
@@ -204,6 +210,18 @@ pub const EARLY_LOADS_ENV: &str = "TALUS_GPU_EARLY_LOADS";
 /// `TALUS_GPU_EARLY_LOADS` = `1`, else no; an unclear value is an error naming the variable.
 pub fn early_loads_wanted() -> Result<bool> {
     switch_or(None, EARLY_LOADS_ENV, false, "1 (early loads) or 0 (the default)")
+}
+
+/// The environment variable that makes the force pass read each particle's own state again at
+/// each contact (`1`) or keep it in registers (`0`).
+pub const RELOAD_OWN_ENV: &str = "TALUS_GPU_RELOAD_OWN";
+
+/// Whether the force pass reads the particle's own state again at each contact
+/// (`GpuContext::reload_own`): `TALUS_GPU_RELOAD_OWN`, else yes on a GPU and no on a CPU device
+/// (`cpu_device`: lavapipe, llvmpipe), whose compiler keeps values at no cost in occupancy and
+/// pays each load in instructions; an unclear value is an error naming the variable.
+pub fn reload_own_wanted(cpu_device: bool) -> Result<bool> {
+    switch_or(None, RELOAD_OWN_ENV, !cpu_device, "1 (read again at each contact) or 0 (kept in registers)")
 }
 
 /// The environment variable that compiles every contact law and the energy booking into the
@@ -739,6 +757,7 @@ impl GpuBackend {
             schedule,
             shader_checks: self.ctx.shader_checks,
             early_loads: self.ctx.force_early_loads,
+            reload_own: self.ctx.reload_own,
             contact_model: self.pipelines.contact.model.and_then(|m| crate::contact::params::ContactModel::ALL.into_iter().find(|c| *c as u32 == m)).map(|c| c.name()),
             contact_booking: self.pipelines.contact.energy_tracking,
         })

@@ -207,11 +207,12 @@ fn contact_pipelines(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact
     let meshes = if mesh_walls { 1.0 } else { 0.0 };
     let adhesive = if adhesion { 1.0 } else { 0.0 };
     let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
+    let reload = if ctx.reload_own { 1.0 } else { 0.0 };
     let [model, tracking] = contact.constants();
     let forces = module(ctx, "forces", split, adhesion)?;
     Ok((
-        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), model, tracking])?,
-        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), model, tracking])?,
+        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking])?,
+        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking])?,
         pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking])?,
     ))
 }

@@ -67,20 +67,28 @@ const HERTZ_MINDLIN: (&str, f64) = ("CONTACT_MODEL", crate::layout::consts::MODE
 const TRACKED: (&str, f64) = ("ENERGY_TRACKING", 1.0);
 
 /// What the passes are compiled for: an adapter and the code choices a context makes of the
-/// environment (`GpuContext::shader_checks`, `GpuContext::force_early_loads`). No device is
+/// environment and the adapter (`GpuContext::shader_checks`, `GpuContext::force_early_loads`,
+/// `GpuContext::reload_own`). No device is
 /// opened through wgpu, so the passes can be compiled on an adapter where wgpu cannot open one:
 /// RADV's null device (`RADV_FORCE_FAMILY`), the AMD compiler without an AMD GPU.
 pub struct CompileTarget<'a> {
     pub adapter: &'a wgpu::Adapter,
     pub shader_checks: bool,
     pub force_early_loads: bool,
+    pub reload_own: bool,
 }
 
 impl<'a> CompileTarget<'a> {
     /// The passes as a context opened on `adapter` would compile them (the environment's
-    /// `TALUS_GPU_SHADER_CHECKS` and `TALUS_GPU_EARLY_LOADS`).
+    /// `TALUS_GPU_SHADER_CHECKS`, `TALUS_GPU_EARLY_LOADS` and `TALUS_GPU_RELOAD_OWN`).
     pub fn for_adapter(adapter: &'a wgpu::Adapter) -> Result<Self> {
-        Ok(CompileTarget { adapter, shader_checks: super::shader_checks_wanted()?, force_early_loads: super::early_loads_wanted()? })
+        let cpu_device = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        Ok(CompileTarget {
+            adapter,
+            shader_checks: super::shader_checks_wanted()?,
+            force_early_loads: super::early_loads_wanted()?,
+            reload_own: super::reload_own_wanted(cpu_device)?,
+        })
     }
 
     /// "name (backend, type)", as `GpuContext::describe`.
@@ -101,15 +109,16 @@ pub struct Source {
 }
 
 /// The modules of `passes` as `Pipelines::new` composes them for `t` (the force pass with
-/// `t`'s `EARLY_LOADS`), the split arrays cut as `split` says.
+/// `t`'s `EARLY_LOADS` and `RELOAD_OWN`), the split arrays cut as `split` says.
 pub fn pass_sources(t: &CompileTarget, split: &SplitLayout, passes: &[PassSpec]) -> Vec<Source> {
     passes
         .iter()
         .map(|p| {
             let mut constants: Vec<(String, f64)> = p.constants.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-            // the context's choice, as `Pipelines::new` makes it
+            // the context's choices, as `Pipelines::new` makes them
             if p.module == "forces" {
                 constants.push(("EARLY_LOADS".to_string(), if t.force_early_loads { 1.0 } else { 0.0 }));
+                constants.push(("RELOAD_OWN".to_string(), if t.reload_own { 1.0 } else { 0.0 }));
             }
             Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, split, p.adhesion), entry: p.entry.to_string(), constants }
         })
