@@ -78,13 +78,16 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
 
 // What a scene's pair table lets the contact code leave out (`gpu::pipelines::ContactVariant`,
 // set per pipeline): the one model all its pairs have (ANY_CONTACT_MODEL where they differ),
-// and false where no pair books energy.
+// false where no pair books energy, and the one adhesion model all its pairs have
+// (ANY_ADHESION_MODEL where they differ).
 override CONTACT_MODEL: u32 = ANY_CONTACT_MODEL;
 override ENERGY_TRACKING: bool = true;
+override ADHESION_MODEL: u32 = ANY_ADHESION_MODEL;
 
 // The parameters of the pair of materials a and b as the contact code reads them: the table's
 // values, with what the overrides above say written in so that the compiler keeps only that
-// model's law and, without tracking, no booking code (the same values the table holds).
+// model's law and adhesion and, without tracking, no booking code (the same values the table
+// holds).
 fn pair_params(a: u32, b: u32) -> PairParamsGpu {
     var p = pairs[a * sim.n_materials + b];
     if (CONTACT_MODEL != ANY_CONTACT_MODEL) {
@@ -92,6 +95,9 @@ fn pair_params(a: u32, b: u32) -> PairParamsGpu {
     }
     if (!ENERGY_TRACKING) {
         p.flags = p.flags | PAIR_FLAG_NO_ENERGY_TRACKING;
+    }
+    if (ADHESION_MODEL != ANY_ADHESION_MODEL) {
+        p.adhesion = ADHESION_MODEL;
     }
     return p;
 }

@@ -155,6 +155,9 @@ pub mod consts {
     pub const ADHESION_SJKR: u32 = 3;
     pub const ADHESION_SJKR2: u32 = 4;
     pub const ADHESION_CAPILLARY: u32 = 5;
+    /// The force pass's `ADHESION_MODEL` override where a scene's pairs have more than one
+    /// adhesion model (`gpu::pipelines::ContactVariant`).
+    pub const ANY_ADHESION_MODEL: u32 = u32::MAX;
     pub const PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY: u32 = 1;
     pub const PAIR_FLAG_TANGENTIAL_DAMPING: u32 = 2;
     pub const PAIR_FLAG_KT_TO_KN_USER: u32 = 4;
@@ -238,6 +241,7 @@ pub fn wgsl_constants() -> String {
         u32_const("ADHESION_SJKR", ADHESION_SJKR),
         u32_const("ADHESION_SJKR2", ADHESION_SJKR2),
         u32_const("ADHESION_CAPILLARY", ADHESION_CAPILLARY),
+        u32_const("ANY_ADHESION_MODEL", ANY_ADHESION_MODEL),
         u32_const("PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY", PAIR_FLAG_USE_CHARACTERISTIC_VELOCITY),
         u32_const("PAIR_FLAG_TANGENTIAL_DAMPING", PAIR_FLAG_TANGENTIAL_DAMPING),
         u32_const("PAIR_FLAG_KT_TO_KN_USER", PAIR_FLAG_KT_TO_KN_USER),

@@ -240,7 +240,7 @@ fn force_pass_copies_agree_bit_for_bit() {
 /// runtime checks (`TALUS_GPU_SHADER_CHECKS=0`) and the force pass issuing its loads early
 /// (`TALUS_GPU_EARLY_LOADS=1`), and the force pass with every contact law and the energy
 /// booking compiled in (`TALUS_GPU_SPECIALISE=0`; by default each scene's pipelines keep only
-/// the one model its pairs have), and the force pass reading each particle's own state again at
+/// the one contact and adhesion model its pairs have), and the force pass reading each particle's own state again at
 /// each contact (`TALUS_GPU_RELOAD_OWN=1`, a GPU's default; lavapipe's is 0), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
 /// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
 /// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
@@ -295,6 +295,15 @@ fn shader_variants_write_the_same_bytes() {
     assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
     for ((f, x), (g, y)) in a.iter().zip(&b) {
         assert!(f == g && x == y, "settle_box untracked: {f} differs with every law compiled in");
+    }
+    // JKR adhesion (wet_granules above has liquid bridges): its force pass compiled with that
+    // adhesion model only, the same bits as with every one
+    run("cohesive_heap.json", "400", &[], &dir.path().join("jkr"));
+    run("cohesive_heap.json", "400", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("jkr_every_law"));
+    let (a, b) = (files(&dir.path().join("jkr")), files(&dir.path().join("jkr_every_law")));
+    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
+    for ((f, x), (g, y)) in a.iter().zip(&b) {
+        assert!(f == g && x == y, "cohesive_heap: {f} differs with every law and adhesion model compiled in");
     }
     for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE", "TALUS_GPU_RELOAD_OWN"] {
         let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();

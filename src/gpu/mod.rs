@@ -147,6 +147,8 @@ pub struct GpuLayout {
     /// model of every pair (`None`: every law), and whether the energy booking is.
     pub contact_model: Option<&'static str>,
     pub contact_booking: bool,
+    /// In a scene with adhesion, the one adhesion model of every pair (`None`: every one).
+    pub contact_adhesion: Option<Option<&'static str>>,
 }
 
 impl std::fmt::Display for GpuLayout {
@@ -168,6 +170,11 @@ impl std::fmt::Display for GpuLayout {
         match self.contact_model {
             Some(m) => write!(f, "; contact law {m} only")?,
             None => write!(f, "; every contact law")?,
+        }
+        match self.contact_adhesion {
+            Some(Some(a)) => write!(f, ", adhesion {a} only")?,
+            Some(None) => write!(f, ", every adhesion model")?,
+            None => {}
         }
         if !self.contact_booking {
             write!(f, ", no energy booking")?;
@@ -760,6 +767,7 @@ impl GpuBackend {
             reload_own: self.ctx.reload_own,
             contact_model: self.pipelines.contact.model.and_then(|m| crate::contact::params::ContactModel::ALL.into_iter().find(|c| *c as u32 == m)).map(|c| c.name()),
             contact_booking: self.pipelines.contact.energy_tracking,
+            contact_adhesion: self.buffers.adhesion.then(|| self.pipelines.contact.adhesion.and_then(|a| crate::contact::params::Adhesion::ALL.into_iter().find(|c| *c as u32 == a)).map(|c| c.name())),
         })
     }
 

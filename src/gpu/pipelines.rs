@@ -7,9 +7,9 @@ use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
 
 /// What a scene's pair table lets the contact code leave out: the force pass and `wall_loads`
-/// are compiled with the one contact model all pairs have and, where no pair books its energy,
-/// without the booking (overrides `CONTACT_MODEL` and `ENERGY_TRACKING`, read by `pair_params`
-/// in `shaders/wall_contact.wgsl`). The code a scene's contacts run is the same either way, and
+/// are compiled with the one contact model and the one adhesion model all pairs have and, where
+/// no pair books its energy, without the booking (overrides `CONTACT_MODEL`, `ADHESION_MODEL`
+/// and `ENERGY_TRACKING`, read by `pair_params` in `shaders/wall_contact.wgsl`). The code a scene's contacts run is the same either way, and
 /// so are its bits; the compiler keeps fewer instructions and, untracked, fewer registers
 /// (docs/performance.md, "Registers").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,23 +18,31 @@ pub struct ContactVariant {
     pub model: Option<u32>,
     /// Whether some pair books its energy (`PAIR_FLAG_NO_ENERGY_TRACKING` not set).
     pub energy_tracking: bool,
+    /// The adhesion model of every pair (`ADHESION_*`), `None` where they differ.
+    pub adhesion: Option<u32>,
 }
 
 impl ContactVariant {
     /// Every model and the booking compiled in.
-    pub const ANY: ContactVariant = ContactVariant { model: None, energy_tracking: true };
+    pub const ANY: ContactVariant = ContactVariant { model: None, energy_tracking: true, adhesion: None };
 
     /// The variant of the pair table `pairs` (every material pair, walls' too).
     pub fn of(pairs: &[PairParamsGpu]) -> Self {
         let Some(first) = pairs.first() else { return Self::ANY };
         let model = pairs.iter().all(|p| p.model == first.model).then_some(first.model);
         let energy_tracking = pairs.iter().any(|p| p.flags & crate::layout::consts::PAIR_FLAG_NO_ENERGY_TRACKING == 0);
-        ContactVariant { model, energy_tracking }
+        let adhesion = pairs.iter().all(|p| p.adhesion == first.adhesion).then_some(first.adhesion);
+        ContactVariant { model, energy_tracking, adhesion }
     }
 
     /// The pipeline constants that say it.
-    pub fn constants(&self) -> [(&'static str, f64); 2] {
-        [("CONTACT_MODEL", self.model.unwrap_or(crate::layout::consts::ANY_CONTACT_MODEL) as f64), ("ENERGY_TRACKING", if self.energy_tracking { 1.0 } else { 0.0 })]
+    pub fn constants(&self) -> [(&'static str, f64); 3] {
+        use crate::layout::consts::{ANY_ADHESION_MODEL, ANY_CONTACT_MODEL};
+        [
+            ("CONTACT_MODEL", self.model.unwrap_or(ANY_CONTACT_MODEL) as f64),
+            ("ENERGY_TRACKING", if self.energy_tracking { 1.0 } else { 0.0 }),
+            ("ADHESION_MODEL", self.adhesion.unwrap_or(ANY_ADHESION_MODEL) as f64),
+        ]
     }
 }
 
@@ -208,12 +216,12 @@ fn contact_pipelines(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact
     let adhesive = if adhesion { 1.0 } else { 0.0 };
     let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
     let reload = if ctx.reload_own { 1.0 } else { 0.0 };
-    let [model, tracking] = contact.constants();
+    let [model, tracking, adhering] = contact.constants();
     let forces = module(ctx, "forces", split, adhesion)?;
     Ok((
-        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking])?,
-        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking])?,
-        pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking])?,
+        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering])?,
+        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering])?,
+        pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking, adhering])?,
     ))
 }
 
@@ -221,23 +229,29 @@ fn contact_pipelines(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact
 mod tests {
     use super::ContactVariant;
     use crate::contact::params::PairParamsGpu;
-    use crate::layout::consts::{MODEL_HERTZ, MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING};
+    use crate::layout::consts::{ADHESION_CAPILLARY, ADHESION_JKR, ADHESION_NONE, MODEL_HERTZ, MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING};
 
     fn pair(model: u32, flags: u32) -> PairParamsGpu {
         PairParamsGpu { model, flags, ..Default::default() }
     }
 
-    /// One model in every pair is compiled alone, two are not; the booking goes only where no
-    /// pair books.
+    /// One model (and one adhesion model) in every pair is compiled alone, two are not; the
+    /// booking goes only where no pair books.
     #[test]
     fn the_variant_of_a_pair_table() {
         let hm = pair(MODEL_HERTZ_MINDLIN, 0);
-        assert_eq!(ContactVariant::of(&[hm, hm, hm, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true });
-        assert_eq!(ContactVariant::of(&[hm, pair(MODEL_HERTZ, 0)]), ContactVariant { model: None, energy_tracking: true });
+        let dry = Some(ADHESION_NONE);
+        assert_eq!(ContactVariant::of(&[hm, hm, hm, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: dry });
+        assert_eq!(ContactVariant::of(&[hm, pair(MODEL_HERTZ, 0)]), ContactVariant { model: None, energy_tracking: true, adhesion: dry });
         let quiet = pair(MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING);
-        assert_eq!(ContactVariant::of(&[quiet, quiet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: false });
-        assert_eq!(ContactVariant::of(&[quiet, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true });
+        assert_eq!(ContactVariant::of(&[quiet, quiet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: false, adhesion: dry });
+        assert_eq!(ContactVariant::of(&[quiet, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: dry });
+        // one adhesion model in every pair is compiled alone, two are not
+        let wet = PairParamsGpu { adhesion: ADHESION_CAPILLARY, ..hm };
+        assert_eq!(ContactVariant::of(&[wet, wet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: Some(ADHESION_CAPILLARY) });
+        assert_eq!(ContactVariant::of(&[wet, hm]).adhesion, None);
+        assert_eq!(ContactVariant::of(&[wet, PairParamsGpu { adhesion: ADHESION_JKR, ..hm }]).adhesion, None);
         assert_eq!(ContactVariant::of(&[]), ContactVariant::ANY);
-        assert_eq!(ContactVariant::ANY.constants(), [("CONTACT_MODEL", u32::MAX as f64), ("ENERGY_TRACKING", 1.0)]);
+        assert_eq!(ContactVariant::ANY.constants(), [("CONTACT_MODEL", u32::MAX as f64), ("ENERGY_TRACKING", 1.0), ("ADHESION_MODEL", u32::MAX as f64)]);
     }
 }

@@ -38,10 +38,11 @@ const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'
 /// `hertz_mindlin`, its energy booked), as `Pipelines::new` compiles them (overrides for
 /// `mesh_walls` = false, `adhesion` = false, `ContactVariant` of one model, tracked); then the
 /// force pass of the same bed untracked (`talus bench --untracked`) and of a scene whose pairs
-/// mix models (every law compiled in), of a scene with mesh walls and of one with adhesion,
+/// mix models (every law compiled in), of a scene with mesh walls and of two with adhesion
+/// (liquid bridges, JKR),
 /// and the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
-    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
+    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
     dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
     dry("kick", "kick", &[("ADHESION", 0.0)]),
     dry("advance", "advance", &[]),
@@ -52,11 +53,12 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("list_count", "list_build", &[]),
     dry("list_fill", "list_build", &[("FILL", 1.0)]),
     dry("schedule", "schedule", &[]),
-    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
-    dry("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0)]),
+    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
+    dry("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY]),
     dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]),
-    dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED]),
-    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED] },
+    dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
+    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY] },
+    PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR] },
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
@@ -65,6 +67,11 @@ pub const STEP_PASSES: &[PassSpec] = &[
 /// booked.
 const HERTZ_MINDLIN: (&str, f64) = ("CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ_MINDLIN as f64);
 const TRACKED: (&str, f64) = ("ENERGY_TRACKING", 1.0);
+/// `ContactVariant::constants`' adhesion model of a dry scene, and of wet granules (liquid
+/// bridges, `wet_granules`) and of a cohesive powder (JKR, `cohesive_heap`).
+const DRY: (&str, f64) = ("ADHESION_MODEL", crate::layout::consts::ADHESION_NONE as f64);
+const CAPILLARY: (&str, f64) = ("ADHESION_MODEL", crate::layout::consts::ADHESION_CAPILLARY as f64);
+const JKR: (&str, f64) = ("ADHESION_MODEL", crate::layout::consts::ADHESION_JKR as f64);
 
 /// What the passes are compiled for: an adapter and the code choices a context makes of the
 /// environment and the adapter (`GpuContext::shader_checks`, `GpuContext::force_early_loads`,
