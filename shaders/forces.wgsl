@@ -53,11 +53,12 @@ override MESH_WALLS: bool = true;
 // The same values, so the same bits; a slot out of reach reads the partner's motion for
 // nothing (cached: the partner's own thread reads it too).
 override EARLY_LOADS: bool = false;
-// true: the particle's own position, velocity and spin are read again at each contact (`own`)
-// rather than kept in registers through the loops over its contacts (`GpuContext::reload_own`,
-// TALUS_GPU_RELOAD_OWN; by default on a GPU, not on a CPU device). A GPU keeps more threads
-// resident with fewer registers and serves the reads from its L1 cache; AMD's compiler counts
-// 80 VGPRs for the bed's force pass instead of 96. The same values, so the same bits.
+// true: the particle's own position, velocity and spin, and its pair with a mesh, are read again
+// at each contact (`own_*`) rather than kept in registers through the loops over its contacts
+// (`GpuContext::reload_own`, TALUS_GPU_RELOAD_OWN; by default on a GPU, not on a CPU device). A
+// GPU keeps more threads resident with fewer registers and serves the reads from its L1 cache;
+// AMD's compiler counts 80 VGPRs for the bed's force pass instead of 96, and 96 instead of 112
+// with mesh walls. The same values, so the same bits.
 override RELOAD_OWN: bool = true;
 
 // The particle's own row `kept` (read before the loops), or with RELOAD_OWN the same row read
@@ -72,6 +73,15 @@ fn own_block(i: u32, kept: vec4<i32>) -> vec4<i32> {
 fn own_offset(i: u32, kept: vec4<f32>) -> vec4<f32> {
     if (RELOAD_OWN) {
         return pos_offset[i];
+    }
+    return kept;
+}
+
+// The parameters of the particle's pair with mesh material `material`: `kept` (read before the
+// mesh's contacts), or with RELOAD_OWN read again here.
+fn own_mesh_pair(i: u32, material: u32, kept: PairParamsGpu) -> PairParamsGpu {
+    if (RELOAD_OWN) {
+        return pair_params(material_of(pos_block[i]), material);
     }
     return kept;
 }
@@ -300,7 +310,8 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         }
         for (var k = 0u; k < mb.kept.count; k = k + 1u) {
             if ((mb.survivors & (1u << k)) == 0u) { continue; }
-            let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
+            let p = own_mesh_pair(i, mb.view.header.material, mb.p);
+            let wc = mesh_contact(i, mb.view, mb.kept.items[k], p, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
             if (!wc.touching) {
                 add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
                 continue;
