@@ -35,6 +35,16 @@ fn hertz_mindlin_adhesive_contact(p: PairParamsGpu, g: ContactGeometry, h: Histo
     let eta_n = -TSUJI_FACTOR * p.tsuji_alpha * sqrt(k_n * g.m_c);
     let fn_d = eta_n * g.vel_normal;
     let fn_total = fn_e + fn_d;
+    // the step's spring work against its energies: the Hertz part as hertz_mindlin books it,
+    // the adhesive part from the previous step's gap while the bond held then; formed while its
+    // inputs are at hand, so that the shear law runs with fewer values live (docs/performance.md,
+    // "Registers")
+    var stepping = 0.0;
+    if ((p.flags & PAIR_FLAG_NO_ENERGY_TRACKING) == 0u) {
+        let hz_before = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+        let before = previous_adhesive(p, g, h, dt);
+        stepping = normal_step_work(g, vec2<f32>(hz_before.y - before.force, hz_before.z + before.energy), vec2<f32>(hertz - adhesive.force, hertz_strain + adhesive.energy), dt);
+    }
     let load = abs(2.0 * spring.pulloff - fn_total);
     let k_t = 8.0 * p.g_star * a;
     let eta_t = mindlin_shear_damping(p, eta_n);
@@ -52,11 +62,6 @@ fn hertz_mindlin_adhesive_contact(p: PairParamsGpu, g: ContactGeometry, h: Histo
     let damp = DashpotForce(fn_d, shear.fs_d);
     history.dashpot = dashpot_history(g, damp);
     let dashpot = dashpot_work(g, damp, h, dt);
-    // the step's spring work against its energies: the Hertz part as hertz_mindlin books it,
-    // the adhesive part from the previous step's gap while the bond held then
-    let hz_before = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
-    let before = previous_adhesive(p, g, h, dt);
-    let stepping = normal_step_work(g, vec2<f32>(hz_before.y - before.force, hz_before.z + before.energy), vec2<f32>(hertz - adhesive.force, hertz_strain + adhesive.energy), dt);
     return ContactOutput(force_j, strain, torque_i, shear.slip_work + roll.work, torque_j, dashpot, history, shear.stiffness_work + stepping, adhesive.energy);
 }
 

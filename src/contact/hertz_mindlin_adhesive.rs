@@ -39,6 +39,16 @@ pub fn hertz_mindlin_adhesive_contact(p: &PairParams, g: &ContactGeometry, h: &H
     let eta_n = -TSUJI_FACTOR * p.tsuji_alpha() * (k_n * g.m_c).sqrt();
     let fn_d = eta_n * g.vel_normal;
     let fn_total = fn_e + fn_d;
+    // the step's spring work against its energies: the Hertz part as hertz_mindlin books it,
+    // the adhesive part from the previous step's gap while the bond held then; formed while its
+    // inputs are at hand, so that the GPU twin's shear law runs with fewer values live
+    let stepping = if p.energy_tracking {
+        let (_, hertz_before, hertz_strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
+        let before = previous_adhesive(p, g, h, dt);
+        normal_step_work(g, (hertz_before - before.force, hertz_strain_before + before.energy), (hertz - adhesive.force, hertz_strain + adhesive.energy), dt)
+    } else {
+        0.0
+    };
     let load = (2.0 * pulloff - fn_total).abs();
     let k_t = 8.0 * p.g_star * a;
     let eta_t = mindlin_shear_damping(p, eta_n);
@@ -55,11 +65,6 @@ pub fn hertz_mindlin_adhesive_contact(p: &PairParams, g: &ContactGeometry, h: &H
     let damp = DashpotForce { fn_d, fs_d: shear.fs_d };
     let history = History { dashpot: dashpot_history(g, &damp), ..history };
     let dashpot = dashpot_work(g, &damp, h, dt);
-    // the step's spring work against its energies: the Hertz part as hertz_mindlin books it,
-    // the adhesive part from the previous step's gap while the bond held then
-    let (_, hertz_before, hertz_strain_before) = mindlin_spring(p, g.r_bar, previous_overlap(p, g, dt));
-    let before = previous_adhesive(p, g, h, dt);
-    let stepping = normal_step_work(g, (hertz_before - before.force, hertz_strain_before + before.energy), (hertz - adhesive.force, hertz_strain + adhesive.energy), dt);
     ContactOutput { force_j, torque_i, torque_j, history, strain, surface: adhesive.energy, slip_work: shear.slip_work + roll.work, dashpot_work: dashpot, stiffness_work: shear.stiffness_work + stepping }
 }
 
