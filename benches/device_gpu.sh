@@ -39,6 +39,6 @@ if [ "${ANY_ADAPTER:-0}" != 1 ] && ! grep -q "NVIDIA\|H100\|H200\|A100" /tmp/dev
 fi
 old=(); [ -x "$D/talus_old" ] && old=(TALUS_OLD="$D/talus_old")
 env TALUS="$D/talus" "${old[@]}" \
-  CASES="${CASES:-settle1M bed1M shuffled1M clumps1M settle10M bed10M}" \
+  CASES="${CASES:-settle1M bed1M shuffled1M clumps1M wet1M jkr1M settle10M bed10M}" \
   DEME_DIR="${DEME_DIR:-$PWD/.deme_peer}" DEME10="${DEME10:-0}" \
   bash benches/gpu_peers.sh "${1:-${OUT:+$OUT/gpu_peers}}"

@@ -24,7 +24,8 @@
 #              unpacked into /tmp before DEME starts (skips most of its JIT compilation)
 #   CASES      default "settle1M bed1M shuffled1M settle10M bed10M" (shuffled1M: the 1M bed with
 #              its ids shuffled, `--ids shuffled`, as a poured scene numbers its grains; also
-#              bed100M: the 100M-particle bed; clumps1M: 1M component spheres in four-sphere
+#              bed100M: the 100M-particle bed; wet1M, jkr1M: the 1M bed with liquid bridges or
+#              JKR adhesion (`--adhesion`); clumps1M: 1M component spheres in four-sphere
 #              tablets, `--packing clumps --ids shuffled`, numbered at random as poured)
 #   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0),
 #              stored in id order (TALUS_GPU_CELL_ORDER=0), with the shaders compiled without
@@ -122,7 +123,7 @@ talus_json() {
     grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
   fi
 }
-OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//')}
+OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//; s/wet1M//; s/jkr1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
 UNTRACKED=${UNTRACKED-"bed1M bed10M"}
 # untracked_bed CASE ARGS...: the new binary's untracked run of a bed case (UNTRACKED)
@@ -156,6 +157,10 @@ for c in $CASES; do
         talus_json "$bin" "$c$sfx" "${args[@]}"
         [ "$b" = 0 ] && untracked_bed "$c" "${args[@]}" ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
+      wet1M|jkr1M)
+        # the 1M bed with liquid bridges (as wet_granules) or JKR adhesion (as cohesive_heap)
+        glue=capillary; [ $c = jkr1M ] && glue=jkr
+        talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --adhesion $glue --particles "$NBED" --steps "$S" --warmup "$W" "${prof[@]}" ;;
       clumps1M)
         # the tablets numbered at random, as a clump generator numbers what it pours
         args=(--packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}")

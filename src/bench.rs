@@ -16,7 +16,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::backend::Backend;
-use crate::contact::params::ContactModel;
+use crate::contact::params::{Adhesion, ContactModel};
 use crate::cpu::CpuBackend;
 use crate::error::{Result, TalusError};
 use crate::gpu::{GpuBackend, GpuOptions};
@@ -35,6 +35,11 @@ pub const CENTRE_FILL_MAX: f64 = 0.55;
 
 /// Scene JSON for a settling box of `particles` particles (see `bench_setup`).
 pub fn bench_scene_json(particles: usize, seed: u64, model: ContactModel) -> String {
+    settling_json(particles, seed, model_contacts(model))
+}
+
+/// The settling box's scene JSON with `contacts.default` = `contacts`.
+fn settling_json(particles: usize, seed: u64, contacts: serde_json::Value) -> String {
     let (r0, r1) = RADIUS_RANGE;
     // Mean particle volume for r ~ U(r0, r1): 4/3 π E[r³], E[r³] = (r1⁴ − r0⁴) / (4 (r1 − r0)).
     let mean_r3 = (r1.powi(4) - r0.powi(4)) / (4.0 * (r1 - r0));
@@ -60,7 +65,7 @@ pub fn bench_scene_json(particles: usize, seed: u64, model: ContactModel) -> Str
         "materials": {
             "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 }
         },
-        "contacts": { "default": model_contacts(model) },
+        "contacts": { "default": contacts },
         "generators": [
             {
                 "type": "random_fill",
@@ -150,6 +155,11 @@ pub const CLUMP_SPHERES: [[f64; 4]; 4] = [[-0.0015, 0.0, 0.0, 0.001], [-0.0005, 
 /// under gravity with the damping of `model_contacts`: they land and pile up, so the timed
 /// steps see both free bodies and contacts.
 pub fn clump_setup(particles: usize, model: ContactModel) -> Setup {
+    clumps_with(particles, model_contacts(model))
+}
+
+/// `clump_setup` with `contacts.default` = `contacts`.
+fn clumps_with(particles: usize, contacts: serde_json::Value) -> Setup {
     let bodies = particles.max(4) / 4;
     let nx = ((bodies as f64).cbrt().round() as usize).max(1);
     let nz = bodies.div_ceil(nx * nx);
@@ -164,7 +174,7 @@ pub fn clump_setup(particles: usize, model: ContactModel) -> Setup {
         "output": { "every_steps": 100 },
         "snapshot_every": 0,
         "materials": { "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 } },
-        "contacts": { "default": model_contacts(model) },
+        "contacts": { "default": contacts },
         "clump_templates": [ { "name": "tablet", "material": "glass", "spheres": CLUMP_SPHERES } ],
         "generators": [ { "type": "lattice", "clump": "tablet", "origin": [0.5 * s, 0.5 * s, 0.5 * s], "count": [nx, nx, nz], "spacing": s, "velocity": [0.0, 0.0, -0.5], "seed": 1 } ],
         "walls": [ { "type": "box", "name": "bin", "min": [0.0, 0.0, 0.0], "max": [w, w, (nz as f64 + 2.0) * s], "material": "glass", "open": ["+z"] } ]
@@ -181,6 +191,11 @@ pub const BED_SPACING: f64 = 2.0e-3;
 /// neighbour pair overlaps when r_i + r_j > spacing (about half of them, by at most 5 µm) and the
 /// outer particles touch the walls. Gravity and the damping of `model_contacts` settle it.
 pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
+    bed_with(particles, model_contacts(model))
+}
+
+/// `bed_setup` with `contacts.default` = `contacts`.
+fn bed_with(particles: usize, contacts: serde_json::Value) -> Setup {
     let nx = ((particles.max(1) as f64).cbrt().round() as usize).max(1);
     let nz = particles.max(1).div_ceil(nx * nx);
     let s = BED_SPACING;
@@ -195,7 +210,7 @@ pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
         "materials": {
             "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 }
         },
-        "contacts": { "default": model_contacts(model) },
+        "contacts": { "default": contacts },
         "generators": [
             {
                 "type": "lattice",
@@ -264,6 +279,25 @@ pub fn model_contacts(model: ContactModel) -> serde_json::Value {
     }
 }
 
+/// `model_contacts(model)` with the adhesion part `adhesion` (`talus bench --adhesion`), its
+/// parameters those of the shipped cohesive scenes: JKR and DMT γ = 0.05 J/m² (as
+/// `cohesive_heap`), SJKR and SJKR2 k_c = 3e5 J/m³, liquid bridges of 1e-11 m³ of water
+/// (γ_l = 0.072 N/m, θ = 0, as `wet_granules`). JKR and DMT need `hertz_mindlin` (the scene's
+/// own check says so).
+pub fn bench_contacts(model: ContactModel, adhesion: Adhesion) -> serde_json::Value {
+    let mut c = model_contacts(model);
+    let part = match adhesion {
+        Adhesion::None => return c,
+        Adhesion::Jkr | Adhesion::Dmt => serde_json::json!({ "surface_energy": 0.05 }),
+        Adhesion::Sjkr | Adhesion::Sjkr2 => serde_json::json!({ "cohesion_energy_density": 3.0e5 }),
+        Adhesion::Capillary => serde_json::json!({ "liquid_volume": 1.0e-11, "surface_tension": 0.072, "contact_angle": 0.0 }),
+    };
+    let map = c.as_object_mut().expect("model_contacts is an object");
+    map.insert("adhesion".into(), adhesion.name().into());
+    map.extend(part.as_object().expect("an object").clone());
+    c
+}
+
 /// A settling box of `particles` polydisperse particles (radius uniform 1–1.5 mm, random
 /// non-overlapping fill at solid fraction `FILL_FRACTION`), soft glass-like material
 /// (G = 50 MPa, as scenes/settle_box.json), gravity and dashpot damping (β = 0.3).
@@ -273,7 +307,12 @@ pub fn bench_setup(particles: usize, seed: u64, model: ContactModel) -> Setup {
 
 /// `bench_setup`, an error where the scene cannot be made.
 pub fn try_bench_setup(particles: usize, seed: u64, model: ContactModel) -> Result<Setup> {
-    let text = bench_scene_json(particles, seed, model);
+    settling_with(particles, seed, model_contacts(model))
+}
+
+/// The settling box with `contacts.default` = `contacts`; an error where it cannot be made.
+fn settling_with(particles: usize, seed: u64, contacts: serde_json::Value) -> Result<Setup> {
+    let text = settling_json(particles, seed, contacts);
     crate::scene::parse_str(&text, Path::new("<bench>")).map_err(|e| TalusError::Other(format!("the bench settling box of {particles} particles cannot be made: {e}")))
 }
 
@@ -573,16 +612,21 @@ pub fn fit_gpu(g: &GpuBackend, result: &mut BenchResult) {
 /// Benchmark `choice` on `bench_setup(particles, 1)`. `Auto` falls back to the CPU (printing the
 /// notice to stderr) when no hardware GPU adapter is found (`run::resolve_auto`).
 /// With `profile`, the GPU also runs `steps` more steps pass by pass and reports their times;
-/// `tracked` = false turns every pair's energy tracking off (`PairParams::energy_tracking`).
+/// `tracked` = false turns every pair's energy tracking off (`PairParams::energy_tracking`);
+/// `adhesion` gives every pair that adhesion part (`bench_contacts`).
 #[allow(clippy::too_many_arguments)]
-pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, packing: Packing, ids: Ids, tracked: bool) -> Result<BenchResult> {
+pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, profile: bool, model: ContactModel, adhesion: Adhesion, packing: Packing, ids: Ids, tracked: bool) -> Result<BenchResult> {
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
+    if matches!(adhesion, Adhesion::Jkr | Adhesion::Dmt) && model != ContactModel::HertzMindlin {
+        return Err(TalusError::Other(format!("bench --adhesion {}: JKR and DMT replace the Hertz spring of hertz_mindlin; use --model hertz_mindlin, not {}", adhesion.name(), model.name())));
+    }
+    let contacts = bench_contacts(model, adhesion);
     let mut setup = match packing {
-        Packing::Settling => try_bench_setup(particles, 1, model)?,
-        Packing::Bed => bed_setup(particles, model),
-        Packing::Clumps => clump_setup(particles, model),
+        Packing::Settling => settling_with(particles, 1, contacts)?,
+        Packing::Bed => bed_with(particles, contacts),
+        Packing::Clumps => clumps_with(particles, contacts),
     };
     if ids == Ids::Shuffled {
         shuffle_ids(&mut setup, SHUFFLE_SEED);
@@ -591,7 +635,8 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
         setup.pairs.entries.iter_mut().for_each(|p| p.energy_tracking = false);
     }
     let n = setup.particles.len();
-    let scene = format!("{}, {}{}{}", packing.name(), model.name(), if ids == Ids::Shuffled { ", ids shuffled" } else { "" }, if tracked { "" } else { ", untracked" });
+    let glue = if adhesion == Adhesion::None { String::new() } else { format!(" with {} adhesion", adhesion.name()) };
+    let scene = format!("{}, {}{glue}{}{}", packing.name(), model.name(), if ids == Ids::Shuffled { ", ids shuffled" } else { "" }, if tracked { "" } else { ", untracked" });
     let gpu = gpu_for(choice, &setup)?;
     match gpu {
         Some(mut g) => {

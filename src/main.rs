@@ -165,6 +165,11 @@ enum Command {
         /// Contact model of the bench scene (hertz, hysteretic, hooke, hertz_mindlin, hertz_viscous)
         #[arg(long, default_value = "hertz", value_parser = parse_model)]
         model: talus::contact::ContactModel,
+        /// Adhesion part of every pair of the bench scene (none, jkr, dmt, sjkr, sjkr2,
+        /// capillary), with the parameters of the shipped cohesive scenes; jkr and dmt need
+        /// --model hertz_mindlin
+        #[arg(long, default_value = "none", value_parser = parse_adhesion)]
+        adhesion: talus::contact::params::Adhesion,
         /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
@@ -179,7 +184,7 @@ enum Command {
         #[arg(long)]
         untracked: bool,
         /// Time a scene file instead (insertions and outlets included); --particles, --model,
-        /// --packing, --ids and --untracked do not apply
+        /// --adhesion, --packing, --ids and --untracked do not apply
         #[arg(long)]
         scene: Option<PathBuf>,
         /// With --scene: the CPU reference runs the scene to this time (s) and the chosen
@@ -566,7 +571,7 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        Command::Bench { particles, steps, warmup, backend, json, profile, model, packing, ids, untracked, scene, from, peak_bandwidth } => {
+        Command::Bench { particles, steps, warmup, backend, json, profile, model, adhesion, packing, ids, untracked, scene, from, peak_bandwidth } => {
             if let Some(p) = peak_bandwidth.filter(|p| !(p.is_finite() && *p > 0.0)) {
                 return Err(talus::TalusError::Other(format!("--peak-bandwidth {p}: a bandwidth in GB/s above 0")));
             }
@@ -575,7 +580,7 @@ fn dispatch(command: Command, ranks: &Arc<Ranks>) -> Result<ExitCode> {
             }
             let mut r = match scene {
                 Some(path) => talus::bench_scene::bench_scene(backend.into(), &path, from, steps, warmup, profile)?,
-                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, packing, ids, !untracked)?,
+                None => talus::bench::bench(backend.into(), particles, steps, warmup, profile, model, adhesion, packing, ids, !untracked)?,
             };
             r.peak_bandwidth_gb_s = peak_bandwidth;
             println!("{r}");
@@ -812,6 +817,13 @@ fn parse_model(name: &str) -> std::result::Result<talus::contact::ContactModel, 
     talus::contact::ContactModel::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = talus::contact::ContactModel::ALL.iter().map(|m| m.name()).collect();
         format!("unknown contact model `{name}`; the models are {}", names.join(", "))
+    })
+}
+
+fn parse_adhesion(name: &str) -> std::result::Result<talus::contact::params::Adhesion, String> {
+    talus::contact::params::Adhesion::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = talus::contact::params::Adhesion::ALL.iter().map(|m| m.name()).collect();
+        format!("unknown adhesion `{name}`; the adhesion parts are {}", names.join(", "))
     })
 }
 

@@ -409,6 +409,26 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["contacts_per_particle"], placed["contacts_per_particle"], "{backend}: the untracked bed is not the same bed");
     }
+    // --adhesion: the same bed with liquid bridges, on both backends the same contacts (a
+    // bridge counts from touch to rupture, so at least the dry bed's); the GPU's force pass
+    // compiled for that adhesion model
+    let mut wet = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let path = json(&format!("{backend}_capillary"));
+        let o = talus(&["bench", "--backend", backend, "--packing", "bed", "--model", "hertz_mindlin", "--adhesion", "capillary", "--particles", "2000", "--steps", "2", "--warmup", "0", "--json", path.to_str().unwrap()]);
+        assert!(o.status.success(), "stderr: {}", text(&o.stderr));
+        assert!(text(&o.stdout).contains("bed, hertz_mindlin with capillary adhesion"), "{}", text(&o.stdout));
+        wet.push(serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&path).unwrap()).unwrap());
+    }
+    assert_eq!(wet[0]["contacts_per_particle"], wet[1]["contacts_per_particle"]);
+    assert!(wet[0]["contacts_per_particle"].as_f64().unwrap() >= placed["contacts_per_particle"].as_f64().unwrap(), "{} {}", wet[0], placed);
+    assert_eq!(wet[1]["gpu_layout"]["contact_adhesion"], "capillary", "{}", wet[1]);
+    assert_eq!(wet[1]["gpu_layout"]["contact_model"], "hertz_mindlin");
+    for (args, says) in [(["--adhesion", "jkr", "--model", "hertz"], "use --model hertz_mindlin"), (["--adhesion", "glue", "--model", "hertz"], "unknown adhesion `glue`")] {
+        let o = talus(&["bench", "--packing", "bed", "--particles", "100", "--steps", "1", args[0], args[1], args[2], args[3]]);
+        assert!(!o.status.success());
+        assert!(text(&o.stderr).contains(says), "{}", text(&o.stderr));
+    }
 
     let (gpu, out) = bench("gpu_shuffled", "gpu", "shuffled", &[]);
     assert!(out.contains("gpu layout            stored in cell order"), "{out}");
