@@ -3,7 +3,8 @@
 // (shaders/scan.wgsl) → `mesh_scatter` (ids into their cell segments, arrival order) →
 // `mesh_sort` (each cell's ids in increasing order, so the result is deterministic).
 // A triangle goes into every cell its bounding box, expanded by the mesh's margin (the largest
-// particle reach), overlaps: the one cell of a ball centre then lists every triangle within the
+// particle reach), overlaps and whose box, grown by the margin, its plane passes through
+// (`cell_near_plane`): the one cell of a ball centre then lists every triangle within the
 // ball's reach. Cells are an integer number of blocks; the box is computed from vertex 0's
 // block plus small f32 offsets, so binning is exact up to the rounding of those offsets, which
 // the margin's slack covers.
@@ -36,6 +37,24 @@ fn triangle_cells(t: u32) -> CellRange {
     return CellRange(cell_of_block(lo_block, m.grid_origin.xyz, k, dims), cell_of_block(hi_block, m.grid_origin.xyz, k, dims), dims, m.grid_dims.w);
 }
 
+// Whether cell (x, y, z) of triangle t's mesh, grown by the mesh's margin, meets the plane of
+// the triangle: the separating-axis test along its normal, with slack (1e-3 of the reach and a
+// block) for the f32 arithmetic, so that no cell that reaches the triangle is dropped. A long
+// triangle then goes only into the cells along it, not into every cell of its box.
+fn cell_near_plane(t: u32, x: i32, y: i32, z: i32) -> bool {
+    let tri = triangles[t];
+    let m = meshes[tri.mesh];
+    let k = m.grid_origin.w;
+    let half = 0.5 * f32(k) * bin.block;
+    // the cell's centre relative to vertex 0
+    let lo_block = m.grid_origin.xyz + vec3<i32>(x, y, z) * k;
+    let centre = vec3<f32>(lo_block - tri.v0_block.xyz) * bin.block + vec3<f32>(half) - tri.v0_offset.xyz;
+    let n = tri.normal.xyz;
+    let reach = (half + m.margin) * (abs(n.x) + abs(n.y) + abs(n.z));
+    // (a degenerate triangle's normal is zero: every cell of its box)
+    return !(abs(dot(n, centre)) > reach * 1.001 + bin.block);
+}
+
 // Linear index (over all meshes' cells) of cell (x, y, z) of range r.
 fn range_cell(r: CellRange, x: i32, y: i32, z: i32) -> u32 {
     return r.first + cell_index(vec3<i32>(x, y, z), r.dims);
@@ -50,7 +69,9 @@ fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
         for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
             for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
-                atomicAdd(&cell_count[range_cell(r, x, y, z)], 1u);
+                if (cell_near_plane(t, x, y, z)) {
+                    atomicAdd(&cell_count[range_cell(r, x, y, z)], 1u);
+                }
             }
         }
     }
@@ -66,8 +87,10 @@ fn mesh_scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
         for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
             for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
-                let c = range_cell(r, x, y, z);
-                triangle_ids[cell_start[c] + atomicAdd(&cell_count[c], 1u)] = t;
+                if (cell_near_plane(t, x, y, z)) {
+                    let c = range_cell(r, x, y, z);
+                    triangle_ids[cell_start[c] + atomicAdd(&cell_count[c], 1u)] = t;
+                }
             }
         }
     }

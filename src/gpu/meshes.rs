@@ -19,8 +19,9 @@
 //!
 //! Each mesh gets a uniform grid in its t = 0 frame, cells an integer number of blocks, over
 //! its bounding box expanded by the margin = 1.01 × (largest radius + largest positive
-//! reference gap) + 2 blocks. A triangle is listed in every cell its box expanded by the
-//! margin overlaps, so the one cell of a ball centre lists every triangle within its reach.
+//! reference gap) + 2 blocks, cells of 2 × margin. A triangle is listed in every cell its box
+//! expanded by the margin overlaps and whose box grown by the margin its plane meets, so the
+//! one cell of a ball centre lists every triangle within its reach.
 //! `shaders/mesh/bin.wgsl`: count → exclusive scan (`scan.wgsl`) → the host reads the total
 //! (one 4-byte readback) and sizes the id list → scatter → sort each cell (determinism). Then
 //! the sections are assembled by device copies.
@@ -92,19 +93,16 @@ fn longest_edge(mesh: &TriangleMesh) -> f64 {
     mesh.triangles.iter().flat_map(|t| (0..3).map(move |k| t[k].distance(t[(k + 1) % 3]))).fold(0.0, f64::max)
 }
 
-/// Mean over the triangles of their bounding box's longest side.
-fn mean_extent(mesh: &TriangleMesh) -> f64 {
-    let sum: f64 = mesh.triangles.iter().map(|t| (t[0].max(t[1]).max(t[2]) - t[0].min(t[1]).min(t[2])).max_element()).sum();
-    sum / mesh.len() as f64
-}
-
 /// The grid of `mesh`: its box expanded by `margin` (plus a block) in blocks, cells of
-/// max(2 × margin, mean triangle extent) grown in steps of 1/8 until within `cell_budget`.
+/// 2 × margin (the ball's scale: a ball's one cell lists the triangles near that cell, not
+/// those of a cell the size of the triangles) grown in steps of 1/8 until within `cell_budget`.
+/// A triangle is listed only in the cells its plane passes near (`shaders/mesh/bin.wgsl`), so a
+/// long one does not fill every cell of its box.
 pub fn mesh_grid(mesh: &TriangleMesh, name: &str, margin: f64, block: f64, first_cell: u32) -> Result<MeshGrid> {
     let (lo, hi) = mesh.bounds();
     let lo_b: [i64; 3] = std::array::from_fn(|a| ((lo[a] - margin) / block).floor() as i64 - 1);
     let hi_b: [i64; 3] = std::array::from_fn(|a| ((hi[a] + margin) / block).floor() as i64 + 1);
-    let mut k = (((2.0 * margin).max(mean_extent(mesh)) / block).ceil() as i64).max(1);
+    let mut k = ((2.0 * margin / block).ceil() as i64).max(1);
     let dims = |k: i64| -> [u64; 3] { std::array::from_fn(|a| ((hi_b[a] - lo_b[a] + 1) as u64).div_ceil(k as u64).max(1)) };
     let budget = cell_budget(mesh.len());
     while dims(k).iter().product::<u64>() > budget {
