@@ -282,8 +282,8 @@ pub fn model_contacts(model: ContactModel) -> serde_json::Value {
 /// `model_contacts(model)` with the adhesion part `adhesion` (`talus bench --adhesion`), its
 /// parameters those of the shipped cohesive scenes: JKR and DMT γ = 0.05 J/m² (as
 /// `cohesive_heap`), SJKR and SJKR2 k_c = 3e5 J/m³, liquid bridges of 1e-11 m³ of water
-/// (γ_l = 0.072 N/m, θ = 0, as `wet_granules`). JKR and DMT need `hertz_mindlin` (the scene's
-/// own check says so).
+/// (γ_l = 0.072 N/m, θ = 0, as `wet_granules`). JKR and DMT need `hertz_mindlin` (`bench`
+/// refuses them with another model).
 pub fn bench_contacts(model: ContactModel, adhesion: Adhesion) -> serde_json::Value {
     let mut c = model_contacts(model);
     let part = match adhesion {
