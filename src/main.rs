@@ -201,8 +201,9 @@ enum Command {
         /// Also compile the step's passes on the preferred adapter and print what its driver
         /// reports of each (registers, instructions, spills; Vulkan drivers with
         /// VK_KHR_pipeline_executable_properties: NVIDIA, Mesa's RADV). Honours
-        /// TALUS_GPU_SHADER_CHECKS, TALUS_GPU_EARLY_LOADS and TALUS_GPU_RELOAD_OWN as a run does. Without an AMD GPU,
-        /// RADV_FORCE_FAMILY=navi21 (with VK_DRIVER_FILES naming RADV's ICD) compiles for an AMD RX 6800-class GPU without one
+        /// TALUS_GPU_SHADER_CHECKS, TALUS_GPU_EARLY_LOADS and TALUS_GPU_RELOAD_OWN as a run does.
+        /// Without an AMD GPU, RADV_FORCE_FAMILY=navi21 (with VK_DRIVER_FILES naming RADV's ICD)
+        /// compiles for an AMD RX 6800-class GPU without one
         #[arg(long)]
         shaders: bool,
     },

@@ -39,8 +39,7 @@ const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'
 /// `mesh_walls` = false, `adhesion` = false, `ContactVariant` of one model, tracked); then the
 /// force pass of the same bed untracked (`talus bench --untracked`) and of a scene whose pairs
 /// mix models (every law compiled in), of a scene with mesh walls and of two with adhesion
-/// (liquid bridges, JKR),
-/// and the body passes of a clump step (`BodyPipelines::new`).
+/// (liquid bridges, JKR), and the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
     dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
     dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
@@ -75,9 +74,9 @@ const JKR: (&str, f64) = ("ADHESION_MODEL", crate::layout::consts::ADHESION_JKR 
 
 /// What the passes are compiled for: an adapter and the code choices a context makes of the
 /// environment and the adapter (`GpuContext::shader_checks`, `GpuContext::force_early_loads`,
-/// `GpuContext::reload_own`). No device is
-/// opened through wgpu, so the passes can be compiled on an adapter where wgpu cannot open one:
-/// RADV's null device (`RADV_FORCE_FAMILY`), the AMD compiler without an AMD GPU.
+/// `GpuContext::reload_own`). No device is opened through wgpu, so the passes can be compiled on
+/// an adapter where wgpu cannot open one: RADV's null device (`RADV_FORCE_FAMILY`), the AMD
+/// compiler without an AMD GPU.
 pub struct CompileTarget<'a> {
     pub adapter: &'a wgpu::Adapter,
     pub shader_checks: bool,
