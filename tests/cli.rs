@@ -336,29 +336,52 @@ fn info_shaders_compiles_every_pass_on_the_driver() {
 /// `RADV_FORCE_FAMILY` (no GPU, no wgpu device: `talus info --shaders` opens none), and it
 /// has VK_KHR_pipeline_executable_properties. So here the statistics are really read
 /// (`shader_stats::read_statistics`): every pass compiled by ACO for an RX 6800-class GPU
-/// (navi21), with its VGPRs, and none spilling registers to memory.
+/// (navi21), with its VGPRs, and none spilling registers to memory. The choices that are there
+/// for the registers do what they are for on this compiler: reading the own state again at each
+/// contact (`TALUS_GPU_RELOAD_OWN`, a GPU's default) takes fewer VGPRs than keeping it, and a
+/// force pass compiled for one adhesion model fewer instructions than one for every model
+/// (`forces+anyglue`, a scene mixing adhesion models or `TALUS_GPU_SPECIALISE=0`).
 #[test]
 fn info_shaders_reads_the_amd_compilers_statistics() {
     let icd = std::fs::read_dir("/usr/share/vulkan/icd.d")
         .ok()
         .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("radeon_icd"))))
         .expect("RADV's ICD in /usr/share/vulkan/icd.d (apt-get install mesa-vulkan-drivers)");
-    let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["info", "--shaders"]).env("RADV_FORCE_FAMILY", "navi21").env("VK_DRIVER_FILES", &icd).env("VK_ICD_FILENAMES", &icd).output().unwrap();
-    let out = text(&o.stdout);
-    assert!(o.status.success(), "stderr: {}\n{out}", text(&o.stderr));
-    let (_, passes) = out.split_once("Compiled passes on").unwrap_or_else(|| panic!("{out}"));
-    assert!(passes.contains("RADV NAVI21"), "{passes}");
+    // the statistics of every pass of `talus info --shaders` with `env`, by pass label
+    let compiled = |env: &[(&str, &str)]| -> Vec<(String, String)> {
+        let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["info", "--shaders"]).env("RADV_FORCE_FAMILY", "navi21").env("VK_DRIVER_FILES", &icd).env("VK_ICD_FILENAMES", &icd).envs(env.iter().copied()).output().unwrap();
+        let out = text(&o.stdout);
+        assert!(o.status.success(), "stderr: {}\n{out}", text(&o.stderr));
+        let (_, passes) = out.split_once("Compiled passes on").unwrap_or_else(|| panic!("{out}"));
+        assert!(passes.contains("RADV NAVI21"), "{passes}");
+        talus::gpu::shader_stats::STEP_PASSES
+            .iter()
+            .map(|p| {
+                let line = passes.lines().find(|l| l.trim_start().starts_with(&format!("{} ", p.label))).unwrap_or_else(|| panic!("no line for {} in\n{passes}", p.label));
+                (p.label.to_string(), line.to_string())
+            })
+            .collect()
+    };
     let statistic = |line: &str, name: &str| -> f64 {
         let at = line.find(&format!(" {name} ")).unwrap_or_else(|| panic!("no {name} in {line}"));
         line[at + name.len() + 2..].split([',', ' ']).next().unwrap().parse().unwrap_or_else(|_| panic!("{name} in {line}"))
     };
-    for p in talus::gpu::shader_stats::STEP_PASSES {
-        let line = passes.lines().find(|l| l.trim_start().starts_with(&format!("{} ", p.label))).unwrap_or_else(|| panic!("no line for {} in\n{passes}", p.label));
+    let default = compiled(&[]);
+    for (_, line) in &default {
         assert!(line.contains("subgroup 64"), "{line}");
         let vgprs = statistic(line, "VGPRs");
         assert!(vgprs > 0.0 && vgprs <= 256.0, "{line}");
         assert_eq!(statistic(line, "Spilled VGPRs"), 0.0, "{line}");
         assert!(statistic(line, "Instructions") > 0.0, "{line}");
+    }
+    let of = |passes: &[(String, String)], label: &str, name: &str| statistic(&passes.iter().find(|(l, _)| l == label).unwrap().1, name);
+    let kept = compiled(&[("TALUS_GPU_RELOAD_OWN", "0")]);
+    for label in ["forces", "forces+untracked", "forces+mesh"] {
+        assert!(of(&default, label, "VGPRs") < of(&kept, label, "VGPRs"), "{label}: own state read again {} VGPRs, kept {}", of(&default, label, "VGPRs"), of(&kept, label, "VGPRs"));
+    }
+    let every = of(&default, "forces+anyglue", "Instructions");
+    for label in ["forces+adhesion", "forces+jkr"] {
+        assert!(of(&default, label, "Instructions") < every, "{label}: one adhesion model {} instructions, every one {every}", of(&default, label, "Instructions"));
     }
 }
 

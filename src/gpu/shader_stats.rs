@@ -38,8 +38,9 @@ const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'
 /// `hertz_mindlin`, its energy booked), as `Pipelines::new` compiles them (overrides for
 /// `mesh_walls` = false, `adhesion` = false, `ContactVariant` of one model, tracked); then the
 /// force pass of the same bed untracked (`talus bench --untracked`) and of a scene whose pairs
-/// mix models (every law compiled in), of a scene with mesh walls and of two with adhesion
-/// (liquid bridges, JKR), and the body passes of a clump step (`BodyPipelines::new`).
+/// mix models (every law compiled in), of a scene with mesh walls, of two with adhesion
+/// (liquid bridges, JKR) and of one whose pairs mix adhesion models (every one compiled in), and
+/// the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
     dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
     dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
@@ -58,6 +59,7 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
     PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY] },
     PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR] },
+    PassSpec { label: "forces+anyglue", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED] },
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
