@@ -24,10 +24,9 @@ struct CellRange {
     first: u32,
 }
 
-// The cells of triangle t (its box grown by its mesh's margin), in its mesh's grid.
-fn triangle_cells(t: u32) -> CellRange {
-    let tri = triangles[t];
-    let m = meshes[tri.mesh];
+// The cells of triangle `tri` of mesh `m` (its box grown by the mesh's margin), in the mesh's
+// grid.
+fn triangle_cells(tri: MeshTriangleGpu, m: MeshGpu) -> CellRange {
     let lo = tri.v0_offset.xyz + min(min(vec3<f32>(0.0), tri.edge1.xyz), tri.edge2.xyz) - vec3<f32>(m.margin);
     let hi = tri.v0_offset.xyz + max(max(vec3<f32>(0.0), tri.edge1.xyz), tri.edge2.xyz) + vec3<f32>(m.margin);
     let lo_block = tri.v0_block.xyz + vec3<i32>(floor(lo / bin.block));
@@ -37,13 +36,11 @@ fn triangle_cells(t: u32) -> CellRange {
     return CellRange(cell_of_block(lo_block, m.grid_origin.xyz, k, dims), cell_of_block(hi_block, m.grid_origin.xyz, k, dims), dims, m.grid_dims.w);
 }
 
-// Whether cell (x, y, z) of triangle t's mesh, grown by the mesh's margin, meets the plane of
-// the triangle: the separating-axis test along its normal, with slack (1e-3 of the reach and a
+// Whether cell (x, y, z) of mesh `m`, grown by the mesh's margin, meets the plane of its
+// triangle `tri`: the separating-axis test along the normal, with slack (1e-3 of the reach and a
 // block) for the f32 arithmetic, so that no cell that reaches the triangle is dropped. A long
 // triangle then goes only into the cells along it, not into every cell of its box.
-fn cell_near_plane(t: u32, x: i32, y: i32, z: i32) -> bool {
-    let tri = triangles[t];
-    let m = meshes[tri.mesh];
+fn cell_near_plane(tri: MeshTriangleGpu, m: MeshGpu, x: i32, y: i32, z: i32) -> bool {
     let k = m.grid_origin.w;
     let half = 0.5 * f32(k) * bin.block;
     // the cell's centre relative to vertex 0
@@ -65,11 +62,13 @@ fn range_cell(r: CellRange, x: i32, y: i32, z: i32) -> u32 {
 fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_index(gid, nwg);
     if (t >= bin.n_triangles) { return; }
-    let r = triangle_cells(t);
+    let tri = triangles[t];
+    let m = meshes[tri.mesh];
+    let r = triangle_cells(tri, m);
     for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
         for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
             for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
-                if (cell_near_plane(t, x, y, z)) {
+                if (cell_near_plane(tri, m, x, y, z)) {
                     atomicAdd(&cell_count[range_cell(r, x, y, z)], 1u);
                 }
             }
@@ -83,11 +82,13 @@ fn mesh_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 fn mesh_scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_index(gid, nwg);
     if (t >= bin.n_triangles) { return; }
-    let r = triangle_cells(t);
+    let tri = triangles[t];
+    let m = meshes[tri.mesh];
+    let r = triangle_cells(tri, m);
     for (var z = r.lo.z; z <= r.hi.z; z = z + 1) {
         for (var y = r.lo.y; y <= r.hi.y; y = y + 1) {
             for (var x = r.lo.x; x <= r.hi.x; x = x + 1) {
-                if (cell_near_plane(t, x, y, z)) {
+                if (cell_near_plane(tri, m, x, y, z)) {
                     let c = range_cell(r, x, y, z);
                     triangle_ids[cell_start[c] + atomicAdd(&cell_count[c], 1u)] = t;
                 }

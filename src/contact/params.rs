@@ -40,6 +40,11 @@ impl ContactModel {
     pub fn from_name(name: &str) -> Option<ContactModel> {
         ContactModel::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// The model of its GPU code (`PairParamsGpu::model`, `MODEL_*`).
+    pub fn from_code(code: u32) -> Option<ContactModel> {
+        ContactModel::ALL.into_iter().find(|m| *m as u32 == code)
+    }
 }
 
 /// The adhesion part of a pair (`contacts` key `adhesion`; docs/contact-models.md has a card
@@ -80,6 +85,11 @@ impl Adhesion {
 
     pub fn from_name(name: &str) -> Option<Adhesion> {
         Adhesion::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The adhesion part of its GPU code (`PairParamsGpu::adhesion`, `ADHESION_*`).
+    pub fn from_code(code: u32) -> Option<Adhesion> {
+        Adhesion::ALL.into_iter().find(|m| *m as u32 == code)
     }
 
     /// JKR and DMT replace the Hertz spring of `hertz_mindlin` (`hertz_mindlin_adhesive.rs`);

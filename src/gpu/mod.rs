@@ -765,9 +765,9 @@ impl GpuBackend {
             shader_checks: self.ctx.shader_checks,
             early_loads: self.ctx.force_early_loads,
             reload_own: self.ctx.reload_own,
-            contact_model: self.pipelines.contact.model.and_then(|m| crate::contact::params::ContactModel::ALL.into_iter().find(|c| *c as u32 == m)).map(|c| c.name()),
+            contact_model: self.pipelines.contact.model.and_then(crate::contact::params::ContactModel::from_code).map(|c| c.name()),
             contact_booking: self.pipelines.contact.energy_tracking,
-            contact_adhesion: self.buffers.adhesion.then(|| self.pipelines.contact.adhesion.and_then(|a| crate::contact::params::Adhesion::ALL.into_iter().find(|c| *c as u32 == a)).map(|c| c.name())),
+            contact_adhesion: self.buffers.adhesion.then(|| self.pipelines.contact.adhesion.and_then(crate::contact::params::Adhesion::from_code).map(|c| c.name())),
         })
     }
 

@@ -29,10 +29,10 @@ impl ContactVariant {
     /// The variant of the pair table `pairs` (every material pair, walls' too).
     pub fn of(pairs: &[PairParamsGpu]) -> Self {
         let Some(first) = pairs.first() else { return Self::ANY };
-        let model = pairs.iter().all(|p| p.model == first.model).then_some(first.model);
+        // the value every pair has, if they share one
+        let shared = |code: fn(&PairParamsGpu) -> u32| pairs.iter().all(|p| code(p) == code(first)).then_some(code(first));
         let energy_tracking = pairs.iter().any(|p| p.flags & crate::layout::consts::PAIR_FLAG_NO_ENERGY_TRACKING == 0);
-        let adhesion = pairs.iter().all(|p| p.adhesion == first.adhesion).then_some(first.adhesion);
-        ContactVariant { model, energy_tracking, adhesion }
+        ContactVariant { model: shared(|p| p.model), energy_tracking, adhesion: shared(|p| p.adhesion) }
     }
 
     /// The pipeline constants that say it.
