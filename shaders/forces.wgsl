@@ -269,7 +269,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                     slot_write_put(k, history_record(c.history));
                 }
                 // the partner's share, added by `total_force` while the slot is marked active
-                shares_put(k, PairShare(c.force_j.x, c.force_j.y, c.force_j.z, c.torque_j.x, c.torque_j.y, c.torque_j.z));
+                shares_put(k, PairShare(c.force_j.xy, vec2<f32>(c.force_j.z, c.torque_j.x), c.torque_j.yz));
             }
         }
         var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);

@@ -15,8 +15,8 @@ fn total_force(i: u32) -> Total {
         let e = incoming_at(s);
         if ((e & SLOT_ACTIVE_BIT) == 0u) { continue; }
         let sh = shares_at(e & ~SLOT_ACTIVE_BIT);
-        t.force = vec4<f32>(t.force.xyz + vec3<f32>(sh.force_x, sh.force_y, sh.force_z), t.force.w);
-        t.torque = vec4<f32>(t.torque.xyz + vec3<f32>(sh.torque_x, sh.torque_y, sh.torque_z), t.torque.w);
+        t.force = vec4<f32>(t.force.xyz + vec3<f32>(sh.force_xy, sh.force_z_torque_x.x), t.force.w);
+        t.torque = vec4<f32>(t.torque.xyz + vec3<f32>(sh.force_z_torque_x.y, sh.torque_yz), t.torque.w);
     }
     return t;
 }

@@ -7,21 +7,25 @@
 //! exactly the size and field offsets of its Rust twin.
 
 /// Declare a GPU-shared struct: Rust definition plus WGSL text.
-/// Every field is written `name: RustType => "wgsl type"`.
+/// Every field is written `name: RustType => "wgsl type"`. A last field written
+/// `; host name: RustType` (no WGSL type) is Rust's only: it names the WGSL struct's implicit
+/// trailing padding (its size rounded up to its alignment), so that the Rust struct has no
+/// padding bytes (`bytemuck::Pod`) and the same size; no shader reads or writes it.
 #[macro_export]
 macro_rules! gpu_struct {
-    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* $field:ident : $rty:ty => $wty:literal),* $(,)? }) => {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* $field:ident : $rty:ty => $wty:literal),* $(,)? $(; $(#[$hm:meta])* host $hfield:ident : $hty:ty)? }) => {
         $(#[$m])*
         #[repr(C)]
         #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-        pub struct $name { $($(#[$fm])* pub $field: $rty),* }
+        pub struct $name { $($(#[$fm])* pub $field: $rty,)* $($(#[$hm])* pub $hfield: $hty)? }
         impl $name {
             /// WGSL declaration of this struct.
             pub const WGSL: &'static str = concat!(
                 "struct ", stringify!($name), " {\n",
                 $("    ", stringify!($field), ": ", $wty, ",\n",)*
                 "}\n");
-            /// Field names in declaration order with their byte offsets (for layout checks).
+            /// Field names in declaration order with their byte offsets (for layout checks; a
+            /// host-only padding field is not among them).
             pub fn field_offsets() -> Vec<(&'static str, usize)> {
                 vec![$((stringify!($field), std::mem::offset_of!($name, $field))),*]
             }

@@ -11,7 +11,7 @@ pub const STORAGE_BUFFERS_NEEDED: u32 = 16;
 
 /// Storage buffers per stage requested beyond `STORAGE_BUFFERS_NEEDED` where the adapter grants
 /// them: the parts of arrays split across bindings (`gpu::split`; a 100M-particle bed at a
-/// 2 GiB binding cap binds 33 in its force pass).
+/// 2 GiB binding cap binds 35 in its force pass).
 pub const STORAGE_BUFFERS_WANTED: u32 = 128;
 
 /// An opened adapter + device + queue (clones share the device).

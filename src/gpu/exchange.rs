@@ -203,7 +203,7 @@ impl GpuBackend {
         let epoch = step.wrapping_add(1);
         // the records by storage index (`gpu::order`)
         let o = &self.order;
-        let slots: Vec<HashSlotRead> = walls.iter().map(|c| HashSlotRead { key_a: o.slot(c.owner as usize) as u32, key_b: c.partner, tag: epoch, history: HistoryRecord::from(&c.history) }).collect();
+        let slots: Vec<HashSlotRead> = walls.iter().map(|c| HashSlotRead { key_a: o.slot(c.owner as usize) as u32, key_b: c.partner, tag: epoch, _pad: 0, history: HistoryRecord::from(&c.history) }).collect();
         let upload = self.ctx.create_buffer("imported_history", (slots.len().max(1) * std::mem::size_of::<HashSlotRead>()) as u64, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         if !slots.is_empty() {
             q.write_buffer(&upload, 0, bytemuck::cast_slice(&slots));

@@ -179,24 +179,34 @@ gpu_struct! {
 }
 
 gpu_struct! {
-    /// A contact's history as the GPU stores it (36 bytes): `HistoryGpu` without its padding
-    /// and without `established`, which a stored record always is (the models' `HistoryGpu`
-    /// of a contact with no record is all zeros), in scalars so records pack without holes
-    /// (list slots and the wall-contact table).
+    /// A contact's history as the GPU stores it: `HistoryGpu` without its padding and without
+    /// `established`, which a stored record always is (the models' `HistoryGpu` of a contact
+    /// with no record is all zeros). 36 bytes of data, four `vec2`s and a scalar, 8-byte
+    /// aligned: 40 bytes apart in an array, moved in five accesses. A record of nine scalars
+    /// at a 36-byte stride is only 4-byte aligned, and NVIDIA's compiler then moves it in nine
+    /// 4-byte accesses, each a cache line of its own across a warp whose threads read slots
+    /// apart (docs/performance.md, "Records moved in 8-byte words"). The last 4 bytes are
+    /// padding, which no shader reads or writes.
     pub struct HistoryRecord {
-        shear_x: f32 => "f32",
-        shear_y: f32 => "f32",
-        shear_z: f32 => "f32",
-        normal_force: f32 => "f32",
-        impact_velocity: f32 => "f32",
-        shear_compliance: f32 => "f32",
-        dashpot_x: f32 => "f32",
-        dashpot_y: f32 => "f32",
-        dashpot_z: f32 => "f32",
+        /// The elastic shear displacement, x and y.
+        shear_xy: [f32; 2] => "vec2<f32>",
+        /// The shear displacement's z, and |F_n| of the last step.
+        shear_z_normal: [f32; 2] => "vec2<f32>",
+        /// The impact velocity and the shear compliance.
+        impact_compliance: [f32; 2] => "vec2<f32>",
+        /// The dashpot force, x and y.
+        dashpot_xy: [f32; 2] => "vec2<f32>",
+        /// The dashpot force's z.
+        dashpot_z: f32 => "f32";
+        host _pad: f32
     }
 }
 
-/// `HistoryRecord::normal_force` of a bonded contact whose surfaces are apart
+/// The bytes of a `HistoryRecord` that the shaders move (36: all but its padding), which the
+/// traffic model counts; the record takes `size_of::<HistoryRecord>()` (40) in memory.
+pub const RECORD_DATA_BYTES: u64 = std::mem::offset_of!(HistoryRecord, _pad) as u64;
+
+/// `HistoryRecord`'s |F_n| (`shear_z_normal[1]`) of a bonded contact whose surfaces are apart
 /// (`History::established` = `BONDED_APART`): no model stores a negative |F_n|, so the record
 /// needs no `established` field (shaders/history_record.wgsl maps it the same way).
 pub const BONDED_APART_RECORD: f32 = -1.0;
@@ -204,47 +214,45 @@ pub const BONDED_APART_RECORD: f32 = -1.0;
 impl From<&History> for HistoryRecord {
     fn from(h: &History) -> Self {
         if h.established == crate::contact::adhesion::BONDED_APART {
-            return HistoryRecord { normal_force: BONDED_APART_RECORD, ..Default::default() };
+            return HistoryRecord { shear_z_normal: [0.0, BONDED_APART_RECORD], ..Default::default() };
         }
         HistoryRecord {
-            shear_x: h.shear.x as f32,
-            shear_y: h.shear.y as f32,
-            shear_z: h.shear.z as f32,
-            normal_force: h.normal_force as f32,
-            impact_velocity: h.impact_velocity as f32,
-            shear_compliance: h.shear_compliance as f32,
-            dashpot_x: h.dashpot[0],
-            dashpot_y: h.dashpot[1],
+            shear_xy: [h.shear.x as f32, h.shear.y as f32],
+            shear_z_normal: [h.shear.z as f32, h.normal_force as f32],
+            impact_compliance: [h.impact_velocity as f32, h.shear_compliance as f32],
+            dashpot_xy: [h.dashpot[0], h.dashpot[1]],
             dashpot_z: h.dashpot[2],
+            _pad: 0.0,
         }
     }
 }
 
 impl From<&HistoryRecord> for History {
     fn from(r: &HistoryRecord) -> Self {
-        if r.normal_force < 0.0 {
+        if r.shear_z_normal[1] < 0.0 {
             return History { established: crate::contact::adhesion::BONDED_APART, ..History::NEW };
         }
         History {
-            shear: glam::DVec3::new(r.shear_x as f64, r.shear_y as f64, r.shear_z as f64),
-            normal_force: r.normal_force as f64,
-            impact_velocity: r.impact_velocity as f64,
+            shear: glam::DVec3::new(r.shear_xy[0] as f64, r.shear_xy[1] as f64, r.shear_z_normal[0] as f64),
+            normal_force: r.shear_z_normal[1] as f64,
+            impact_velocity: r.impact_compliance[0] as f64,
             established: 1.0,
-            shear_compliance: r.shear_compliance as f64,
-            dashpot: [r.dashpot_x, r.dashpot_y, r.dashpot_z],
+            shear_compliance: r.impact_compliance[1] as f64,
+            dashpot: [r.dashpot_xy[0], r.dashpot_xy[1], r.dashpot_z],
         }
     }
 }
 
 gpu_struct! {
-    /// The partner's share of an active pair contact (24 bytes): force and torque on it.
+    /// The partner's share of an active pair contact (24 bytes): force and torque on it, in
+    /// three `vec2`s (moved in three 8-byte accesses, as `HistoryRecord`).
     pub struct PairShare {
-        force_x: f32 => "f32",
-        force_y: f32 => "f32",
-        force_z: f32 => "f32",
-        torque_x: f32 => "f32",
-        torque_y: f32 => "f32",
-        torque_z: f32 => "f32",
+        /// The force, x and y.
+        force_xy: [f32; 2] => "vec2<f32>",
+        /// The force's z and the torque's x.
+        force_z_torque_x: [f32; 2] => "vec2<f32>",
+        /// The torque, y and z.
+        torque_yz: [f32; 2] => "vec2<f32>",
     }
 }
 
@@ -255,6 +263,8 @@ gpu_struct! {
         key_a: u32 => "u32",
         key_b: u32 => "u32",
         tag: u32 => "atomic<u32>",
+        /// (`HistoryRecord` is 8-byte aligned)
+        _pad: u32 => "u32",
         history: HistoryRecord => "HistoryRecord",
     }
 }
@@ -265,6 +275,7 @@ gpu_struct! {
         key_a: u32 => "u32",
         key_b: u32 => "u32",
         tag: u32 => "u32",
+        _pad: u32 => "u32",
         history: HistoryRecord => "HistoryRecord",
     }
 }

@@ -667,9 +667,9 @@ impl GpuBackend {
     ///   indices, 16; the list's partner words, 8 per slot) → (464 + 8 per slot) / renumber_every.
     /// - list (rebuild steps, amortised likewise): list count (36, and the ids, 4) and its scan
     ///   (16); list stash (4; per current slot its partner word read and copied, 8; per valid
-    ///   record read and copied, 2 × 32); list fill and the history carry (40; per slot 32:
+    ///   record read and copied, 2 × 36); list fill and the history carry (40; per slot 32:
     ///   partner written, incoming count, the current word found and the new one written, the
-    ///   partners' ids; per record moved 2 × 32); incoming scan (16), fill (8 + 24 per slot,
+    ///   partners' ids; per record moved 2 × 36); incoming scan (16), fill (8 + 24 per slot,
     ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
     ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 128 per contact (4 per byte
     ///   of `HistoryRecord`); with the force pass's schedule (`SimParams::balanced`) its pass
@@ -677,12 +677,13 @@ impl GpuBackend {
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100, and where it takes the schedule the particle each thread takes (4) → 104;
     ///   per slot the partner word (4); per workgroup the step's work written (16,
-    ///   → 16 / 64); per active owned contact the slot-history record read (32) and written
-    ///   (32), the partner's share written (24), and at a contact's start or end its partner
-    ///   word, slot position and incoming entry (12 each time; counted here as 12 per
-    ///   contact-step, an upper bound while contacts last 3 steps or more: a collision at the
-    ///   scenes' time steps lasts tens) → 100; a wall or mesh contact's table lookup and insert
-    ///   (≤ 2 × 44 + 4) stays below that.
+    ///   → 16 / 64); per active owned contact the slot-history record read (36) and written
+    ///   (36; `RECORD_DATA_BYTES`, the record's padding untouched), the partner's share
+    ///   written (24), and at a contact's start or end its partner word, slot position and
+    ///   incoming entry (12 each time; counted here as 12 per contact-step, an upper bound
+    ///   while contacts last 3 steps or more: a collision at the scenes' time steps lasts
+    ///   tens) → 108; a wall or mesh contact's table lookup and insert (≤ 2 × 48 + 4) stays
+    ///   below that.
     /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
     ///   already counts: read and write motion and force (128) / steps per batch.
     ///
@@ -701,7 +702,7 @@ impl GpuBackend {
         let steps_per_rebuild = if builds > 0 { (steps as f64 / builds as f64).max(1.0) } else { 1.0 };
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = self.batch_len() as f64;
-        let record = std::mem::size_of::<layout::HistoryRecord>() as f64;
+        let record = layout::RECORD_DATA_BYTES as f64;
         let renumber = match self.sim.renumber_every {
             0 => 0.0,
             every => (464.0 + 8.0 * slots) / every as f64,
