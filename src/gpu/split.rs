@@ -23,8 +23,9 @@ use crate::layout::consts::MOTION_ROWS;
 /// The environment variable that lowers the per-binding cap (bytes).
 pub const MAX_BINDING_ENV: &str = "TALUS_GPU_MAX_BINDING_BYTES";
 
-/// Byte alignment of every part (a multiple of wgpu's storage offset alignment, 256, and of
-/// every element size below).
+/// Byte alignment of every part: a multiple of wgpu's storage offset alignment, 256, and of
+/// the element sizes below but `HistoryRecord`'s 40, whose parts hold cap / 40 records (a
+/// part's bytes may then fall up to 36 short of the cap).
 const PART_ALIGN: u64 = 2304;
 
 /// The arrays that may be split.
