@@ -671,8 +671,8 @@ impl GpuBackend {
     ///   partner written, incoming count, the current word found and the new one written, the
     ///   partners' ids; per record moved 2 × 36); incoming scan (16), fill (8 + 24 per slot,
     ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
-    ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 128 per contact (4 per byte
-    ///   of `HistoryRecord`); with the force pass's schedule (`SimParams::balanced`) its pass
+    ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 144 per contact (4 per byte
+    ///   of a record's data); with the force pass's schedule (`SimParams::balanced`) its pass
     ///   (`schedule.wgsl`: the run start read, the schedule written, 8) → 140.
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100, and where it takes the schedule the particle each thread takes (4) → 104;
@@ -682,7 +682,7 @@ impl GpuBackend {
     ///   written (24), and at a contact's start or end its partner word, slot position and
     ///   incoming entry (12 each time; counted here as 12 per contact-step, an upper bound
     ///   while contacts last 3 steps or more: a collision at the scenes' time steps lasts
-    ///   tens) → 108; a wall or mesh contact's table lookup and insert (≤ 2 × 48 + 4) stays
+    ///   tens) → 108; a wall or mesh contact's table lookup and insert (≤ 2 × 44 + 4) stays
     ///   below that.
     /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
     ///   already counts: read and write motion and force (128) / steps per batch.
