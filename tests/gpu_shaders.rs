@@ -105,3 +105,28 @@ fn packed_structs_are_whole_words() {
         }
     }
 }
+
+/// The per-slot records the force pass moves across a warp's scattered slots are 8-byte aligned
+/// and made of `vec2`s (docs/performance.md, "Records moved in 8-byte words"): a struct of
+/// scalars at a 4-byte-aligned stride is moved a word at a time by NVIDIA's compiler. At most
+/// one scalar, last; the record's padding is WGSL's implicit tail, not a member the shaders
+/// would write, and the traffic model counts the bytes before it.
+#[test]
+fn slot_records_move_in_8_byte_words() {
+    let mut uses = String::new();
+    for (k, name) in ["HistoryRecord", "PairShare"].iter().enumerate() {
+        uses.push_str(&format!("@group(0) @binding({k}) var<storage, read_write> use_{k}: array<{name}>;\n"));
+    }
+    let module = validate("records", &compose(&uses));
+    for (name, data_bytes) in [("HistoryRecord", talus::gpu::layout::RECORD_DATA_BYTES), ("PairShare", 24)] {
+        let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect("in the module");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
+        let is_vec2 = |m: &naga::StructMember| matches!(module.types[m.ty].inner, naga::TypeInner::Vector { size: naga::VectorSize::Bi, .. });
+        let scalars: Vec<usize> = members.iter().enumerate().filter(|(_, m)| !is_vec2(m)).map(|(k, _)| k).collect();
+        assert!(scalars.is_empty() || scalars == [members.len() - 1], "{name}: scalar members at {scalars:?}");
+        assert_eq!(span % 8, 0, "{name}: a stride of {span} bytes is not 8-byte aligned");
+        let last = members.last().unwrap();
+        let end = last.offset + if is_vec2(last) { 8 } else { 4 };
+        assert_eq!(end as u64, data_bytes, "{name}: the data the shaders move");
+    }
+}
