@@ -16,7 +16,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 D=$PWD/.device
-[ -x "$D/talus" ] || { echo "device_gpu.sh: no $D/talus: run benches/device_pack.sh here first and carry .device" >&2; exit 2; }
+[ -f "$D/talus.gz" ] || { echo "device_gpu.sh: no $D/talus.gz: run benches/device_pack.sh here first and carry .device" >&2; exit 2; }
+# the binaries travel gzipped (device_pack.sh); unpacked here, with Python's gzip where the image
+# has no gzip
+B=$(mktemp -d)
+for b in talus talus_old; do
+  [ -f "$D/$b.gz" ] || continue
+  gzip -dc "$D/$b.gz" > "$B/$b" 2> /dev/null \
+    || python3 -c 'import gzip, shutil, sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$D/$b.gz" "$B/$b" \
+    || { echo "device_gpu.sh: cannot unpack $D/$b.gz" >&2; exit 2; }
+  chmod +x "$B/$b"
+done
 export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
   for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
@@ -31,14 +41,16 @@ fi
 echo "device_gpu.sh: $(cat "$D/commit" 2> /dev/null || echo 'commit unknown'); VK_DRIVER_FILES=${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-unset}}"
 [ -n "${VK_DRIVER_FILES:-}" ] && { echo "device_gpu.sh: $VK_DRIVER_FILES:"; cat "$VK_DRIVER_FILES"; echo; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -n 2
-"$D/talus" info > /tmp/device_info.txt 2>&1
+"$B/talus" info > /tmp/device_info.txt 2>&1
 head -n 12 /tmp/device_info.txt
 if [ "${ANY_ADAPTER:-0}" != 1 ] && ! grep -q "NVIDIA\|H100\|H200\|A100" /tmp/device_info.txt; then
   echo "device_gpu.sh: wgpu finds no NVIDIA adapter (above): nothing measured. Check the ICD's library_path with ldd, and LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >&2
   exit 3
 fi
-old=(); [ -x "$D/talus_old" ] && old=(TALUS_OLD="$D/talus_old")
-env TALUS="$D/talus" "${old[@]}" \
+old=(); [ -x "$B/talus_old" ] && old=(TALUS_OLD="$B/talus_old")
+# a carried talus_old (device_pack.sh's TALUS_OLD) runs right after the new binary on the beds,
+# where the force pass is most of the step
+env TALUS="$B/talus" "${old[@]}" OLD_CASES="${OLD_CASES:-bed1M bed10M}" \
   CASES="${CASES:-settle1M bed1M shuffled1M clumps1M wet1M jkr1M settle10M bed10M}" \
   DEME_DIR="${DEME_DIR:-$PWD/.deme_peer}" DEME10="${DEME10:-0}" \
   bash benches/gpu_peers.sh "${1:-${OUT:+$OUT/gpu_peers}}"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Here, before a call on a lent GPU (issue 34): pack what the device machine lacks into .device/
 # (ignored by git; `run`'s carry takes it with the working tree):
-#   - the stripped talus binary (and TALUS_OLD's, for a before/after column): the device image
-#     has no Rust toolchain;
+#   - the stripped talus binary, gzipped (and TALUS_OLD's, for a before/after column): the
+#     device image has no Rust toolchain;
 #   - the Vulkan loader, libvulkan.so.1, and the glvnd dispatch libraries NVIDIA's Vulkan driver
 #     links against: the image has NVIDIA's ICD but no loader, so without them wgpu finds no
 #     adapter (the first H200 call, docs/performance.md "The same card").
@@ -12,8 +12,8 @@
 #   TALUS=path/to/talus TALUS_OLD=path/to/old bash benches/device_pack.sh
 #
 # The limit is 64 MiB for everything that travels: the working tree (about 10 MB), the DEME
-# bundle (.deme_peer, about 38 MiB, ../shared/peers/deme/README.md) and .device (about 11 MiB a
-# binary) fit together.
+# bundle (.deme_peer, about 38 MiB, ../shared/peers/deme/README.md) and .device (about 1.5 MiB
+# of libraries and 4 MiB a gzipped binary) fit together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=.device
@@ -22,8 +22,10 @@ if [ -z "${TALUS:-}" ]; then
   CARGO_PROFILE_RELEASE_DEBUG=0 cargo build --release --quiet
   TALUS=target/release/talus
 fi
-strip -o "$D/talus" "$TALUS"
-[ -n "${TALUS_OLD:-}" ] && strip -o "$D/talus_old" "$TALUS_OLD"
+# stripped and gzipped (about 4 MiB each: two binaries fit beside the DEME bundle);
+# device_gpu.sh unpacks them
+strip -o "$D/talus" "$TALUS" && gzip -9 "$D/talus"
+if [ -n "${TALUS_OLD:-}" ]; then strip -o "$D/talus_old" "$TALUS_OLD" && gzip -9 "$D/talus_old"; fi
 git rev-parse HEAD > "$D/commit" 2>/dev/null || true
 libdir=$(dirname "$(ldconfig -p | awk '/libvulkan\.so\.1 / {print $NF; exit}')")
 for l in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1; do
