@@ -116,7 +116,7 @@ const SLOT_INDEX_MAX: u32 = SLOT_ACTIVE_BIT - 1;
 /// slot per 8 particles plus 16 per plane or mesh wall, at least 256 (at load 3/4 that is one
 /// wall contact per 11 particles, where a cube of 1M packed grains has one per 20; it grows when
 /// a scene has more, bit-identically); 4 without walls. Both tables share one binding: at
-/// 100M particles they take 1.2 GB of its 2 GiB.
+/// 100M particles they take 1.4 GB of its 2 GiB (56-byte `HashSlot`s).
 pub fn initial_hash_capacity(n_particles: u32, n_surfaces: u32) -> u32 {
     if n_surfaces == 0 {
         return 4;
