@@ -155,11 +155,12 @@ pub const CLUMP_SPHERES: [[f64; 4]; 4] = [[-0.0015, 0.0, 0.0, 0.001], [-0.0005, 
 /// under gravity with the damping of `model_contacts`: they land and pile up, so the timed
 /// steps see both free bodies and contacts.
 pub fn clump_setup(particles: usize, model: ContactModel) -> Setup {
-    clumps_with(particles, model_contacts(model))
+    clumps_with(particles, model_contacts(model)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `clump_setup` with `contacts.default` = `contacts`.
-fn clumps_with(particles: usize, contacts: serde_json::Value) -> Setup {
+/// `clump_setup` with `contacts.default` = `contacts`; the scene's own error where the contacts
+/// are refused (e.g. JKR without `hertz_mindlin`).
+fn clumps_with(particles: usize, contacts: serde_json::Value) -> Result<Setup> {
     let bodies = particles.max(4) / 4;
     let nx = ((bodies as f64).cbrt().round() as usize).max(1);
     let nz = bodies.div_ceil(nx * nx);
@@ -180,7 +181,7 @@ fn clumps_with(particles: usize, contacts: serde_json::Value) -> Setup {
         "walls": [ { "type": "box", "name": "bin", "min": [0.0, 0.0, 0.0], "max": [w, w, (nz as f64 + 2.0) * s], "material": "glass", "open": ["+z"] } ]
     })
     .to_string();
-    crate::scene::parse_str(&text, Path::new("<bench>")).unwrap_or_else(|e| panic!("the clump bench scene is invalid: {e}"))
+    crate::scene::parse_str(&text, Path::new("<bench>")).map_err(|e| TalusError::Other(format!("the clump bench scene cannot be made: {e}")))
 }
 
 /// Lattice spacing of the packed bed, m.
@@ -191,11 +192,12 @@ pub const BED_SPACING: f64 = 2.0e-3;
 /// neighbour pair overlaps when r_i + r_j > spacing (about half of them, by at most 5 µm) and the
 /// outer particles touch the walls. Gravity and the damping of `model_contacts` settle it.
 pub fn bed_setup(particles: usize, model: ContactModel) -> Setup {
-    bed_with(particles, model_contacts(model))
+    bed_with(particles, model_contacts(model)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `bed_setup` with `contacts.default` = `contacts`.
-fn bed_with(particles: usize, contacts: serde_json::Value) -> Setup {
+/// `bed_setup` with `contacts.default` = `contacts`; the scene's own error where the contacts are
+/// refused.
+fn bed_with(particles: usize, contacts: serde_json::Value) -> Result<Setup> {
     let nx = ((particles.max(1) as f64).cbrt().round() as usize).max(1);
     let nz = particles.max(1).div_ceil(nx * nx);
     let s = BED_SPACING;
@@ -227,11 +229,11 @@ fn bed_with(particles: usize, contacts: serde_json::Value) -> Setup {
         ]
     })
     .to_string();
-    let mut setup = crate::scene::parse_str(&text, Path::new("<bench bed>")).unwrap_or_else(|e| panic!("the bench bed is invalid: {e}"));
+    let mut setup = crate::scene::parse_str(&text, Path::new("<bench bed>")).map_err(|e| TalusError::Other(format!("the bench bed cannot be made: {e}")))?;
     for r in &mut setup.particles.radius {
         *r *= 1.0025;
     }
-    setup
+    Ok(setup)
 }
 
 /// `setup`'s particles renumbered by a seeded random permutation: neighbours in space get
@@ -282,8 +284,8 @@ pub fn model_contacts(model: ContactModel) -> serde_json::Value {
 /// `model_contacts(model)` with the adhesion part `adhesion` (`talus bench --adhesion`), its
 /// parameters those of the shipped cohesive scenes: JKR and DMT γ = 0.05 J/m² (as
 /// `cohesive_heap`), SJKR and SJKR2 k_c = 3e5 J/m³, liquid bridges of 1e-11 m³ of water
-/// (γ_l = 0.072 N/m, θ = 0, as `wet_granules`). JKR and DMT need `hertz_mindlin` (`bench`
-/// refuses them with another model).
+/// (γ_l = 0.072 N/m, θ = 0, as `wet_granules`). JKR and DMT need `hertz_mindlin`: with another
+/// model the scene refuses them, as it does in a scene file.
 pub fn bench_contacts(model: ContactModel, adhesion: Adhesion) -> serde_json::Value {
     let mut c = model_contacts(model);
     let part = match adhesion {
@@ -619,14 +621,11 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
     if particles == 0 {
         return Err(TalusError::Other("bench needs at least 1 particle".into()));
     }
-    if matches!(adhesion, Adhesion::Jkr | Adhesion::Dmt) && model != ContactModel::HertzMindlin {
-        return Err(TalusError::Other(format!("bench --adhesion {}: JKR and DMT replace the Hertz spring of hertz_mindlin; use --model hertz_mindlin, not {}", adhesion.name(), model.name())));
-    }
     let contacts = bench_contacts(model, adhesion);
     let mut setup = match packing {
         Packing::Settling => settling_with(particles, 1, contacts)?,
-        Packing::Bed => bed_with(particles, contacts),
-        Packing::Clumps => clumps_with(particles, contacts),
+        Packing::Bed => bed_with(particles, contacts)?,
+        Packing::Clumps => clumps_with(particles, contacts)?,
     };
     if ids == Ids::Shuffled {
         shuffle_ids(&mut setup, SHUFFLE_SEED);

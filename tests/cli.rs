@@ -447,7 +447,7 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     assert!(wet[0]["contacts_per_particle"].as_f64().unwrap() >= placed["contacts_per_particle"].as_f64().unwrap(), "{} {}", wet[0], placed);
     assert_eq!(wet[1]["gpu_layout"]["contact_adhesion"], "capillary", "{}", wet[1]);
     assert_eq!(wet[1]["gpu_layout"]["contact_model"], "hertz_mindlin");
-    for (args, says) in [(["--adhesion", "jkr", "--model", "hertz"], "use --model hertz_mindlin"), (["--adhesion", "glue", "--model", "hertz"], "unknown adhesion `glue`")] {
+    for (args, says) in [(["--adhesion", "jkr", "--model", "hertz"], "adhesion jkr replaces the Hertz spring of contact model hertz_mindlin and needs that model, got hertz"), (["--adhesion", "glue", "--model", "hertz"], "unknown adhesion `glue`")] {
         let o = talus(&["bench", "--packing", "bed", "--particles", "100", "--steps", "1", args[0], args[1], args[2], args[3]]);
         assert!(!o.status.success());
         assert!(text(&o.stderr).contains(says), "{}", text(&o.stderr));

@@ -9,9 +9,9 @@ use crate::error::{Result, TalusError};
 /// What a scene's pair table lets the contact code leave out: the force pass and `wall_loads`
 /// are compiled with the one contact model and the one adhesion model all pairs have and, where
 /// no pair books its energy, without the booking (overrides `CONTACT_MODEL`, `ADHESION_MODEL`
-/// and `ENERGY_TRACKING`, read by `pair_params` in `shaders/wall_contact.wgsl`). The code a scene's contacts run is the same either way, and
-/// so are its bits; the compiler keeps fewer instructions and, untracked, fewer registers
-/// (docs/performance.md, "Registers").
+/// and `ENERGY_TRACKING`, read by `pair_params` in `shaders/wall_contact.wgsl`). The code a
+/// scene's contacts run is the same either way, and so are its bits; the compiler keeps fewer
+/// instructions and, untracked, fewer registers (docs/performance.md, "Registers").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContactVariant {
     /// The model of every pair (`MODEL_*`), `None` where they differ.
