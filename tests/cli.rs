@@ -240,8 +240,9 @@ fn force_pass_copies_agree_bit_for_bit() {
 /// runtime checks (`TALUS_GPU_SHADER_CHECKS=0`) and the force pass issuing its loads early
 /// (`TALUS_GPU_EARLY_LOADS=1`), and the force pass with every contact law and the energy
 /// booking compiled in (`TALUS_GPU_SPECIALISE=0`; by default each scene's pipelines keep only
-/// the one contact and adhesion model its pairs have), and the force pass reading each particle's own state again at
-/// each contact (`TALUS_GPU_RELOAD_OWN=1`, a GPU's default; lavapipe's is 0), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
+/// the one contact and adhesion model its pairs have), and the force pass reading each
+/// particle's own state again at each contact (`TALUS_GPU_RELOAD_OWN=1`, a GPU's default;
+/// lavapipe's is 0), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
 /// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
 /// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
 /// rigid clumps, and grains inserted on the device (hopper_discharge's first 0.01 s: two

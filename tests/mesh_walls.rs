@@ -584,13 +584,13 @@ fn gpu_binning_finds_every_long_tilted_triangle_in_reach() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
     let mut balls: Vec<Ball> = Vec::new();
     while balls.len() < 300 {
-        let t = &triangles[rng.gen_range(0..triangles.len())];
-        let (s, r) = (rng.gen::<f64>(), rng.gen::<f64>());
+        let t = &triangles[rng.random_range(0..triangles.len())];
+        let (s, r) = (rng.random::<f64>(), rng.random::<f64>());
         let (s, r) = if s + r > 1.0 { (1.0 - s, 1.0 - r) } else { (s, r) };
         let on = t[0] + s * (t[1] - t[0]) + r * (t[2] - t[0]);
         let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
-        let side = if rng.gen::<bool>() { 1.0 } else { -1.0 };
-        let x = on + normal * side * R * rng.gen_range(0.8..1.2);
+        let side = if rng.random::<bool>() { 1.0 } else { -1.0 };
+        let x = on + normal * side * R * rng.random_range(0.8..1.2);
         if balls.iter().all(|b| (DVec3::from(b.0) - x).length() > 2.5 * R) {
             balls.push((x.into(), [0.0; 3], [0.0; 3]));
         }
