@@ -25,8 +25,8 @@
 @group(0) @binding(9) var<storage, read> mesh_data: array<vec4<u32>>;
 // Split arrays (group 1, `gpu::split`; `NAME_at(k)`, `NAME_put(k, v)`):
 // - motion (read): per particle i, MOTION_ROWS rows: velocity (w = 1/m), angular velocity
-//   (w = 1/I), the angular velocity of the previous force pass (kept where rolling work is
-//   booked);
+//   (w = 1/I), and where rolling work is booked (MOTION_ROWS = 3) the angular velocity of the
+//   previous force pass;
 // - force (read_write): per particle i, [2i] force (w = strain energy), [2i + 1] torque (w =
 //   contacts owned);
 // - list_partner (read_write): the partner of each slot with its flags: SLOT_ACTIVE_BIT while

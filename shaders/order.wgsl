@@ -107,11 +107,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         case 9u: {
             let old = sorted_ids[k];
             force_put(2u * k, motion_at(MOTION_ROWS * old + 1u));
-            force_put(2u * k + 1u, motion_at(MOTION_ROWS * old + 2u));
+            // the previous spin, where `motion` holds it (rolling work booked)
+            if (MOTION_ROWS > 2u) {
+                force_put(2u * k + 1u, motion_at(MOTION_ROWS * old + 2u));
+            }
         }
         case 10u: {
             motion_put(MOTION_ROWS * k + 1u, force_at(2u * k));
-            motion_put(MOTION_ROWS * k + 2u, force_at(2u * k + 1u));
+            if (MOTION_ROWS > 2u) {
+                motion_put(MOTION_ROWS * k + 2u, force_at(2u * k + 1u));
+            }
         }
         case 11u: {
             // k: an old index, whose run the list still holds at list_start[k]

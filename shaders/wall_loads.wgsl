@@ -16,7 +16,8 @@ const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(7) var<storage, read_write> loads: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> mesh_data: array<vec4<u32>>;
 // Split array (group 1, `gpu::split`): motion (per particle i, MOTION_ROWS rows: velocity,
-// w = 1/m; angular velocity, w = 1/I; the spin of the previous force pass).
+// w = 1/m; angular velocity, w = 1/I; where rolling work is booked the spin of the previous
+// force pass).
 
 // false when the set-up has no mesh walls: the mesh code is specialised away.
 override MESH_WALLS: bool = true;

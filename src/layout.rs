@@ -170,12 +170,17 @@ pub mod consts {
     pub const PAIR_FLAG_NO_ATTRACTION: u32 = 32;
     pub const PAIR_FLAG_LIMIT_DAMPING: u32 = 64;
     pub const PAIR_FLAG_NO_ENERGY_TRACKING: u32 = 128;
-    /// vec4 rows per particle in the GPU `motion` buffer: velocity (w = 1/m), angular velocity
-    /// (w = 1/I), and the angular velocity of the previous force pass (w unused; written only
-    /// where rolling work is booked, `SimParams::rolling_booked`).
+    /// vec4 rows per particle in the GPU `motion` buffer of a scene that books rolling work
+    /// (`SimParams::rolling_booked`): velocity (w = 1/m), angular velocity (w = 1/I), and the
+    /// angular velocity of the previous force pass (w unused). Host copies of the motion rows
+    /// (the exact state of checkpoints and rank hand-overs) always have these three.
     pub const MOTION_ROWS: u32 = 3;
+    /// vec4 rows per particle in the GPU `motion` buffer of any other scene: velocity and
+    /// angular velocity, 16 B a particle less (`SplitLayout::motion_rows`; the shaders see the
+    /// rows of their set-up as the WGSL constant `MOTION_ROWS`, `split::split_wgsl`).
+    pub const MOTION_ROWS_DRY: u32 = 2;
     /// u32 words per ghost row of a decomposed GPU run (`shaders/ranks/pack.wgsl`): the xyz of
-    /// the position block, the offset and the `MOTION_ROWS` motion rows (60 B).
+    /// the position block, the offset and up to `MOTION_ROWS` motion rows (60 B).
     pub const GHOST_WORDS: u32 = 3 * (2 + MOTION_ROWS);
     /// vec4<f32> rows per rigid body in the GPU `body_state` buffer (`gpu::bodies`), at these
     /// row indices: the centre's offset in its block (w unused), the orientation q as
@@ -254,7 +259,6 @@ pub fn wgsl_constants() -> String {
         u32_const("PAIR_FLAG_NO_ATTRACTION", PAIR_FLAG_NO_ATTRACTION),
         u32_const("PAIR_FLAG_LIMIT_DAMPING", PAIR_FLAG_LIMIT_DAMPING),
         u32_const("PAIR_FLAG_NO_ENERGY_TRACKING", PAIR_FLAG_NO_ENERGY_TRACKING),
-        u32_const("MOTION_ROWS", MOTION_ROWS),
         u32_const("BODY_ROWS", BODY_ROWS),
         u32_const("BODY_ROW_OFFSET", BODY_ROW_OFFSET),
         u32_const("BODY_ROW_Q", BODY_ROW_Q),

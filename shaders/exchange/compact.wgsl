@@ -28,5 +28,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let w = motion_old_at(MOTION_ROWS * i + 1u);
     motion_put(MOTION_ROWS * j, v);
     motion_put(MOTION_ROWS * j + 1u, w);
-    motion_put(MOTION_ROWS * j + 2u, vec4<f32>(w.xyz, 0.0));
+    // the previous spin, where `motion` holds it (rolling work booked)
+    if (MOTION_ROWS > 2u) {
+        motion_put(MOTION_ROWS * j + 2u, vec4<f32>(w.xyz, 0.0));
+    }
 }

@@ -34,7 +34,7 @@ use super::order::Order;
 use super::pipelines::{module, pipeline};
 use super::split::SplitLayout;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS, MOTION_ROWS};
+use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS};
 use crate::model::body::Bodies;
 
 /// The body passes' pipelines, for split arrays cut as `split` says.
@@ -295,11 +295,11 @@ fn set_moving(b: &mut Bodies, k: usize, int: &[[i32; 4]], state: &[[f32; 4]], bl
     b.angular_momentum[k] = v3(row(BODY_ROW_MOMENTUM));
 }
 
-/// Every component's 1/m (motion row 0, w) set to its body's 1/M (the contacts' effective mass
-/// is that of the bodies, as `cpu::state::State::with_bodies`).
-pub fn set_component_masses(motion: &mut [[f32; 4]], bodies: &Bodies) {
+/// Every component's 1/m (motion row 0 of `motion_rows`, w) set to its body's 1/M (the
+/// contacts' effective mass is that of the bodies, as `cpu::state::State::with_bodies`).
+pub fn set_component_masses(motion: &mut [[f32; 4]], motion_rows: usize, bodies: &Bodies) {
     for (i, &k) in bodies.body_of.iter().enumerate() {
-        motion[MOTION_ROWS as usize * i][3] = (1.0 / bodies.mass[k as usize]) as f32;
+        motion[motion_rows * i][3] = (1.0 / bodies.mass[k as usize]) as f32;
     }
 }
 

@@ -168,7 +168,7 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 /// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
 /// this equal to `Buffers::device_bytes` of a fresh backend.
 #[allow(clippy::too_many_arguments)]
-pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32) -> u64 {
+pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32) -> u64 {
     let r = |b: u64| b.max(16).div_ceil(16) * 16;
     let n = capacity.max(n_particles).max(1) as u64;
     let live = n_particles.max(1) as u64;
@@ -186,7 +186,7 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
             len = wgs;
         }
     };
-    let split = |s: Split| r(s.elements(n, slots) * s.element().1);
+    let split = |s: Split| r(s.elements(n, slots, motion_rows) * s.element().1);
     let hash = r(2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64);
     r(std::mem::size_of::<SimParams>() as u64)
         + 3 * r(16 * n)
@@ -237,7 +237,7 @@ impl Buffers {
     /// arrays have room for `capacity` particles (at least `n_particles`); the per-workgroup
     /// ones, the energy partials and the list's prefix sum are made for the `n_particles` held
     /// (`resize_live`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32) -> Result<Self> {
         let capacity = capacity.max(n_particles);
         let n = capacity.max(1) as u64;
         let v4 = 16 * n;
@@ -249,8 +249,8 @@ impl Buffers {
         let groups = work_groups(n_particles);
         let (step_rows, work_pairs) = adhesion_rows(adhesion);
         let dissipation_bytes = 8 * work_pairs * groups;
-        let split = SplitLayout::new(cap_bytes, n, slots);
-        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(n, slots), &split, usage);
+        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows);
+        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, split.elements(array, n, slots), &split, usage);
         Ok(Buffers {
             n_particles,
             capacity,
@@ -336,7 +336,7 @@ impl Buffers {
     pub fn list_bytes(&self, capacity: u32) -> u64 {
         let slots = capacity.max(1) as u64;
         let n = self.capacity.max(1) as u64;
-        [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|a| a.elements(n, slots) * a.element().1).sum()
+        [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|&a| self.split.elements(a, n, slots) * a.element().1).sum()
     }
 
     /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both
@@ -346,9 +346,9 @@ impl Buffers {
     /// pipelines again (`GpuBackend::grow_list`).
     pub fn replace_list(&mut self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, capacity: u32) -> Result<()> {
         let slots = capacity.max(1) as u64;
-        let split = SplitLayout::new(self.split.cap_bytes, self.capacity.max(1) as u64, slots);
-        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, array.elements(self.capacity.max(1) as u64, slots), &split, usage);
-        let moved = |enc: &mut wgpu::CommandEncoder, label: &str, old: &SplitBuffer| old.copied(ctx, enc, label, old.array.elements(self.capacity.max(1) as u64, slots), old.elements, &split);
+        let split = self.split.resized(self.capacity.max(1) as u64, slots);
+        let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, split.elements(array, self.capacity.max(1) as u64, slots), &split, usage);
+        let moved = |enc: &mut wgpu::CommandEncoder, label: &str, old: &SplitBuffer| old.copied(ctx, enc, label, split.elements(old.array, self.capacity.max(1) as u64, slots), old.elements, &split);
         let partner = moved(enc, "list_partner", &self.list_partner)?;
         let history = [moved(enc, "slot_history_0", &self.slot_history[0])?, moved(enc, "slot_history_1", &self.slot_history[1])?];
         self.list_partner = partner;

@@ -16,7 +16,7 @@ use super::buffers::{adhesion_rows, work_groups};
 use super::readback::{read_sources, Source};
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{DISSIPATION_PARTS, MOTION_ROWS, WORKGROUP_SIZE};
+use crate::layout::consts::{DISSIPATION_PARTS, MOTION_ROWS, MOTION_ROWS_DRY, WORKGROUP_SIZE};
 use crate::model::state::ExactState;
 
 /// `ExactState::kind` of the GPU backend.
@@ -46,7 +46,7 @@ impl GpuBackend {
         [
             Source::Whole(&b.pos_block, 16 * n),
             Source::Whole(&b.pos_offset, 16 * n),
-            Source::Split(&b.motion, MOTION_ROWS as u64 * n),
+            Source::Split(&b.motion, b.split.motion_rows as u64 * n),
             Source::Split(&b.force, 2 * n),
             Source::Whole(&b.image, 16 * n),
             Source::Whole(&b.dissipation, 8 * work_pairs * groups),
@@ -57,7 +57,13 @@ impl GpuBackend {
     pub(super) fn export_exact_state(&mut self) -> Result<ExactState> {
         self.sync_order(false)?;
         let n = self.buffers.n_particles as usize;
-        let data = read_sources(&self.ctx, &self.raw_buffers())?;
+        let mut data = read_sources(&self.ctx, &self.raw_buffers())?;
+        if self.buffers.split.motion_rows == MOTION_ROWS_DRY {
+            // the state's `motion` has `MOTION_ROWS` rows whatever the device holds (checkpoints
+            // and the rows a rank hands over keep one layout): the spin stands in for the
+            // previous one, which nothing reads where no rolling work is booked
+            data[2] = with_previous_spin(&data[2]);
+        }
         let pairs: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&data[5]);
         let parts = DISSIPATION_PARTS as usize;
         let mut work = vec![[0.0f64; DISSIPATION_PARTS as usize]; n];
@@ -113,11 +119,16 @@ impl GpuBackend {
         if exact.kind == KIND {
             for (name, buffer) in RAW.iter().zip(buffers) {
                 let mut bytes = exact.raw(name)?;
-                let widened;
-                if *name == "motion" && bytes.len() as u64 == 32 * n as u64 {
+                let rows_changed;
+                let held = self.buffers.split.motion_rows;
+                if *name == "motion" && bytes.len() as u64 == 16 * MOTION_ROWS_DRY as u64 * n as u64 && held == MOTION_ROWS {
                     // written before `motion` had its third row (the previous spin): the spin stands in
-                    widened = with_previous_spin(bytes);
-                    bytes = &widened;
+                    rows_changed = with_previous_spin(bytes);
+                    bytes = &rows_changed;
+                } else if *name == "motion" && bytes.len() as u64 == 16 * MOTION_ROWS as u64 * n as u64 && held == MOTION_ROWS_DRY {
+                    // a device without rolling work keeps velocity and spin only
+                    rows_changed = without_previous_spin(bytes);
+                    bytes = &rows_changed;
                 }
                 let size = match buffer {
                     Source::Whole(_, size) => size,
@@ -215,7 +226,7 @@ fn adhesion_per_particle(work_step: &[u8], dissipation: &[u8], n: usize) -> Vec<
     out
 }
 
-const _: () = assert!(MOTION_ROWS == 3, "with_previous_spin widens to three rows");
+const _: () = assert!(MOTION_ROWS == 3 && MOTION_ROWS_DRY == 2, "with_previous_spin widens two rows to three");
 
 /// `motion` rows of two vec4 per particle (velocity, spin) widened to `MOTION_ROWS`, the spin
 /// repeated as the previous one.
@@ -223,4 +234,30 @@ fn with_previous_spin(two_rows: &[u8]) -> Vec<u8> {
     let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(two_rows);
     let wide: Vec<[f32; 4]> = rows.chunks(2).flat_map(|p| [p[0], p[1], [p[1][0], p[1][1], p[1][2], 0.0]]).collect();
     bytemuck::cast_slice(&wide).to_vec()
+}
+
+/// `motion` rows of `MOTION_ROWS` vec4 per particle narrowed to velocity and spin (the device
+/// rows of a scene that books no rolling work, `split::motion_rows`).
+fn without_previous_spin(three_rows: &[u8]) -> Vec<u8> {
+    let rows: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(three_rows);
+    let narrow: Vec<[f32; 4]> = rows.chunks(3).flat_map(|p| [p[0], p[1]]).collect();
+    bytemuck::cast_slice(&narrow).to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{with_previous_spin, without_previous_spin};
+
+    /// Two rows widened to three carry the spin as the previous one, and narrowed give back the
+    /// same bytes; three rows narrowed drop only the third.
+    #[test]
+    fn motion_rows_widen_and_narrow() {
+        let two: Vec<[f32; 4]> = vec![[1.0, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, 0.25], [-1.0, -2.0, -3.0, 2.0], [7.0, 8.0, 9.0, 4.0]];
+        let wide: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&with_previous_spin(bytemuck::cast_slice(&two)));
+        assert_eq!(wide, vec![two[0], two[1], [4.0, 5.0, 6.0, 0.0], two[2], two[3], [7.0, 8.0, 9.0, 0.0]]);
+        assert_eq!(without_previous_spin(bytemuck::cast_slice(&wide)), bytemuck::cast_slice::<[f32; 4], u8>(&two).to_vec());
+        let three: Vec<[f32; 4]> = vec![[1.0; 4], [2.0; 4], [3.0; 4]];
+        let narrow: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&without_previous_spin(bytemuck::cast_slice(&three)));
+        assert_eq!(narrow, vec![[1.0; 4], [2.0; 4]]);
+    }
 }

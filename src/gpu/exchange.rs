@@ -24,24 +24,29 @@ use super::GpuBackend;
 use crate::contact::History;
 use crate::error::{Result, TalusError};
 use crate::model::state::{ContactRecord, ParticleState};
-use crate::layout::consts::{MOTION_ROWS, OVERFLOW_MESH_GROUPS, SLOT_HISTORY_BIT0, SLOT_HISTORY_BIT1, SLOT_PARTNER_MASK, WALL_KEY_BIT};
+use crate::layout::consts::{OVERFLOW_MESH_GROUPS, SLOT_HISTORY_BIT0, SLOT_HISTORY_BIT1, SLOT_PARTNER_MASK, WALL_KEY_BIT};
 use crate::setup::{Particles, Setup};
 
 /// Particle arrays in the GPU layout.
 pub struct ParticleRows {
     pub pos_block: Vec<[i32; 4]>,
     pub pos_offset: Vec<[f32; 4]>,
-    /// Per particle, `MOTION_ROWS` rows: velocity (w = 1/m), angular velocity (w = 1/I), and
-    /// the angular velocity of the previous force pass (here the same).
+    /// Per particle, `motion_rows` rows: velocity (w = 1/m), angular velocity (w = 1/I), and
+    /// where rolling work is booked the angular velocity of the previous force pass (here the
+    /// same).
     pub motion: Vec<[f32; 4]>,
     pub image: Vec<[i32; 4]>,
+    /// Motion rows per particle (`SplitLayout::motion_rows`).
+    pub motion_rows: usize,
 }
 
 impl ParticleRows {
-    /// `p` with periodic images `image` (empty = all zero); masses from `densities` by material.
-    pub fn of(p: &Particles, image: &[[i32; 3]], densities: &[f64], block: f64) -> ParticleRows {
+    /// `p` with periodic images `image` (empty = all zero); masses from `densities` by material;
+    /// `motion_rows` rows of motion per particle.
+    pub fn of(p: &Particles, image: &[[i32; 3]], densities: &[f64], block: f64, motion_rows: u32) -> ParticleRows {
         let n = p.len();
-        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), motion: Vec::with_capacity(MOTION_ROWS as usize * n), image: Vec::with_capacity(n) };
+        let motion_rows = motion_rows as usize;
+        let mut rows = ParticleRows { pos_block: Vec::with_capacity(n), pos_offset: Vec::with_capacity(n), motion: Vec::with_capacity(motion_rows * n), image: Vec::with_capacity(n), motion_rows };
         for i in 0..n {
             let s: [(i32, f32); 3] = std::array::from_fn(|a| grid::split(p.position[i][a], block));
             let (r, m) = (p.radius[i], p.material[i]);
@@ -51,7 +56,9 @@ impl ParticleRows {
             let (v, w) = (p.velocity[i], p.angular_velocity[i]);
             rows.motion.push([v[0] as f32, v[1] as f32, v[2] as f32, (1.0 / mass) as f32]);
             rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, (1.0 / (0.4 * mass * r * r)) as f32]);
-            rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, 0.0]);
+            if motion_rows > 2 {
+                rows.motion.push([w[0] as f32, w[1] as f32, w[2] as f32, 0.0]);
+            }
             let k = image.get(i).copied().unwrap_or([0; 3]);
             rows.image.push([k[0], k[1], k[2], 0]);
         }
@@ -64,7 +71,7 @@ impl GpuBackend {
     /// storage order puts them, with the `tag` of every storage index (`gpu::order`).
     pub(crate) fn write_particles(&self, rows: &ParticleRows) {
         let o = &self.order;
-        let stored = ParticleRows { pos_block: o.to_storage(&rows.pos_block, 1), pos_offset: o.to_storage(&rows.pos_offset, 1), motion: o.to_storage(&rows.motion, MOTION_ROWS as usize), image: o.to_storage(&rows.image, 1) };
+        let stored = ParticleRows { pos_block: o.to_storage(&rows.pos_block, 1), pos_offset: o.to_storage(&rows.pos_offset, 1), motion: o.to_storage(&rows.motion, rows.motion_rows), image: o.to_storage(&rows.image, 1), motion_rows: rows.motion_rows };
         self.write_particles_at(0, &stored);
         self.write_tags();
     }
@@ -85,7 +92,8 @@ impl GpuBackend {
         let (q, b) = (&self.ctx.queue, &self.buffers);
         q.write_buffer(&b.pos_block, 16 * first, bytemuck::cast_slice(&rows.pos_block));
         q.write_buffer(&b.pos_offset, 16 * first, bytemuck::cast_slice(&rows.pos_offset));
-        b.motion.write(q, MOTION_ROWS as u64 * first, bytemuck::cast_slice(&rows.motion));
+        debug_assert_eq!(rows.motion_rows as u32, b.split.motion_rows);
+        b.motion.write(q, b.split.motion_rows as u64 * first, bytemuck::cast_slice(&rows.motion));
         q.write_buffer(&b.image, 16 * first, bytemuck::cast_slice(&rows.image));
     }
 
@@ -101,7 +109,7 @@ impl GpuBackend {
         let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
         let slots = b.list_capacity.max(1) as u64;
         let data = read_sources(&self.ctx, &[
-            Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Whole(&b.image, v4), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
+            Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), Whole(&b.image, v4), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
             Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, slots), Split(&b.slot_history[p], slots),
         ])?;
         // copies (the readback bytes carry no alignment guarantee and may be empty); the
@@ -109,7 +117,8 @@ impl GpuBackend {
         let o = &self.order;
         let blocks: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[0]), 1);
         let off: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[1]), 1);
-        let motion: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[2]), MOTION_ROWS as usize);
+        let rows = b.split.motion_rows as usize;
+        let motion: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[2]), rows);
         let image: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[3]), 1);
         let st: StepStateRead = bytemuck::pod_read_unaligned(&data[4]);
         let table: Vec<HashSlotRead> = bytemuck::pod_collect_to_vec(&data[5]);
@@ -123,7 +132,6 @@ impl GpuBackend {
         for i in 0..n {
             // radius and material from the host copy: the f64 radius the particle was made with
             let x = std::array::from_fn(|a| grid::join(blocks[i][a], off[i][a], blk));
-            let rows = MOTION_ROWS as usize;
             particles.push(x, v3(motion[rows * i]), v3(motion[rows * i + 1]), self.radius[i], blocks[i][3] as u32 & crate::layout::consts::MATERIAL_MASK);
         }
         // ball pairs: the slots whose record in the table the next step reads is valid; walls
@@ -192,9 +200,9 @@ impl GpuBackend {
         self.material = state.particles.material.clone();
         self.order = order;
         self.order_step = self.steps_done;
-        let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block);
+        let mut rows = ParticleRows::of(&state.particles, &state.image, &self.densities, self.grid.block, self.buffers.split.motion_rows);
         if !state.bodies.is_empty() {
-            super::bodies::set_component_masses(&mut rows.motion, &state.bodies);
+            super::bodies::set_component_masses(&mut rows.motion, rows.motion_rows, &state.bodies);
         }
         self.write_particles(&rows);
         let q = &self.ctx.queue;
@@ -238,7 +246,7 @@ impl GpuBackend {
     /// particle, grid, list and table buffers; the mesh data and a body table are made apart).
     pub(crate) fn fresh_bytes(&self, n: u32, capacity: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials)
+        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows)
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
@@ -259,7 +267,7 @@ impl GpuBackend {
         }
         let planned = self.fresh_bytes(n, capacity, wall_records) + self.meshes.data.size();
         super::check_fits(capacity, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion)?;
+        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;

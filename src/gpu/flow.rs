@@ -64,7 +64,7 @@ use super::split::{SplitBuffer, SplitLayout};
 use super::step::BindGroups;
 use super::GpuBackend;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS, MOTION_ROWS, SLOT_PARTNER_MASK};
+use crate::layout::consts::{BODY_INT_ROWS, BODY_ROWS, SLOT_PARTNER_MASK};
 use crate::model::exchange::{ExchangeChange, ExchangeQuery, ExchangeView};
 use crate::model::state::ParticleState;
 
@@ -429,7 +429,7 @@ impl GpuBackend {
             pass.set_bind_group(0, &bg, &[]);
             dispatch_threads(&mut pass, old_hash_slots, max_dim);
         }
-        let mut rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block);
+        let mut rows = ParticleRows::of(&c.added, &[], &self.densities, self.grid.block, self.buffers.split.motion_rows);
         let removed_bodies = self.storage_with("exchange_removed_bodies", bytemuck::cast_slice(&c.removed_bodies))?;
         if let (Some(bd), Some((_, body_compact))) = (&mut self.bodies, &pipes.bodies) {
             // the survivors' body rows closed up into new body buffers, the new bodies' rows
@@ -450,7 +450,7 @@ impl GpuBackend {
                 q.write_buffer(&fresh.state, 16 * BODY_ROWS as u64 * nb_kept as u64, bytemuck::cast_slice(&state));
                 q.write_buffer(&fresh.comp, 16 * n_kept as u64, bytemuck::cast_slice(&comp));
             }
-            super::bodies::set_component_masses(&mut rows.motion, &c.added_bodies);
+            super::bodies::set_component_masses(&mut rows.motion, rows.motion_rows, &c.added_bodies);
             let mut keep = vec![true; nb_old as usize];
             for &k in &c.removed_bodies {
                 keep[k as usize] = false;
@@ -508,7 +508,7 @@ impl GpuBackend {
     fn exchange_room(&self, n_old: u32, n_new: u32, added: u32, wall_records: u32, body_bytes: u64) -> Room {
         let b = &self.buffers;
         let list_capacity = self.fresh_capacities(n_new, wall_records).2;
-        let layout = |capacity: u32| SplitLayout::new(b.split.cap_bytes, capacity.max(1) as u64, list_capacity.max(1) as u64);
+        let layout = |capacity: u32| b.split.resized(capacity.max(1) as u64, list_capacity.max(1) as u64);
         let fits = |more: u64| self.memory.is_none_or(|m| self.device_bytes() + body_bytes + more <= m);
         if n_new <= b.capacity && fits(self.in_place_bytes(n_old, n_new, wall_records)) {
             return Room::Held;
@@ -556,7 +556,7 @@ impl GpuBackend {
         let v4 = 16 * n_old as u64;
         let (pos_block, pos_offset, image) = (copy("before_pos_block", &b.pos_block, v4)?, copy("before_pos_offset", &b.pos_offset, v4)?, copy("before_image", &b.image, v4)?);
         let list_start = copy("before_list_start", &b.list_start, 4 * (n_old as u64 + 1))?;
-        let motion = b.motion.copied(&ctx, &mut enc, "before_motion", b.motion.elements, MOTION_ROWS as u64 * n_old as u64, &b.split)?;
+        let motion = b.motion.copied(&ctx, &mut enc, "before_motion", b.motion.elements, b.split.motion_rows as u64 * n_old as u64, &b.split)?;
         let force = b.force.copied(&ctx, &mut enc, "before_force", b.force.elements, 2 * n_old as u64, &b.split)?;
         let list_partner = b.list_partner.copied(&ctx, &mut enc, "before_list_partner", b.list_partner.elements, b.list_partner.elements, &b.split)?;
         b.slot_history[1 - p].copy_from(&mut enc, &b.slot_history[p], b.slot_history[p].elements);

@@ -43,7 +43,7 @@ pub use grid::GridSpec;
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::{MOTION_ROWS, OVERFLOW_MESH_GROUPS};
+use crate::layout::consts::OVERFLOW_MESH_GROUPS;
 use crate::model::checks::LostParticles;
 use crate::setup::{Setup, Wall};
 use buffers::Buffers;
@@ -78,11 +78,11 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 }
 
 /// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
-/// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles): what
-/// `talus info` sizes an adapter by.
+/// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles, no rolling
+/// work booked): what `talus info` sizes an adapter by.
 pub fn default_bytes_per_particle(count: u32) -> f64 {
     let cells = count / 2 + 1;
-    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1);
+    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false));
     bytes as f64 / count.max(1) as f64
 }
 
@@ -467,7 +467,9 @@ impl GpuBackend {
             _ => GridSpec::with_skin(setup, 0.0).unwrap_or(grid),
         };
         let cells = grid.n_cells.max(order_grid.n_cells);
-        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry);
+        // velocity and spin per particle, and the spin of the last force pass where rolling work is booked
+        let motion_rows = split::motion_rows(setup.rolling_booked());
+        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -477,10 +479,10 @@ impl GpuBackend {
         check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
         let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         let contact = if ctx.specialise { pipelines::ContactVariant::of(&pairs) } else { pipelines::ContactVariant::ANY };
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64))?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion)?;
+        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -533,13 +535,13 @@ impl GpuBackend {
             q.write_buffer(&buffers.pairs, 0, bytemuck::cast_slice(&pairs));
         }
         let densities: Vec<f64> = setup.materials.iter().map(|m| m.density).collect();
-        let mut rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block);
+        let mut rows = exchange::ParticleRows::of(&setup.particles, &[], &densities, grid.block, motion_rows);
         let radius = setup.particles.radius.clone();
         let order = order::for_state(&setup.particles.position, &radius, &setup.bodies, cell_order);
         let body_state = if setup.bodies.is_empty() {
             None
         } else {
-            bodies::set_component_masses(&mut rows.motion, &setup.bodies);
+            bodies::set_component_masses(&mut rows.motion, rows.motion_rows, &setup.bodies);
             Some(bodies::GpuBodies::new(&ctx, &buffers, &setup.bodies, &order, grid.block, None)?)
         };
         let period = setup.period().to_array();
@@ -928,15 +930,15 @@ impl GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, MOTION_ROWS as u64 * n as u64), Split(&b.force, 2 * n as u64), Whole(&b.image, v4)])?;
+        let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), Split(&b.force, 2 * n as u64), Whole(&b.image, v4)])?;
         // copies (the readback bytes carry no alignment guarantee and may be empty), in id order
         let o = &self.order;
         let blocks: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[0]), 1);
         let image: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[4]), 1);
         let period = self.period;
         let f4 = |k: usize, per: usize| -> Vec<[f32; 4]> { o.to_ids(&bytemuck::pod_collect_to_vec(&data[k]), per) };
-        let (off, motion, force) = (f4(1, 1), f4(2, MOTION_ROWS as usize), f4(3, 2));
-        let rows = MOTION_ROWS as usize;
+        let rows = b.split.motion_rows as usize;
+        let (off, motion, force) = (f4(1, 1), f4(2, rows), f4(3, 2));
         let (vel, om) = (|i: usize| motion[rows * i], |i: usize| motion[rows * i + 1]);
         let (fo, to) = (|i: usize| force[2 * i], |i: usize| force[2 * i + 1]);
         let blk = self.grid.block;

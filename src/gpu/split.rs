@@ -3,7 +3,7 @@
 //! One storage binding holds at most `max_storage_buffer_binding_size` bytes (2 GiB on NVIDIA,
 //! 128 MiB on lavapipe) and one buffer at most `max_buffer_size`. The arrays that grow with the
 //! list slots (partner words, incoming entries, shares, both slot-history tables) and the
-//! per-particle arrays wider than 16 bytes (`motion`, 48 B, and `force`, 32 B) are therefore
+//! per-particle arrays wider than 16 bytes (`motion`, 32 or 48 B, and `force`, 32 B) are therefore
 //! kept as *parts*: buffers of at most `SplitLayout::cap_bytes` each, bound in group 1 of the
 //! passes that use them, and read and written in WGSL through generated accessors
 //! (`NAME_at(k)`, `NAME_put(k, v)`; `split_wgsl`) that pick the part. With one part (every
@@ -18,7 +18,7 @@
 use super::context::GpuContext;
 use super::layout::{HistoryRecord, PairShare};
 use crate::error::{Result, TalusError};
-use crate::layout::consts::MOTION_ROWS;
+use crate::layout::consts::{MOTION_ROWS, MOTION_ROWS_DRY};
 
 /// The environment variable that lowers the per-binding cap (bytes).
 pub const MAX_BINDING_ENV: &str = "TALUS_GPU_MAX_BINDING_BYTES";
@@ -31,7 +31,8 @@ const PART_ALIGN: u64 = 2304;
 /// The arrays that may be split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
-    /// `MOTION_ROWS` vec4 rows per particle: velocity, angular velocity, previous spin.
+    /// `SplitLayout::motion_rows` vec4 rows per particle: velocity, angular velocity, and where
+    /// rolling work is booked the previous spin.
     Motion,
     /// Two vec4 rows per particle: force (w = strain energy), torque (w = contacts owned).
     Force,
@@ -58,10 +59,10 @@ impl Split {
         }
     }
 
-    /// Elements for `n` particles and `slots` list slots.
-    pub fn elements(self, n: u64, slots: u64) -> u64 {
+    /// Elements for `n` particles of `motion_rows` motion rows and `slots` list slots.
+    pub fn elements(self, n: u64, slots: u64, motion_rows: u32) -> u64 {
         match self {
-            Split::Motion => MOTION_ROWS as u64 * n,
+            Split::Motion => motion_rows as u64 * n,
             Split::Force => 2 * n,
             Split::ListPartner | Split::Shares | Split::History => slots,
             Split::Incoming => 2 * slots,
@@ -91,7 +92,20 @@ pub struct SplitLayout {
     /// Bytes of one part at most: the adapter's binding and buffer limits, or the lower
     /// `TALUS_GPU_MAX_BINDING_BYTES`.
     pub cap_bytes: u64,
+    /// vec4 rows per particle of `motion`: `MOTION_ROWS` (3) where rolling work is booked,
+    /// else `MOTION_ROWS_DRY` (2; `motion_rows`). The passes see it as the WGSL constant
+    /// `MOTION_ROWS` (`split_wgsl`).
+    pub motion_rows: u32,
     parts: [u32; 6],
+}
+
+/// The motion rows of a set-up that books rolling work (`rolling_booked`) or not.
+pub fn motion_rows(rolling_booked: bool) -> u32 {
+    if rolling_booked {
+        MOTION_ROWS
+    } else {
+        MOTION_ROWS_DRY
+    }
 }
 
 /// The per-binding cap for `ctx`'s limits, lowered to `lowered` (`GpuOptions::max_binding_bytes`)
@@ -125,13 +139,24 @@ pub fn binding_cap_for(limits: &wgpu::Limits, lowered: Option<u64>) -> Result<u6
 }
 
 impl SplitLayout {
-    /// The parts every array needs for `n` particles and `slots` list slots under `cap_bytes`.
-    pub fn new(cap_bytes: u64, n: u64, slots: u64) -> Self {
+    /// The parts every array needs for `n` particles of `motion_rows` motion rows
+    /// (`motion_rows`) and `slots` list slots under `cap_bytes`.
+    pub fn new(cap_bytes: u64, n: u64, slots: u64, motion_rows: u32) -> Self {
         let parts = Split::ALL.map(|s| {
             let (_, bytes) = s.element();
-            (s.elements(n.max(1), slots.max(1)) * bytes).div_ceil(cap_bytes).max(1) as u32
+            (s.elements(n.max(1), slots.max(1), motion_rows) * bytes).div_ceil(cap_bytes).max(1) as u32
         });
-        SplitLayout { cap_bytes, parts }
+        SplitLayout { cap_bytes, motion_rows, parts }
+    }
+
+    /// The same cut for `n` particles and `slots` slots (the motion rows kept).
+    pub fn resized(&self, n: u64, slots: u64) -> Self {
+        SplitLayout::new(self.cap_bytes, n, slots, self.motion_rows)
+    }
+
+    /// Elements of `s` for `n` particles and `slots` list slots with this layout's motion rows.
+    pub fn elements(&self, s: Split, n: u64, slots: u64) -> u64 {
+        s.elements(n, slots, self.motion_rows)
     }
 
     /// Parts of `s`.
@@ -164,9 +189,10 @@ impl SplitLayout {
 }
 
 /// WGSL of the split arrays a pass uses, `(name, array, read_write)` in binding order: the
-/// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them.
+/// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them;
+/// first the constant `MOTION_ROWS`, the layout's rows of `motion`.
 pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String {
-    let mut s = String::new();
+    let mut s = format!("const MOTION_ROWS: u32 = {}u;\n", layout.motion_rows);
     let mut binding = 0;
     for &(name, array, rw) in uses {
         let (ty, _) = array.element();
