@@ -49,8 +49,9 @@ if [ "${ANY_ADAPTER:-0}" != 1 ] && ! grep -q "NVIDIA\|H100\|H200\|A100" /tmp/dev
 fi
 old=(); [ -x "$B/talus_old" ] && old=(TALUS_OLD="$B/talus_old")
 # a carried talus_old (device_pack.sh's TALUS_OLD) runs right after the new binary on the beds,
-# where the force pass is most of the step
-env TALUS="$B/talus" "${old[@]}" OLD_CASES="${OLD_CASES:-bed1M bed10M}" \
+# where the force pass is most of the step, and on the settle box, whose drift pass moves
+# two motion rows per particle where it moved three (docs/performance.md, "Two motion rows")
+env TALUS="$B/talus" "${old[@]}" OLD_CASES="${OLD_CASES:-settle1M bed1M bed10M}" \
   CASES="${CASES:-settle1M bed1M shuffled1M clumps1M wet1M jkr1M settle10M bed10M}" \
   DEME_DIR="${DEME_DIR:-$PWD/.deme_peer}" DEME10="${DEME10:-0}" \
   bash benches/gpu_peers.sh "${1:-${OUT:+$OUT/gpu_peers}}"
