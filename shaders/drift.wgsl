@@ -17,8 +17,9 @@
 @group(0) @binding(7) var<storage, read> work_step: array<vec4<f32>>;
 // Split arrays (group 1, `gpu::split`): motion (read_write; per particle i, MOTION_ROWS rows:
 // velocity (w = 1/m), angular velocity (w = 1/I), and where rolling work is booked
-// (MOTION_ROWS = 3) the angular velocity of the previous force pass), force (per particle i: [2i] force, w = strain
-// energy, [2i + 1] torque, w = contacts owned), incoming and shares (`incoming_sum.wgsl`).
+// (MOTION_ROWS = 3) the angular velocity of the previous force pass), force (per particle i:
+// [2i] force, w = strain energy, [2i + 1] torque, w = contacts owned), incoming and shares
+// (`incoming_sum.wgsl`).
 
 // true for `kick_drift`: first apply the second half kick of the previous step (the same
 // arithmetic as `kick.wgsl`, so a batch is bit-identical to separate passes).

@@ -9,9 +9,9 @@
 @group(0) @binding(4) var<storage, read> work_step: array<vec4<f32>>;
 // Split arrays (group 1, `gpu::split`): motion (read_write; per particle i, MOTION_ROWS rows:
 // velocity (w = 1/m), angular velocity (w = 1/I), and where rolling work is booked
-// (MOTION_ROWS = 3) the angular velocity of the previous force pass), force (read_write; per particle i: [2i] force,
-// w = strain energy, [2i + 1] torque, w = contacts owned), incoming and shares
-// (`incoming_sum.wgsl`).
+// (MOTION_ROWS = 3) the angular velocity of the previous force pass), force (read_write; per
+// particle i: [2i] force, w = strain energy, [2i + 1] torque, w = contacts owned), incoming
+// and shares (`incoming_sum.wgsl`).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

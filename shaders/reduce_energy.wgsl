@@ -12,8 +12,8 @@ const REDUCE_SIZE: u32 = 256u;
 @group(0) @binding(4) var<storage, read_write> partials: array<EnergyPartial>;
 @group(0) @binding(5) var<storage, read> image: array<vec4<i32>>;
 // Split arrays (group 1, `gpu::split`): motion (per particle i, MOTION_ROWS rows: velocity,
-// w = 1/m; angular velocity, w = 1/I; where rolling work is booked the previous spin) and force (per particle i: [2i] force,
-// w = strain energy, [2i + 1] torque, w = contacts owned).
+// w = 1/m; angular velocity, w = 1/I; where rolling work is booked the previous spin) and
+// force (per particle i: [2i] force, w = strain energy, [2i + 1] torque, w = contacts owned).
 
 var<workgroup> sum_a: array<vec4<f32>, 256>;
 var<workgroup> sum_b: array<vec4<f32>, 256>;

@@ -37,9 +37,9 @@ fn every_composed_pass_validates() {
     let (one_dry, cut_dry) = (SplitLayout::new(1 << 30, 10_000, 35_000, dry), SplitLayout::new(2304 * 100, 10_000, 35_000, dry));
     assert_eq!(arrays.map(|s| cut_dry.parts(s)), [2, 2, 1, 2, 4, 7]);
     for (name, _) in &passes {
-        validate(name, &pass_module(name, &one_dry));
-        let parts = validate(name, &pass_module(name, &cut_dry));
-        assert_eq!(storage_bindings(&parts), storage_bindings(&validate(name, &pass_module(name, &one_dry))) + cut_dry.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
+        let whole_dry = validate(name, &pass_module(name, &one_dry));
+        let parts_dry = validate(name, &pass_module(name, &cut_dry));
+        assert_eq!(storage_bindings(&parts_dry), storage_bindings(&whole_dry) + cut_dry.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
         let whole = validate(name, &pass_module(name, &one));
         // one part each: at most the 16 storage buffers every adapter grants
         // (`context::STORAGE_BUFFERS_NEEDED`)

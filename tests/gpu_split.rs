@@ -24,17 +24,17 @@ fn settling() -> Setup {
     lowered_settling_box(1000)
 }
 
-/// At a 29.25 KiB cap the 1000-grain box's motion rows take 2 bindings and, once its list has
+/// At a 31.5 KiB cap the 1000-grain box's motion rows take 2 bindings and, once its list has
 /// grown from 16 slots (one part) and the pipelines are compiled again, its shares and history
 /// tables several each; the run matches the whole arrays bit for bit, and again after a state
 /// export and import into both.
 #[test]
 fn capped_bindings_change_nothing() {
     let setup = settling();
-    let cap = 2304 * 13;
+    let cap = 2304 * 14;
     let mut whole = gpu(&setup, GpuOptions::default());
     let mut cut = gpu(&setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(16), ..GpuOptions::default() });
-    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × 32 B of motion rows (no rolling work booked) at a {cap}-byte cap");
+    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × 48 B of motion rows at a {cap}-byte cap");
     for batch in 1..=3u64 {
         whole.step(40).unwrap();
         cut.step(40).unwrap();
@@ -134,14 +134,24 @@ fn capped_run_writes_the_same_bytes() {
 }
 
 /// The bytes planned before a set-up is uploaded (what the check against the adapter's memory
-/// uses) are the bytes its buffers then take.
+/// uses) are the bytes its buffers then take; the motion rows are three only where rolling work
+/// is booked (the rolling friction of `hertz_mindlin` in the bench's scenes), and then take 16
+/// B/particle more.
 #[test]
 fn planned_bytes_are_the_bytes_made() {
-    for setup in [settling(), talus::bench::bed_setup(3000, ContactModel::Hertz)] {
+    let mut made_bytes = Vec::new();
+    for (setup, rows) in [(settling(), 3), (talus::bench::bed_setup(3000, ContactModel::Hertz), 2), (talus::bench::bed_setup(3000, ContactModel::HertzMindlin), 3)] {
+        assert_eq!(setup.rolling_booked(), rows == 3);
         let g = gpu(&setup, GpuOptions::default());
+        assert_eq!(g.split_layout().motion_rows, rows);
         let (planned, made) = g.buffer_bytes();
         assert_eq!(planned, made, "planned {planned} bytes, made {made}");
+        made_bytes.push(made);
     }
+    // the two beds hold the same particles and walls, lists and tables
+    let (hertz, mindlin) = (made_bytes[1], made_bytes[2]);
+    let n = talus::bench::bed_setup(3000, ContactModel::Hertz).particles.len() as u64;
+    assert_eq!(mindlin - hertz, 16 * n, "the third motion row of {n} particles");
 }
 
 /// A set-up larger than the device's memory is refused before anything is made, with the count

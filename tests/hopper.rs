@@ -237,6 +237,12 @@ fn gpu_hopper_exchanges_in_place_with_split_arrays() {
     use talus::gpu::split::Split;
     let mut setup = filling_hopper();
     setup.skin = Some(0.004);
+    // rolling friction: rolling work is booked, so `motion` keeps its third row (48 B a grain;
+    // a dry hopper's 32 B would stay in one part at this cap until about 360 grains)
+    for p in &mut setup.pairs.entries {
+        p.rolling_fric = 0.02;
+    }
+    assert!(setup.rolling_booked());
     let make = |opts: talus::gpu::GpuOptions| talus::gpu::GpuBackend::new(&setup, opts).expect("GPU backend");
     let mut whole = make(talus::gpu::GpuOptions::default());
     // 11,520 bytes: 240 particles' motion rows, 288 slots' history records per part (a cap

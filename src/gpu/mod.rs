@@ -467,7 +467,8 @@ impl GpuBackend {
             _ => GridSpec::with_skin(setup, 0.0).unwrap_or(grid),
         };
         let cells = grid.n_cells.max(order_grid.n_cells);
-        // velocity and spin per particle, and the spin of the last force pass where rolling work is booked
+        // velocity and spin per particle, and the spin of the last force pass where rolling
+        // work is booked
         let motion_rows = split::motion_rows(setup.rolling_booked());
         let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows);
         if !setup.bodies.is_empty() {

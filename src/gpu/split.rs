@@ -3,9 +3,9 @@
 //! One storage binding holds at most `max_storage_buffer_binding_size` bytes (2 GiB on NVIDIA,
 //! 128 MiB on lavapipe) and one buffer at most `max_buffer_size`. The arrays that grow with the
 //! list slots (partner words, incoming entries, shares, both slot-history tables) and the
-//! per-particle arrays wider than 16 bytes (`motion`, 32 or 48 B, and `force`, 32 B) are therefore
-//! kept as *parts*: buffers of at most `SplitLayout::cap_bytes` each, bound in group 1 of the
-//! passes that use them, and read and written in WGSL through generated accessors
+//! per-particle arrays wider than 16 bytes (`motion`, 32 or 48 B, and `force`, 32 B) are
+//! therefore kept as *parts*: buffers of at most `SplitLayout::cap_bytes` each, bound in group
+//! 1 of the passes that use them, and read and written in WGSL through generated accessors
 //! (`NAME_at(k)`, `NAME_put(k, v)`; `split_wgsl`) that pick the part. With one part (every
 //! scene up to the cap) an accessor is a plain index and the passes bind as many buffers as
 //! before. The narrow per-particle arrays (positions, image, grid and list bookkeeping: at most
