@@ -12,10 +12,12 @@
 # $OUT/gpu_peers (table.md, shaders.txt, every run's JSON and log).
 #
 # ANY_ADAPTER=1 skips the check for an NVIDIA adapter (a dry run of the script on lavapipe:
-# `ANY_ADAPTER=1 DEME=0 NBED=20000 W=5 S=20 CASES=bed1M bash benches/device_gpu.sh`).
+# `ANY_ADAPTER=1 DEME=0 NBED=20000 W=5 S=20 CASES=bed1M bash benches/device_gpu.sh`; the test
+# suite runs one, tests/cli.rs::device_scripts_run_end_to_end_on_lavapipe). DEVICE_DIR: the
+# packed directory, if not .device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-D=$PWD/.device
+D=$(realpath -m "${DEVICE_DIR:-$PWD/.device}")
 [ -f "$D/talus.gz" ] || { echo "device_gpu.sh: no $D/talus.gz: run benches/device_pack.sh here first and carry .device" >&2; exit 2; }
 # the binaries travel gzipped (device_pack.sh); unpacked here, with Python's gzip where the image
 # has no gzip

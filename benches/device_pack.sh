@@ -15,14 +15,15 @@
 # OLD_REV builds that revision in a temporary worktree (into target/old-REV, kept for the next
 # pack) as the binary before, where TALUS_OLD is not given. DEME=1 builds the DEME bundle into
 # .deme_peer first where it is not there yet (../shared/peers/deme/README.md, about 2.5 min;
-# pip downloads six wheels). Both directories are in .gitignore.
+# pip downloads six wheels). Both directories are in .gitignore. DEVICE_DIR packs elsewhere
+# than .device (tests/cli.rs::device_scripts_run_end_to_end_on_lavapipe).
 #
 # The limit is 64 MiB for everything that travels: the working tree (about 10 MB), the DEME
 # bundle (.deme_peer, about 38 MiB, ../shared/peers/deme/README.md) and .device (about 1.5 MiB
 # of libraries and 4 MiB a gzipped binary) fit together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-D=.device
+D=${DEVICE_DIR:-.device}
 if [ "${DEME:-0}" = 1 ] && [ ! -f .deme_peer/deme_site.tar.xz ]; then
   mkdir -p .deme_peer
   cp ../shared/peers/deme/{run_on_device.sh,preflight.py,settle_deme.py} .deme_peer/

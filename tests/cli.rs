@@ -507,3 +507,34 @@ fn bench_scene_from_after_the_end_is_refused() {
     let err = text(&o.stderr);
     assert!(err.contains("--from 1000000000 s is after the end of") && err.contains("two_ball_elastic.json"), "{err}");
 }
+
+/// The scripts of a lent GPU's call run end to end here, so that the rare call never finds
+/// them broken: `benches/device_pack.sh` packs two binaries (gzipped) and the Vulkan loader,
+/// and `benches/device_gpu.sh` unpacks them and runs `benches/gpu_peers.sh` on lavapipe
+/// (`ANY_ADAPTER=1`: no NVIDIA adapter asked for; a 2,000-grain bed, DEME off), whose table has
+/// the bed's row with the "before" binary's column and both binaries' per-pass times.
+#[test]
+fn device_scripts_run_end_to_end_on_lavapipe() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let bin = env!("CARGO_BIN_EXE_talus");
+    let dir = tempfile::tempdir().unwrap();
+    let device = dir.path().join("device");
+    let pack = Command::new("bash").arg(format!("{root}/benches/device_pack.sh")).env("TALUS", bin).env("TALUS_OLD", bin).env("DEVICE_DIR", &device).output().unwrap();
+    assert!(pack.status.success(), "device_pack.sh: {}{}", text(&pack.stdout), text(&pack.stderr));
+    for f in ["talus.gz", "talus_old.gz", "lib/libvulkan.so.1", "commit"] {
+        assert!(device.join(f).is_file(), "device_pack.sh packed no {f}");
+    }
+    let work = dir.path().join("work");
+    let vars = [("ANY_ADAPTER", "1"), ("DEME", "0"), ("NBED", "2000"), ("W", "2"), ("S", "4"), ("CASES", "bed1M"), ("OLD_CASES", "bed1M"), ("LAYOUT_AB", ""), ("UNTRACKED", ""), ("PROFILE", "1")];
+    let call = Command::new("bash").arg(format!("{root}/benches/device_gpu.sh")).arg(&work).env("DEVICE_DIR", &device).envs(vars).output().unwrap();
+    let said = format!("{}{}", text(&call.stdout), text(&call.stderr));
+    assert!(call.status.success(), "device_gpu.sh: {said}");
+    let table = std::fs::read_to_string(work.join("table.md")).unwrap_or_else(|e| panic!("no table.md ({e}): {said}"));
+    let row = table.lines().find(|l| l.starts_with("| bed1M |")).unwrap_or_else(|| panic!("no bed1M row: {table}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | case | N | timed steps | tracked | untracked | before: tracked | before: untracked | …
+    let rate = |k: usize| cells[k].parse::<f64>().unwrap_or_else(|_| panic!("cell {k} of `{row}` is no rate"));
+    assert!(rate(4) > 0.0 && rate(6) > 0.0, "{row}");
+    assert_eq!(cells[2], "2028", "{row}");
+    assert!(table.contains("|  | passes, ms/step") && table.contains("|  | before: passes, ms/step"), "{table}");
+}
