@@ -27,18 +27,30 @@ fn settling() -> Setup {
 /// At a 31.5 KiB cap the 1000-grain box's motion rows take 2 bindings and, once its list has
 /// grown from 16 slots (one part) and the pipelines are compiled again, its shares and history
 /// tables several each; the run matches the whole arrays bit for bit, and again after a state
-/// export and import into both.
+/// export and import into both. The same box without rolling friction keeps two motion rows
+/// (32 B a grain), which take 2 bindings at a 29.25 KiB cap.
 #[test]
 fn capped_bindings_change_nothing() {
-    let setup = settling();
-    let cap = 2304 * 14;
-    let mut whole = gpu(&setup, GpuOptions::default());
-    let mut cut = gpu(&setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(16), ..GpuOptions::default() });
-    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × 48 B of motion rows at a {cap}-byte cap");
+    let rolling = settling();
+    assert!(rolling.rolling_booked());
+    let mut dry = settling();
+    for p in &mut dry.pairs.entries {
+        p.rolling_fric = 0.0;
+    }
+    assert!(!dry.rolling_booked());
+    capped_bindings_match_whole(&rolling, 2304 * 14, 3);
+    capped_bindings_match_whole(&dry, 2304 * 13, 2);
+}
+
+fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32) {
+    let mut whole = gpu(setup, GpuOptions::default());
+    let mut cut = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(16), ..GpuOptions::default() });
+    assert_eq!(cut.split_layout().motion_rows, rows);
+    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × {} B of motion rows at a {cap}-byte cap", 16 * rows);
     for batch in 1..=3u64 {
         whole.step(40).unwrap();
         cut.step(40).unwrap();
-        assert!(fingerprint(&mut whole) == fingerprint(&mut cut), "split arrays differ from whole ones after {} steps", 40 * batch);
+        assert!(fingerprint(&mut whole) == fingerprint(&mut cut), "{rows} motion rows: split arrays differ from whole ones after {} steps", 40 * batch);
     }
     let grown = cut.split_layout().clone();
     assert!(cut.list_capacity() > 16, "the 16-slot list never grew");
@@ -50,14 +62,14 @@ fn capped_bindings_change_nothing() {
     // a state export and import (a checkpoint's path) with the arrays cut
     let state = cut.export_state().unwrap();
     assert!(state.history.iter().any(|c| c.partner & talus::layout::consts::WALL_KEY_BIT == 0), "no pair history to carry: the import test proves nothing");
-    let mut cut_again = gpu(&setup, GpuOptions { max_binding_bytes: Some(cap), ..GpuOptions::default() });
-    let mut whole_again = gpu(&setup, GpuOptions::default());
+    let mut cut_again = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), ..GpuOptions::default() });
+    let mut whole_again = gpu(setup, GpuOptions::default());
     cut_again.import_state(&state).unwrap();
     whole_again.import_state(&state).unwrap();
     for b in [&mut cut_again, &mut whole_again] {
         b.step(40).unwrap();
     }
-    assert!(fingerprint(&mut cut_again) == fingerprint(&mut whole_again), "split and whole arrays differ after an import");
+    assert!(fingerprint(&mut cut_again) == fingerprint(&mut whole_again), "{rows} motion rows: split and whole arrays differ after an import");
 }
 
 /// A binding cap too low for the positions of every particle is refused with the limit named.
