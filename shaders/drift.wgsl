@@ -60,7 +60,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         atomicMax(&state.max_step, len_bits);
     }
     let p = place_periodic(b.xyz, o.xyz + step);
-    if (any(p.jump != vec3<i32>(0))) {
+    // (a jump happens only on a periodic axis, where the device holds the images)
+    if (IMAGES && any(p.jump != vec3<i32>(0))) {
         let k = image[i];
         image[i] = vec4<i32>(k.xyz + p.jump, k.w);
     }

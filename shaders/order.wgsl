@@ -97,11 +97,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         case 7u: {
             let old = sorted_ids[k];
-            force_put(2u * k, bitcast<vec4<f32>>(image[old]));
+            if (IMAGES) {
+                force_put(2u * k, bitcast<vec4<f32>>(image[old]));
+            }
             force_put(2u * k + 1u, motion_at(MOTION_ROWS * old));
         }
         case 8u: {
-            image[k] = bitcast<vec4<i32>>(force_at(2u * k));
+            if (IMAGES) {
+                image[k] = bitcast<vec4<i32>>(force_at(2u * k));
+            }
             motion_put(MOTION_ROWS * k, force_at(2u * k + 1u));
         }
         case 9u: {

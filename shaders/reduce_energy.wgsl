@@ -33,7 +33,11 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
         let inertia = 1.0 / w.w;
         // unwrapped position: + image × period on the periodic axes
         let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
-        let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + vec3<f32>(image[i].xyz) * period;
+        var img = vec3<f32>(0.0);
+        if (IMAGES) {
+            img = vec3<f32>(image[i].xyz);
+        }
+        let x = vec3<f32>(pos_block[i].xyz) * sim.block + pos_offset[i].xyz + img * period;
         a = vec4<f32>(0.5 * m * dot(v.xyz, v.xyz), 0.5 * inertia * dot(w.xyz, w.xyz), -m * dot(sim.gravity, x), force_at(2u * i).w);
         if (BODIES) {
             // components of rigid bodies: the bodies' kinetic and gravitational energy is

@@ -27,14 +27,16 @@ fn every_composed_pass_validates() {
     }
     // every array in one binding, and cut into parts (a 10k box at a 225 KiB cap: motion in
     // 3, force 2, incoming 2, shares 4, each history table 7; the partner words stay whole);
-    // motion with the previous spin (rolling work booked) and without (2 parts then)
+    // motion with the previous spin (rolling work booked) and without (2 parts then), the
+    // periodic images held and not
     let rolling = talus::gpu::split::motion_rows(true);
     let one = SplitLayout::new(1 << 30, 10_000, 35_000, rolling);
     let cut = SplitLayout::new(2304 * 100, 10_000, 35_000, rolling);
     let arrays = [Split::Motion, Split::Force, Split::ListPartner, Split::Incoming, Split::Shares, Split::History];
     assert_eq!(arrays.map(|s| cut.parts(s)), [3, 2, 1, 2, 4, 7]);
     let dry = talus::gpu::split::motion_rows(false);
-    let (one_dry, cut_dry) = (SplitLayout::new(1 << 30, 10_000, 35_000, dry), SplitLayout::new(2304 * 100, 10_000, 35_000, dry));
+    // (and without the periodic images, as a scene without a periodic axis)
+    let (one_dry, cut_dry) = (SplitLayout::new(1 << 30, 10_000, 35_000, dry).with_images(false), SplitLayout::new(2304 * 100, 10_000, 35_000, dry).with_images(false));
     assert_eq!(arrays.map(|s| cut_dry.parts(s)), [2, 2, 1, 2, 4, 7]);
     for (name, _) in &passes {
         let whole_dry = validate(name, &pass_module(name, &one_dry));

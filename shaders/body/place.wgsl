@@ -51,7 +51,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let img = tail.xyz + p.jump;
         let b_old = pos_block[i];
         let o_old = pos_offset[i];
-        let k_old = image[i];
+        var k_old = vec4<i32>(0);
+        if (IMAGES) {
+            k_old = image[i];
+        }
         // the distance moved since the last placement, unwrapped (a bound on the step as
         // `drift`'s |v| dt)
         let period = vec3<f32>(sim.period_blocks) * sim.block + sim.period_offset;
@@ -64,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             pos_block[i] = vec4<i32>(p.b, b_old.w);
         }
         pos_offset[i] = vec4<f32>(p.o, o_old.w);
-        if (any(img != k_old.xyz)) {
+        if (IMAGES && any(img != k_old.xyz)) {
             image[i] = vec4<i32>(img, k_old.w);
         }
         what = what | select(0u, BLOWUP_POSITION, non_finite3(p.o)) | lost_flag(p.b, p.o);

@@ -23,7 +23,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let j = i - below;
     pos_block[j] = old_block[i];
     pos_offset[j] = old_offset[i];
-    image[j] = old_image[i];
+    if (IMAGES) {
+        image[j] = old_image[i];
+    }
     let v = motion_old_at(MOTION_ROWS * i);
     let w = motion_old_at(MOTION_ROWS * i + 1u);
     motion_put(MOTION_ROWS * j, v);

@@ -2,6 +2,7 @@
 
 use super::context::GpuContext;
 use super::layout::*;
+use super::readback::Source;
 use super::split::{Split, SplitBuffer, SplitLayout};
 use crate::error::Result;
 use wgpu::BufferUsages as U;
@@ -40,7 +41,9 @@ pub struct Buffers {
     pub work_step: wgpu::Buffer,
     /// The scene has adhesion: `work_step` and `dissipation` hold the adhesion rows.
     pub adhesion: bool,
-    /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused).
+    /// Per particle: periods it was moved back by on each periodic axis (vec4<i32>, w unused);
+    /// one row where the scene has no periodic axis (`SplitLayout::images`; read back as zeros,
+    /// `image_source`).
     pub image: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
     /// Wall table: rows × n_walls `WallGpu` (see `gpu::walls`).
@@ -168,7 +171,7 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 /// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
 /// this equal to `Buffers::device_bytes` of a fresh backend.
 #[allow(clippy::too_many_arguments)]
-pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32) -> u64 {
+pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32, images: bool) -> u64 {
     let r = |b: u64| b.max(16).div_ceil(16) * 16;
     let n = capacity.max(n_particles).max(1) as u64;
     let live = n_particles.max(1) as u64;
@@ -189,7 +192,8 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
     let split = |s: Split| r(s.elements(n, slots, motion_rows) * s.element().1);
     let hash = r(2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64);
     r(std::mem::size_of::<SimParams>() as u64)
-        + 3 * r(16 * n)
+        + 2 * r(16 * n)
+        + if images { r(16 * n) } else { r(16) }
         + split(Split::Motion)
         + split(Split::Force)
         + r(8 * crate::layout::consts::DISSIPATION_PARTS as u64 * groups)
@@ -231,13 +235,23 @@ fn list_start(ctx: &GpuContext, n: u64, capacity: u64) -> Result<wgpu::Buffer> {
 }
 
 impl Buffers {
+    /// The periodic images of the first `n` particles to read back: the buffer, or zeros where
+    /// the device does not hold them (`SplitLayout::images`).
+    pub fn image_source(&self, n: u64) -> Source<'_> {
+        if self.split.images {
+            Source::Whole(&self.image, 16 * n)
+        } else {
+            Source::Zeros(16 * n)
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     /// `n_loads`: plane walls + mesh walls; `mesh_data`: the packed mesh buffer (`gpu::meshes`).
     /// `cap_bytes`: the most bytes of one binding (`split::binding_cap`). The per-particle
     /// arrays have room for `capacity` particles (at least `n_particles`); the per-workgroup
     /// ones, the energy partials and the list's prefix sum are made for the `n_particles` held
     /// (`resize_live`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32, images: bool) -> Result<Self> {
         let capacity = capacity.max(n_particles);
         let n = capacity.max(1) as u64;
         let v4 = 16 * n;
@@ -249,7 +263,7 @@ impl Buffers {
         let groups = work_groups(n_particles);
         let (step_rows, work_pairs) = adhesion_rows(adhesion);
         let dissipation_bytes = 8 * work_pairs * groups;
-        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows);
+        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows).with_images(images);
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, split.elements(array, n, slots), &split, usage);
         Ok(Buffers {
             n_particles,
@@ -262,7 +276,7 @@ impl Buffers {
             dissipation: b("dissipation", dissipation_bytes, STATE)?,
             work_step: b("work_step", 16 * step_rows * groups, STATE)?,
             adhesion,
-            image: b("image", v4, STATE)?,
+            image: b("image", if images { v4 } else { 16 }, STATE)?,
             pairs: b("pair_params", n_pairs.max(1) as u64 * std::mem::size_of::<crate::contact::params::PairParamsGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             walls: b("walls", (n_walls.max(1) * wall_rows.max(1)) as u64 * std::mem::size_of::<WallGpu>() as u64, U::STORAGE | U::COPY_DST)?,
             wall_loads: b("wall_loads", 32 * n_loads.max(1) as u64, U::STORAGE | U::COPY_SRC)?,

@@ -48,7 +48,7 @@ impl GpuBackend {
             Source::Whole(&b.pos_offset, 16 * n),
             Source::Split(&b.motion, b.split.motion_rows as u64 * n),
             Source::Split(&b.force, 2 * n),
-            Source::Whole(&b.image, 16 * n),
+            b.image_source(n),
             Source::Whole(&b.dissipation, 8 * work_pairs * groups),
             Source::Whole(&b.work_step, 16 * step_rows * groups),
         ]
@@ -131,7 +131,7 @@ impl GpuBackend {
                     bytes = &rows_changed;
                 }
                 let size = match buffer {
-                    Source::Whole(_, size) => size,
+                    Source::Whole(_, size) | Source::Zeros(size) => size,
                     Source::Split(sb, elements) => elements * sb.element_bytes(),
                 };
                 if bytes.len() as u64 != size {
@@ -140,6 +140,9 @@ impl GpuBackend {
                 match buffer {
                     Source::Whole(b, _) => q.write_buffer(b, 0, bytes),
                     Source::Split(sb, _) => sb.write(q, 0, bytes),
+                    // the images of a scene without periodic axes: zero, and not held
+                    Source::Zeros(_) if bytes.iter().all(|&x| x == 0) => {}
+                    Source::Zeros(_) => return Err(TalusError::Other(format!("the GPU state's `{name}` holds periodic images, and the scene has no periodic axis"))),
                 }
             }
             if let Some(bd) = &self.bodies {

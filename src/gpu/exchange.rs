@@ -94,7 +94,9 @@ impl GpuBackend {
         q.write_buffer(&b.pos_offset, 16 * first, bytemuck::cast_slice(&rows.pos_offset));
         debug_assert_eq!(rows.motion_rows as u32, b.split.motion_rows);
         b.motion.write(q, b.split.motion_rows as u64 * first, bytemuck::cast_slice(&rows.motion));
-        q.write_buffer(&b.image, 16 * first, bytemuck::cast_slice(&rows.image));
+        if b.split.images {
+            q.write_buffer(&b.image, 16 * first, bytemuck::cast_slice(&rows.image));
+        }
     }
 
     /// The state at the current step (one readback).
@@ -109,7 +111,7 @@ impl GpuBackend {
         let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
         let slots = b.list_capacity.max(1) as u64;
         let data = read_sources(&self.ctx, &[
-            Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), Whole(&b.image, v4), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
+            Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), b.image_source(n as u64), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
             Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, slots), Split(&b.slot_history[p], slots),
         ])?;
         // copies (the readback bytes carry no alignment guarantee and may be empty); the
@@ -246,7 +248,7 @@ impl GpuBackend {
     /// particle, grid, list and table buffers; the mesh data and a body table are made apart).
     pub(crate) fn fresh_bytes(&self, n: u32, capacity: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows)
+        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows, self.buffers.split.images)
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
@@ -267,7 +269,7 @@ impl GpuBackend {
         }
         let planned = self.fresh_bytes(n, capacity, wall_records) + self.meshes.data.size();
         super::check_fits(capacity, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows)?;
+        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows, self.buffers.split.images)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;

@@ -527,7 +527,7 @@ impl GpuBackend {
         let b = &self.buffers;
         let (_, hash_slots, list_capacity, _) = self.fresh_capacities(n_new, wall_records);
         let list_growth = b.list_bytes(list_capacity).saturating_sub(b.list_bytes(b.list_capacity));
-        3 * 16 * n_old as u64 + b.motion.size() + b.force.size() + 4 * (n_old as u64 + 1) + b.list_partner.size() + 2 * hash_slots as u64 * std::mem::size_of::<HashSlot>() as u64 + list_growth
+        2 * 16 * n_old as u64 + b.image.size().min(16 * n_old as u64) + b.motion.size() + b.force.size() + 4 * (n_old as u64 + 1) + b.list_partner.size() + 2 * hash_slots as u64 * std::mem::size_of::<HashSlot>() as u64 + list_growth
     }
 
     /// The start of an exchange in the buffers held (`Room::Held`): the list grown where a new
@@ -554,7 +554,7 @@ impl GpuBackend {
             Ok(buf)
         };
         let v4 = 16 * n_old as u64;
-        let (pos_block, pos_offset, image) = (copy("before_pos_block", &b.pos_block, v4)?, copy("before_pos_offset", &b.pos_offset, v4)?, copy("before_image", &b.image, v4)?);
+        let (pos_block, pos_offset, image) = (copy("before_pos_block", &b.pos_block, v4)?, copy("before_pos_offset", &b.pos_offset, v4)?, copy("before_image", &b.image, b.image.size().min(v4))?);
         let list_start = copy("before_list_start", &b.list_start, 4 * (n_old as u64 + 1))?;
         let motion = b.motion.copied(&ctx, &mut enc, "before_motion", b.motion.elements, b.split.motion_rows as u64 * n_old as u64, &b.split)?;
         let force = b.force.copied(&ctx, &mut enc, "before_force", b.force.elements, 2 * n_old as u64, &b.split)?;

@@ -79,10 +79,10 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 
 /// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
 /// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles, no rolling
-/// work booked): what `talus info` sizes an adapter by.
+/// work booked, no periodic axis): what `talus info` sizes an adapter by.
 pub fn default_bytes_per_particle(count: u32) -> f64 {
     let cells = count / 2 + 1;
-    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false));
+    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false), false);
     bytes as f64 / count.max(1) as f64
 }
 
@@ -470,7 +470,9 @@ impl GpuBackend {
         // velocity and spin per particle, and the spin of the last force pass where rolling
         // work is booked
         let motion_rows = split::motion_rows(setup.rolling_booked());
-        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows);
+        // the periodic images, where an axis is periodic
+        let images = setup.periodic.iter().any(|&p| p);
+        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows, images);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -480,10 +482,10 @@ impl GpuBackend {
         check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
         let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         let contact = if ctx.specialise { pipelines::ContactVariant::of(&pairs) } else { pipelines::ContactVariant::ANY };
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows))?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows).with_images(images))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows)?;
+        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows, images)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -931,7 +933,7 @@ impl GpuBackend {
         let n = self.buffers.n_particles as usize;
         let v4 = 16 * n as u64;
         let b = &self.buffers;
-        let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), Split(&b.force, 2 * n as u64), Whole(&b.image, v4)])?;
+        let data = read_sources(&self.ctx, &[Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), Split(&b.force, 2 * n as u64), b.image_source(n as u64)])?;
         // copies (the readback bytes carry no alignment guarantee and may be empty), in id order
         let o = &self.order;
         let blocks: Vec<[i32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[0]), 1);

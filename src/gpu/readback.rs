@@ -33,10 +33,12 @@ pub fn read_buffers(ctx: &GpuContext, srcs: &[(&wgpu::Buffer, u64)]) -> Result<V
 }
 
 /// What `read_sources` reads: the first bytes of a buffer, or the first elements of an array
-/// split across bindings (`gpu::split`), read part by part and joined.
+/// split across bindings (`gpu::split`), read part by part and joined; or that many zero bytes
+/// of an array the device does not hold (`Buffers::image_source`).
 pub enum Source<'a> {
     Whole(&'a wgpu::Buffer, u64),
     Split(&'a SplitBuffer, u64),
+    Zeros(u64),
 }
 
 /// Read every source, one staging buffer and one map per `max_buffer_size` of bytes (one in
@@ -48,9 +50,10 @@ pub fn read_sources(ctx: &GpuContext, srcs: &[Source]) -> Result<Vec<Vec<u8>>> {
         match *src {
             Source::Whole(b, size) => copies.push((i, b, 0, size)),
             Source::Split(sb, elements) => copies.extend(sb.ranges(0, elements).into_iter().map(|(b, off, len)| (i, b, off, len))),
+            Source::Zeros(_) => {}
         }
     }
-    let mut out = vec![Vec::new(); srcs.len()];
+    let mut out: Vec<Vec<u8>> = srcs.iter().map(|s| if let Source::Zeros(len) = *s { vec![0; len as usize] } else { Vec::new() }).collect();
     let limit = ctx.limits.max_buffer_size;
     let mut rest = &copies[..];
     while !rest.is_empty() {

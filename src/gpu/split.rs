@@ -96,6 +96,11 @@ pub struct SplitLayout {
     /// else `MOTION_ROWS_DRY` (2; `motion_rows`). The passes see it as the WGSL constant
     /// `MOTION_ROWS` (`split_wgsl`).
     pub motion_rows: u32,
+    /// Whether the device holds each particle's periodic image (`Buffers::image`): only a
+    /// scene with a periodic axis moves one (`with_images`; true unless set). The passes see it
+    /// as the WGSL constant `IMAGES` (`split_wgsl`); where it is false they never touch
+    /// `image`, whose buffer is then one row.
+    pub images: bool,
     parts: [u32; 6],
 }
 
@@ -146,12 +151,17 @@ impl SplitLayout {
             let (_, bytes) = s.element();
             (s.elements(n.max(1), slots.max(1), motion_rows) * bytes).div_ceil(cap_bytes).max(1) as u32
         });
-        SplitLayout { cap_bytes, motion_rows, parts }
+        SplitLayout { cap_bytes, motion_rows, images: true, parts }
     }
 
-    /// The same cut for `n` particles and `slots` slots (the motion rows kept).
+    /// This layout with the periodic images held or not (`images`).
+    pub fn with_images(self, images: bool) -> Self {
+        SplitLayout { images, ..self }
+    }
+
+    /// The same cut for `n` particles and `slots` slots (the motion rows and images kept).
     pub fn resized(&self, n: u64, slots: u64) -> Self {
-        SplitLayout::new(self.cap_bytes, n, slots, self.motion_rows)
+        SplitLayout::new(self.cap_bytes, n, slots, self.motion_rows).with_images(self.images)
     }
 
     /// Elements of `s` for `n` particles and `slots` list slots with this layout's motion rows.
@@ -190,9 +200,10 @@ impl SplitLayout {
 
 /// WGSL of the split arrays a pass uses, `(name, array, read_write)` in binding order: the
 /// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them;
-/// first the constant `MOTION_ROWS`, the layout's rows of `motion`.
+/// first the constants `MOTION_ROWS`, the layout's rows of `motion`, and `IMAGES`, whether the
+/// device holds the periodic images.
 pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String {
-    let mut s = format!("const MOTION_ROWS: u32 = {}u;\n", layout.motion_rows);
+    let mut s = format!("const MOTION_ROWS: u32 = {}u;\nconst IMAGES: bool = {};\n", layout.motion_rows, layout.images);
     let mut binding = 0;
     for &(name, array, rw) in uses {
         let (ty, _) = array.element();
