@@ -22,7 +22,7 @@ fn main() {
     let warmup = env_or("TALUS_BENCH_WARMUP", if quick { 2 } else { 20 });
     for &n in &sizes {
         for choice in [BackendChoice::Cpu, BackendChoice::Gpu] {
-            match bench(choice, n, steps, warmup, false, talus::contact::ContactModel::Hertz, talus::bench::Packing::Settling) {
+            match bench(choice, n, steps, warmup, false, talus::contact::ContactModel::Hertz, talus::contact::params::Adhesion::None, talus::bench::Packing::Settling, talus::bench::Ids::Placed, true) {
                 Ok(r) => println!("{r}\n"),
                 Err(e) => println!("{choice} backend, {n} particles: skipped ({})\n", e.to_string().lines().next().unwrap_or("")),
             }

@@ -20,8 +20,11 @@ JOBS="${TALUS_TEST_JOBS:-2}"
 LOGS=target/test-logs
 mkdir -p "$LOGS"
 
-# build everything first (cargo's own output), then list the test executables it made
+# build everything first (cargo's own output), then list the test executables it made; the
+# benchmarks (`cargo bench`) are built too, so that one whose calls fall behind the library
+# fails here rather than on the day it is run
 cargo test --release --no-run
+cargo build --release --benches
 mapfile -t BINS < <(cargo test --release --no-run --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 seen = set()
