@@ -34,6 +34,10 @@
 #              the force pass (TALUS_GPU_SPECIALISE=0), and with each particle's own state kept
 #              in the force pass's registers (TALUS_GPU_RELOAD_OWN=0), new binary only (default "bed1M
 #              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
+#   PLACED     cases also run with the list slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1:
+#              each warp's records, shares and incoming entries laid out column by column, so
+#              that its threads' m-th contacts are consecutive), new binary only, right after
+#              the default run (default "bed1M shuffled1M bed10M clumps1M"; "" for none)
 #   UNTRACKED  bed cases also run untracked (`--untracked`: forces only, no energy booking; the
 #              table's "Talus untracked" column), new binary only (default "bed1M bed10M"): what
 #              the energy booking costs the dense force pass on the card
@@ -50,7 +54,7 @@
 # Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
 # the scenes, every run's JSON and log, shaders.txt (`talus info --shaders`: what the driver
 # made of each pass, registers and the warps an SM keeps resident on NVIDIA, with and without
-# the runtime checks, and with the own state kept in registers), and table.md, the table printed at the end.
+# the runtime checks, with the own state kept in registers, and with the slots placed), and table.md, the table printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -74,7 +78,7 @@ BINS=("$TALUS"); [ -n "${TALUS_OLD:-}" ] && BINS+=("$(realpath "$TALUS_OLD")")
 echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 "$TALUS" info > "$WORK/info.txt" 2>&1; head -n 20 "$WORK/info.txt"
 # what the driver made of the passes (seconds): the force pass's registers bound its occupancy
-for v in TALUS_GPU_SHADER_CHECKS=1 TALUS_GPU_SHADER_CHECKS=0 TALUS_GPU_RELOAD_OWN=0; do
+for v in TALUS_GPU_SHADER_CHECKS=1 TALUS_GPU_SHADER_CHECKS=0 TALUS_GPU_RELOAD_OWN=0 TALUS_GPU_SLOT_PLACES=1; do
   env "$v" "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
 done
 grep -E "^Compiled|^  (forces|kick_drift|body_kick)" "$WORK/shaders.txt"
@@ -126,6 +130,12 @@ talus_json() {
 OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//; s/wet1M//; s/jkr1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
 UNTRACKED=${UNTRACKED-"bed1M bed10M"}
+PLACED=${PLACED-"bed1M shuffled1M bed10M clumps1M"}
+# placed CASE ARGS...: the new binary's run of CASE with the slots placed (PLACED)
+placed() {
+  local c=$1; shift
+  case " $PLACED " in *" $c "*) TALUS_GPU_SLOT_PLACES=1 talus_json "$TALUS" "${c}_placed" "$@" ;; esac
+}
 # untracked_bed CASE ARGS...: the new binary's untracked run of a bed case (UNTRACKED)
 untracked_bed() {
   local c=$1; shift
@@ -151,11 +161,11 @@ for c in $CASES; do
         ids=(); [ $c = shuffled1M ] && ids=(--ids shuffled)
         args=(--packing bed --model hertz_mindlin --particles "$NBED" "${ids[@]}" --steps "$S" --warmup "$W" "${prof[@]}")
         talus_json "$bin" "$c$sfx" "${args[@]}"
-        [ "$b" = 0 ] && { untracked_bed "$c" "${args[@]}"; layout_ab "$c" "${args[@]}"; } ;;
+        [ "$b" = 0 ] && { placed "$c" "${args[@]}"; untracked_bed "$c" "${args[@]}"; layout_ab "$c" "${args[@]}"; } ;;
       bed10M)
         args=(--packing bed --model hertz_mindlin --particles 10000000 --steps "$S10" --warmup "$W10" "${prof[@]}")
         talus_json "$bin" "$c$sfx" "${args[@]}"
-        [ "$b" = 0 ] && untracked_bed "$c" "${args[@]}" ;;
+        [ "$b" = 0 ] && { placed "$c" "${args[@]}"; untracked_bed "$c" "${args[@]}"; } ;;
       bed100M) talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --particles 100000000 --steps "$S100" --warmup 10 "${prof[@]}" ;;
       wet1M|jkr1M)
         # the 1M bed with liquid bridges (as wet_granules) or JKR adhesion (as cohesive_heap)
@@ -165,7 +175,7 @@ for c in $CASES; do
         # the tablets numbered at random, as a clump generator numbers what it pours
         args=(--packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}")
         talus_json "$bin" "$c$sfx" "${args[@]}"
-        [ "$b" = 0 ] && layout_ab "$c" "${args[@]}" ;;
+        [ "$b" = 0 ] && { placed "$c" "${args[@]}"; layout_ab "$c" "${args[@]}"; } ;;
       *) echo "gpu_peers.sh: unknown case $c" >&2 ;;
     esac
   done
@@ -213,14 +223,14 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)"), ("_keepown", "own state kept in registers (TALUS_GPU_RELOAD_OWN=0)")):
+    for sfx, label in (("_placed", "slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1)"), ("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)"), ("_keepown", "own state kept in registers (TALUS_GPU_RELOAD_OWN=0)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")
     if first.get("gpu_layout"):
         l = first["gpu_layout"]
         print(f"|  | layout: {'cell' if l['cell_order'] else 'id'} order, schedule {l['schedule']} |")
-    for r, label in ((first, ""), (u if u is not first else None, "untracked: "), (talus(c + ".old"), "before: ")):
+    for r, label in ((first, ""), (talus(c + "_placed"), "slots placed: "), (u if u is not first else None, "untracked: "), (talus(c + ".old"), "before: ")):
         if r and r.get("pass_ms_per_step"):
             gbs = dict((name, v) for name, v in r.get("pass_gb_per_s") or [])
             peak = r.get("peak_bandwidth_gb_s")

@@ -32,7 +32,9 @@
 // - list_partner (read_write): the partner of each slot with its flags: SLOT_ACTIVE_BIT while
 //   the contact is active (this pass sets it), SLOT_HISTORY_BIT0/1 while the slot's record in
 //   that table is valid (this pass sets or clears the bit of the table it writes). Written only
-//   when a flag changes;
+//   when a flag changes. Where slots are placed (SLOT_PLACES), each slot's place beside it: the
+//   index of its record, its share and its entry in the incoming map (`list_partner_place`);
+//   else the slot itself;
 // - slot_read, slot_write: pair history per list slot, the table this step reads (its records
 //   are valid where the partner word carries `history_bit(step)`) and the one it writes
 //   (ping-pong by step parity);
@@ -162,12 +164,13 @@ fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, wr
     }
 }
 
-// Slot k's record in the table this step reads: `early` where EARLY_LOADS loaded it already.
+// Slot k's record in the table this step reads (at the slot's place, `SplitLayout::places`):
+// `early` where EARLY_LOADS loaded it already.
 fn slot_record(k: u32, early: HistoryRecord) -> HistoryRecord {
     if (EARLY_LOADS) {
         return early;
     }
-    return slot_read_at(k);
+    return slot_read_at(list_partner_place(k));
 }
 
 // The contacts particle i owns: writes its force and torque sums, the partners' shares and the
@@ -189,17 +192,17 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     let end = list_start[i + 1u];
     var ahead = 0u;
     if (EARLY_LOADS && list_start[i] < end) {
-        ahead = list_partner_at(list_start[i]);
+        ahead = list_partner_word(list_start[i]);
     }
     for (var k = list_start[i]; k < end; k = k + 1u) {
         var word: u32;
         if (EARLY_LOADS) {
             word = ahead;
             if (k + 1u < end) {
-                ahead = list_partner_at(k + 1u);
+                ahead = list_partner_word(k + 1u);
             }
         } else {
-            word = list_partner_at(k);
+            word = list_partner_word(k);
         }
         let bi = own_block(i, bi0);
         let oi = own_offset(i, oi0);
@@ -213,7 +216,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             vj = motion_at(MOTION_ROWS * j);
             wj = motion_at(MOTION_ROWS * j + 1u);
             if (was_active) {
-                early = slot_read_at(k);
+                early = slot_read_at(list_partner_place(k));
             }
         }
         let bj = pos_block[j];
@@ -265,11 +268,15 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                     c = contact_force(p, g, h, sim.dt);
                 }
                 add_owned(&out, c);
+                // where the slot's record, share and incoming entry are (`SplitLayout::places`;
+                // read again rather than kept through the law: an L1 hit, against a register
+                // that bounds the threads resident)
+                let written = list_partner_place(k);
                 if (WRITE_HISTORY) {
-                    slot_write_put(k, history_record(c.history));
+                    slot_write_put(written, history_record(c.history));
                 }
                 // the partner's share, added by `total_force` while the slot is marked active
-                shares_put(k, PairShare(c.force_j.xy, vec2<f32>(c.force_j.z, c.torque_j.x), c.torque_j.yz));
+                shares_put(written, PairShare(c.force_j.xy, vec2<f32>(c.force_j.z, c.torque_j.x), c.torque_j.yz));
             }
         }
         var next = (word & ~SLOT_ACTIVE_BIT) | select(0u, SLOT_ACTIVE_BIT, touching);
@@ -278,9 +285,10 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         }
         // flags change only when a contact starts or ends: written then only
         if (next != word) {
-            list_partner_put(k, next);
+            list_partner_word_put(k, next);
             if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
-                incoming_put(incoming_at(sim.list_capacity + k), k | (next & SLOT_ACTIVE_BIT));
+                let entry = list_partner_place(k);
+                incoming_put(incoming_at(sim.list_capacity + entry), entry | (next & SLOT_ACTIVE_BIT));
             }
         }
     }
@@ -350,7 +358,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (EARLY_LOADS && sim.balanced != 0u && t < sim.n_particles) {
         scheduled = list_start[sim.n_particles + 1u + t];
     }
-    let pays = f32(atomicLoad(&state.schedule_sorted)) < SCHEDULE_GAIN * f32(atomicLoad(&state.schedule_plain));
+    // where slots are placed (by the schedule's order, `list_fill`), the schedule is taken
+    let pays = SLOT_PLACES || f32(atomicLoad(&state.schedule_sorted)) < SCHEDULE_GAIN * f32(atomicLoad(&state.schedule_plain));
     if (sim.balanced != 0u && pays && t < sim.n_particles) {
         if (EARLY_LOADS) {
             i = scheduled;

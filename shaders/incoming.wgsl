@@ -1,5 +1,6 @@
 // Passes `incoming_fill`, `incoming_sort` and `incoming_map` (rebuild steps only): for every
-// particle j, the list slots whose partner it is (entries of `incoming`, runs at
+// particle j, the list slots whose partner it is (entries of `incoming`: the slot's place,
+// `gpu::split::SplitLayout::places`, which is the slot itself unless slots are placed; runs at
 // `incoming_start`, the scanned `incoming_count`), each with the slot's SLOT_ACTIVE_BIT, sorted
 // by the owner's id (`tag`; the storage order is the cells', `gpu::order`), so the gather adds
 // the partners' shares in an order that depends neither on when the list was built nor on where
@@ -29,10 +30,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (MODE == 0u) {
         let ti = tag[i];
         for (var k = list_next[i]; k < list_next[i + 1u]; k = k + 1u) {
-            let w = list_partner_at(k);
+            let w = list_partner_word(k);
             let j = w & SLOT_PARTNER_MASK;
             let at = incoming_start[j] + atomicAdd(&incoming_cursor[j], 1u);
-            incoming_put(at, k | (w & SLOT_ACTIVE_BIT));
+            incoming_put(at, list_partner_place(k) | (w & SLOT_ACTIVE_BIT));
             incoming_put(sim.list_capacity + at, ti);
         }
         return;

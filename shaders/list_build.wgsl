@@ -34,7 +34,7 @@
 // the partner words already translated, `order.wgsl`): SLOT_ACTIVE_BIT (the share the next
 // gather reads) and the history bit of the table this step reads, with its record moved to the
 // new slot. Pairs new to the list start with no flags.
-fn carry_history(i: u32, ns: u32, ne: u32) {
+fn carry_history(i: u32, ns: u32, ne: u32, rank: u32) {
     let read_bit = history_bit(state.step);
     var o = i;
     if (state.old_runs == state.step + 1u) {
@@ -42,10 +42,17 @@ fn carry_history(i: u32, ns: u32, ne: u32) {
     }
     var m = list_start[o];
     let oe = list_start[o + 1u];
+    // the first slot of the workgroup's runs (SLOT_PLACES)
+    let first = list_next[i - i % WORKGROUP_SIZE];
     for (var k = ns; k < ne; k = k + 1u) {
-        let j = list_partner_at(k);
+        let j = list_partner_word(k);
         let tj = tag[j];
         var word = j;
+        var place = k;
+        if (SLOT_PLACES) {
+            place = slot_place_of(first, rank, k - ns);
+            list_partner_place_put(k, place);
+        }
         while (m < oe && tag[incoming_at(m) & SLOT_PARTNER_MASK] < tj) {
             m = m + 1u;
         }
@@ -53,20 +60,71 @@ fn carry_history(i: u32, ns: u32, ne: u32) {
             let old = incoming_at(m);
             word = j | (old & (SLOT_ACTIVE_BIT | read_bit));
             if ((old & read_bit) != 0u) {
-                history_put(k, history_stash_at(m));
+                // the record at the current list's place of the slot (`list_stash`)
+                var old_place = m;
+                if (SLOT_PLACES) {
+                    old_place = incoming_at(sim.list_capacity + m);
+                }
+                history_put(place, history_stash_at(old_place));
             }
             m = m + 1u;
         }
-        list_partner_put(k, word);
+        list_partner_word_put(k, word);
     }
+}
+
+// SLOT_PLACES: the run lengths of the workgroup's particles in the force pass's order (the
+// schedule's where it is on, `schedule_rank.wgsl`; else storage order).
+var<workgroup> ranked_runs: array<u32, WORKGROUP_SIZE>;
+
+// SLOT_PLACES, every thread of the workgroup (barriers): the rank of particle i (thread `lid`)
+// in the force pass's order, with `ranked_runs` written.
+fn rank_runs(i: u32, lid: u32) -> u32 {
+    var run = 0u;
+    if (i < sim.n_particles) {
+        run = list_next[i + 1u] - list_next[i];
+    }
+    schedule_keys[lid] = schedule_key(run, i < sim.n_particles);
+    workgroupBarrier();
+    var rank = lid;
+    if (sim.balanced != 0u) {
+        rank = schedule_rank(lid);
+    }
+    ranked_runs[rank] = run;
+    workgroupBarrier();
+    return rank;
+}
+
+// SLOT_PLACES: the place of the m-th slot of the particle at `rank`, its workgroup's slots
+// starting at `first`. The workgroup's particles in the force pass's order are cut into SIMD
+// groups of SCHEDULE_LANES threads, whose slots follow each other; within a group the slots
+// go column by column: first every thread's first slot, then the second of each thread that
+// has one, and so on, each column in thread order. So a SIMD group's threads, evaluating
+// their m-th contacts together, read and write consecutive records and shares. The places
+// of a workgroup are a permutation of its slots.
+fn slot_place_of(first: u32, rank: u32, m: u32) -> u32 {
+    let group = rank - rank % SCHEDULE_LANES;
+    var place = first;
+    for (var r = 0u; r < group; r = r + 1u) {
+        place = place + ranked_runs[r];
+    }
+    for (var r = group; r < group + SCHEDULE_LANES; r = r + 1u) {
+        let run = ranked_runs[r];
+        place = place + min(run, m) + select(0u, 1u, r < rank && run > m);
+    }
+    return place;
 }
 
 // false: `list_count`; true: `list_fill`.
 override FILL: bool = false;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let i = linear_index(gid, nwg);
+    var rank = lid.x;
+    if (FILL && SLOT_PLACES) {
+        rank = rank_runs(i, lid.x);
+    }
     if (i >= sim.n_particles || state.halt != 0u) { return; }
     var base = 0u;
     if (FILL) {
@@ -110,11 +168,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                     if (FILL) {
                         // insertion into i's run, kept sorted by partner id
                         var m = base + count;
-                        while (m > base && tag[list_partner_at(m - 1u)] > tj) {
-                            list_partner_put(m, list_partner_at(m - 1u));
+                        while (m > base && tag[list_partner_word(m - 1u)] > tj) {
+                            list_partner_word_put(m, list_partner_word(m - 1u));
                             m = m - 1u;
                         }
-                        list_partner_put(m, j);
+                        list_partner_word_put(m, j);
                         atomicAdd(&incoming_count[j], 1u);
                     }
                     count = count + 1u;
@@ -123,7 +181,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (FILL) {
-        carry_history(i, base, base + count);
+        carry_history(i, base, base + count, rank);
     } else {
         list_next[i] = count;
         if (i == 0u) { list_next[sim.n_particles] = 0u; }

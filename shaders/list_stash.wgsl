@@ -2,8 +2,9 @@
 // that the new list fits (else OVERFLOW_LIST with the slots needed, and nothing is written, so
 // the step can be redone after the host grows the list), then copies what `list_fill`
 // overwrites and still needs out of the way: the current list's partner words into the
-// incoming entries (rebuilt later in this step) and the records the step reads into the
-// slot-history table this step's forces write (same slots).
+// incoming entries (rebuilt later in this step), and where slots are placed their places after
+// them, and the records the step reads into the slot-history table this step's forces write
+// (same places).
 @group(0) @binding(0) var<uniform> sim: SimParams;
 @group(0) @binding(1) var<storage, read> list_next: array<u32>;
 @group(0) @binding(2) var<storage, read> list_start: array<u32>;
@@ -23,10 +24,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let read_bit = history_bit(state.step);
     for (var k = list_start[i]; k < list_start[i + 1u]; k = k + 1u) {
-        let word = list_partner_at(k);
+        let word = list_partner_word(k);
         incoming_put(k, word);
+        // where slots are placed, the slot's place too (after the entries' room)
+        let place = list_partner_place(k);
+        if (SLOT_PLACES) {
+            incoming_put(sim.list_capacity + k, place);
+        }
         if ((word & read_bit) != 0u) {
-            history_stash_put(k, history_at(k));
+            history_stash_put(place, history_at(place));
         }
     }
 }

@@ -125,8 +125,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         case 11u: {
             // k: an old index, whose run the list still holds at list_start[k]
             for (var m = list_start[k]; m < list_start[k + 1u]; m = m + 1u) {
-                let w = list_partner_at(m);
-                list_partner_put(m, particle_rank[w & SLOT_PARTNER_MASK] | (w & ~SLOT_PARTNER_MASK));
+                let w = list_partner_word(m);
+                list_partner_word_put(m, particle_rank[w & SLOT_PARTNER_MASK] | (w & ~SLOT_PARTNER_MASK));
             }
         }
         default: {}

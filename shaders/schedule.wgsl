@@ -19,35 +19,28 @@
 @group(0) @binding(1) var<storage, read_write> list_start: array<u32>;
 @group(0) @binding(2) var<storage, read_write> state: StepState;
 
-// Each thread's sort key: the run length from the longest, so that the smallest key comes
-// first; the threads past the last particle sort last.
-var<workgroup> keys: array<u32, WORKGROUP_SIZE>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if (sim.balanced == 0u) { return; }
     let i = linear_index(gid, nwg);
     let n = sim.n_particles;
-    var key = 0xffffffffu;
+    var run = 0u;
     if (i < n) {
-        key = SCHEDULE_LONGEST - min(list_start[i + 1u] - list_start[i], SCHEDULE_LONGEST);
+        run = list_start[i + 1u] - list_start[i];
     }
-    keys[lid.x] = key;
+    let key = schedule_key(run, i < n);
+    schedule_keys[lid.x] = key;
     workgroupBarrier();
     if (i >= n) { return; }
-    // the rank among the workgroup's particles: a counting sort, stable by storage index
-    var rank = 0u;
-    for (var m = 0u; m < WORKGROUP_SIZE; m = m + 1u) {
-        let km = keys[m];
-        rank = rank + select(0u, 1u, km < key || (km == key && m < lid.x));
-    }
+    // the rank among the workgroup's particles (`schedule_rank.wgsl`)
+    let rank = schedule_rank(lid.x);
     list_start[n + 1u + (i - lid.x) + rank] = i;
     // the longest run of each SIMD group: in storage order the least key of its threads, in
     // the schedule's that of the group's first thread
     if (lid.x % SCHEDULE_LANES == 0u) {
         var least = key;
         for (var m = lid.x + 1u; m < lid.x + SCHEDULE_LANES; m = m + 1u) {
-            least = min(least, keys[m]);
+            least = min(least, schedule_keys[m]);
         }
         atomicAdd(&state.schedule_plain, SCHEDULE_LONGEST - least);
     }

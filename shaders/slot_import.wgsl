@@ -22,14 +22,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let key = tag[rec.partner];
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
-        if (tag[list_partner_at(mid) & SLOT_PARTNER_MASK] < key) {
+        if (tag[list_partner_word(mid) & SLOT_PARTNER_MASK] < key) {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
-    if (lo < list_start[rec.owner + 1u] && (list_partner_at(lo) & SLOT_PARTNER_MASK) == rec.partner) {
-        history_put(lo, rec.history);
-        list_partner_put(lo, list_partner_at(lo) | history_bit(state.step));
+    if (lo < list_start[rec.owner + 1u] && (list_partner_word(lo) & SLOT_PARTNER_MASK) == rec.partner) {
+        history_put(list_partner_place(lo), rec.history);
+        list_partner_word_put(lo, list_partner_word(lo) | history_bit(state.step));
     }
 }

@@ -418,6 +418,9 @@ pub struct BenchResult {
     /// GPU only: how the device lays the particles out and schedules the force pass at the end
     /// of the timed steps (`GpuBackend::layout`).
     pub gpu_layout: Option<crate::gpu::GpuLayout>,
+    /// GPU only, with `--profile`: how the force pass's SIMD groups touch the active contacts'
+    /// records in the list at the end (`gpu::access`).
+    pub record_access: Option<crate::gpu::access::RecordAccess>,
 }
 
 /// The exchanges (insertions and outlets) of a benchmark's timed steps (`talus bench --scene`).
@@ -477,6 +480,13 @@ impl fmt::Display for BenchResult {
             if let Some(g) = &x.gpu {
                 write!(f, ": {} in place, {} into buffers made again, {} through the host", g.in_place, g.regrown, g.through_host)?;
             }
+        }
+        if let Some(a) = &self.record_access {
+            write!(
+                f,
+                "\nforce-pass records    {:.2} lines (128 B) and {:.2} sectors (32 B) per active contact's record read, SIMD groups of 32 (model; {:.2} and {:.2} with each record at its slot)",
+                a.lines_per_record, a.sectors_per_record, a.lines_per_record_at_slots, a.sectors_per_record_at_slots
+            )?;
         }
         if let Some(timing) = &self.pass_timing {
             write!(f, "\npasses timed by       {timing}")?;
@@ -544,6 +554,7 @@ pub fn time_backend(backend: &mut dyn Backend, particles: usize, steps: u64, war
         device_memory_bytes: None,
         particles_that_fit: None,
         gpu_layout: None,
+        record_access: None,
         exchanges: None,
     })
 }
@@ -586,6 +597,7 @@ pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> 
     result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
     result.pass_bytes_per_step = model.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
     result.pass_timing = Some(timing.describe().to_string());
+    result.record_access = Some(g.record_access()?);
     let n = result.particles as f64;
     let contacts = result.contacts_per_particle * n;
     result.pass_gb_per_s = result

@@ -145,6 +145,7 @@ pub fn bench_scene(choice: BackendChoice, path: &Path, from: f64, steps: u64, wa
         device_memory_bytes: None,
         particles_that_fit: None,
         gpu_layout: None,
+        record_access: None,
         exchanges: flow.is_some().then(|| ExchangeStats {
             gpu: gpu.as_ref().zip(gpu_before).map(|(g, before)| g.device_exchanges().since(&before)),
             ..exchanges

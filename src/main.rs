@@ -201,7 +201,8 @@ enum Command {
         /// Also compile the step's passes on the preferred adapter and print what its driver
         /// reports of each (registers, instructions, spills; Vulkan drivers with
         /// VK_KHR_pipeline_executable_properties: NVIDIA, Mesa's RADV). Honours
-        /// TALUS_GPU_SHADER_CHECKS, TALUS_GPU_EARLY_LOADS and TALUS_GPU_RELOAD_OWN as a run does.
+        /// TALUS_GPU_SHADER_CHECKS, TALUS_GPU_EARLY_LOADS, TALUS_GPU_RELOAD_OWN and
+        /// TALUS_GPU_SLOT_PLACES as a run does.
         /// Without an AMD GPU, RADV_FORCE_FAMILY=navi21 (with VK_DRIVER_FILES naming RADV's ICD)
         /// compiles for an AMD RX 6800-class GPU without one
         #[arg(long)]
@@ -692,7 +693,8 @@ fn print_shader_statistics() -> talus::error::Result<()> {
     // the arrays cut for a million particles at the default list (3.5 slots a particle), no
     // rolling work booked (the settle box; a bed with `hertz_mindlin` books it, and its motion
     // rows are one vec4 wider: the same code but for that stride)
-    let split = talus::gpu::split::SplitLayout::new(cap, 1_000_000, 3_500_000, talus::gpu::split::motion_rows(false));
+    // (the list slots placed where TALUS_GPU_SLOT_PLACES says)
+    let split = talus::gpu::split::SplitLayout::new(cap, 1_000_000, 3_500_000, talus::gpu::split::motion_rows(false)).with_places(1_000_000, 3_500_000, talus::gpu::slot_places_wanted()?);
     let checks = if target.shader_checks { "with naga's runtime checks" } else { "without naga's runtime checks" };
     let own = if target.reload_own { "own state read again at each contact" } else { "own state kept in registers" };
     println!("Compiled passes on {} ({checks}, {}; force pass: {own}, {}), as the driver reports them:", target.describe(), talus::gpu::SHADER_CHECKS_ENV, talus::gpu::RELOAD_OWN_ENV);

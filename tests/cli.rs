@@ -242,7 +242,10 @@ fn force_pass_copies_agree_bit_for_bit() {
 /// booking compiled in (`TALUS_GPU_SPECIALISE=0`; by default each scene's pipelines keep only
 /// the one contact and adhesion model its pairs have), and the force pass reading each
 /// particle's own state again at each contact (`TALUS_GPU_RELOAD_OWN=1`, a GPU's default;
-/// lavapipe's is 0), all layout rows of `benches/gpu_peers.sh`. Every file of a GPU
+/// lavapipe's is 0), and list slots placed by SIMD group with early loads
+/// (`TALUS_GPU_SLOT_PLACES=1`: records, shares and incoming entries laid out column by column,
+/// the place read beside the partner word), all layout rows of `benches/gpu_peers.sh`. Every
+/// file of a GPU
 /// run (energies, wall loads, snapshots, checkpoint) is byte-identical to the default run's, on
 /// scenes that between them run every pass of a step: plane walls, mesh walls, liquid bridges,
 /// rigid clumps, and grains inserted on the device (hopper_discharge's first 0.01 s: two
@@ -269,7 +272,14 @@ fn shader_variants_write_the_same_bytes() {
         names.into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
     };
     // (lavapipe, a CPU device, keeps the own state in registers by default; a GPU reads it again)
-    let variants: [&[(&str, &str)]; 4] = [&[("TALUS_GPU_SHADER_CHECKS", "0")], &[("TALUS_GPU_EARLY_LOADS", "1")], &[("TALUS_GPU_SPECIALISE", "0")], &[("TALUS_GPU_RELOAD_OWN", "1")]];
+    // (slots placed by SIMD group, with early loads: the place read beside the partner word)
+    let variants: [&[(&str, &str)]; 5] = [
+        &[("TALUS_GPU_SHADER_CHECKS", "0")],
+        &[("TALUS_GPU_EARLY_LOADS", "1")],
+        &[("TALUS_GPU_SPECIALISE", "0")],
+        &[("TALUS_GPU_RELOAD_OWN", "1")],
+        &[("TALUS_GPU_SLOT_PLACES", "1"), ("TALUS_GPU_EARLY_LOADS", "1")],
+    ];
     for (name, steps) in [("settle_box.json", "600"), ("rotating_drum.json", "500"), ("wet_granules.json", "600"), ("tablet_pour.json", "600"), ("hopper_discharge.json", "1100")] {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("default");
@@ -306,7 +316,7 @@ fn shader_variants_write_the_same_bytes() {
     for ((f, x), (g, y)) in a.iter().zip(&b) {
         assert!(f == g && x == y, "cohesive_heap: {f} differs with every law and adhesion model compiled in");
     }
-    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE", "TALUS_GPU_RELOAD_OWN"] {
+    for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE", "TALUS_GPU_RELOAD_OWN", "TALUS_GPU_SLOT_PLACES"] {
         let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();
         assert!(!o.status.success());
         assert!(text(&o.stderr).contains(var) && text(&o.stderr).contains("`no`"), "{}", text(&o.stderr));
@@ -512,7 +522,8 @@ fn bench_scene_from_after_the_end_is_refused() {
 /// them broken: `benches/device_pack.sh` packs two binaries (gzipped) and the Vulkan loader,
 /// and `benches/device_gpu.sh` unpacks them and runs `benches/gpu_peers.sh` on lavapipe
 /// (`ANY_ADAPTER=1`: no NVIDIA adapter asked for; a 2,000-grain bed, DEME off), whose table has
-/// the bed's row with the "before" binary's column and both binaries' per-pass times.
+/// the bed's row with the "before" binary's column and both binaries' per-pass times, and the
+/// bed with the slots placed.
 #[test]
 fn device_scripts_run_end_to_end_on_lavapipe() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -537,4 +548,6 @@ fn device_scripts_run_end_to_end_on_lavapipe() {
     assert!(rate(4) > 0.0 && rate(6) > 0.0, "{row}");
     assert_eq!(cells[2], "2028", "{row}");
     assert!(table.contains("|  | passes, ms/step") && table.contains("|  | before: passes, ms/step"), "{table}");
+    // the bed again with the slots placed (PLACED's default), its rate and passes
+    assert!(table.contains("|  | slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1): ") && table.contains("|  | slots placed: passes, ms/step"), "{table}");
 }

@@ -298,3 +298,85 @@ fn the_force_pass_schedule_keeps_adhesion_sums() {
     assert_eq!(es.bond_break.to_bits(), ep.bond_break.to_bits(), "bond-break work");
     assert_sorted_schedule(&sorted);
 }
+
+/// Slots placed by SIMD group (`SplitLayout::places`): every slot's place is a permutation of
+/// the list's slots, and within each workgroup, taken in the force pass's order and cut into
+/// SIMD groups of `SCHEDULE_LANES` threads, the groups' slots follow each other and each group's
+/// go column by column: the first slot of every thread, then the second of every thread that
+/// has one, and so on, each column in thread order. So the threads of a SIMD group reading their
+/// m-th contacts read consecutive records and shares.
+fn assert_placed_by_group(b: &GpuBackend) {
+    let places = b.slot_places().unwrap().expect("slots placed");
+    let (order, runs, taken) = b.force_schedule().unwrap();
+    let n = runs.len();
+    let total = places.len();
+    let mut seen = vec![false; total];
+    for &p in &places {
+        assert!((p as usize) < total && !seen[p as usize], "place {p} out of the {total} slots or taken twice");
+        seen[p as usize] = true;
+    }
+    assert!(places.iter().enumerate().any(|(k, &p)| k != p as usize), "every slot at its own place: nothing was laid out");
+    // the run starts, from the runs
+    let mut start = vec![0u32; n + 1];
+    for i in 0..n {
+        start[i + 1] = start[i] + runs[i];
+    }
+    let group = talus::layout::consts::WORKGROUP_SIZE as usize;
+    let lanes = talus::layout::consts::SCHEDULE_LANES as usize;
+    for (w, window) in order[..n].chunks(group).enumerate() {
+        // the force pass's order: the schedule where it is taken, else storage order
+        let threads: Vec<usize> = if taken { window.iter().map(|&i| i as usize).collect() } else { (w * group..(w * group + window.len())).collect() };
+        let mut next = start[w * group];
+        for simd in threads.chunks(lanes) {
+            let longest = simd.iter().map(|&i| runs[i]).max().unwrap_or(0);
+            for m in 0..longest {
+                for &i in simd.iter().filter(|&&i| runs[i] > m) {
+                    let p = places[(start[i] + m) as usize];
+                    assert_eq!(p, next, "workgroup {w}: particle {i}'s slot {m} at place {p}, the column layout puts it at {next}");
+                    next += 1;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn slots_placed_by_simd_group_change_no_bit() {
+    // the shuffled bed, renumbered on the device every 64 steps (the runs are laid out by the
+    // old indices until the next build); with and without the schedule
+    let setup = shuffled_bed(2000);
+    let opts = |places, balanced| GpuOptions { slot_places: Some(places), balanced: Some(balanced), renumber_every: Some(64), ..GpuOptions::default() };
+    let mut plain = with(&setup, opts(false, true));
+    let mut placed = with(&setup, opts(true, true));
+    let mut unscheduled = with(&setup, opts(true, false));
+    // a list grown from 16 slots (`tests/gpu_split.rs` splits placed slots across bindings)
+    let mut grown = with(&setup, GpuOptions { list_capacity: Some(16), ..opts(true, true) });
+    assert!(plain.slot_places().unwrap().is_none());
+    for batch in 1..=2u64 {
+        for b in [&mut plain, &mut placed, &mut unscheduled, &mut grown] {
+            b.step(100).unwrap();
+        }
+        let reference = common::fingerprint(&mut plain);
+        for (what, b) in [("placed", &mut placed), ("placed, no schedule", &mut unscheduled), ("placed, grown", &mut grown)] {
+            assert!(common::fingerprint(b) == reference, "{what}: a bit changed after {} steps", 100 * batch);
+            assert_placed_by_group(b);
+        }
+        assert!(placed.force_schedule().unwrap().2, "placed slots: the force pass does not take the schedule");
+    }
+    assert!(grown.list_capacity() > 16, "the list never grew");
+    assert!(placed.layout().unwrap().to_string().contains("slots placed by SIMD group"), "{}", placed.layout().unwrap());
+
+    // a state export and import (a checkpoint's path): the records are read from their places
+    // and written to the new list's
+    let state = placed.export_state().unwrap();
+    assert_eq!(state.history, plain.export_state().unwrap().history, "the exported pair history");
+    let mut again_placed = with(&setup, opts(true, true));
+    let mut again_plain = with(&setup, opts(false, true));
+    again_placed.import_state(&state).unwrap();
+    again_plain.import_state(&state).unwrap();
+    for b in [&mut again_placed, &mut again_plain] {
+        b.step(100).unwrap();
+    }
+    assert!(common::fingerprint(&mut again_placed) == common::fingerprint(&mut again_plain), "placed slots: a bit changed after an import");
+    assert_placed_by_group(&again_placed);
+}

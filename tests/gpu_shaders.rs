@@ -28,7 +28,7 @@ fn every_composed_pass_validates() {
     // every array in one binding, and cut into parts (a 10k box at a 225 KiB cap: motion in
     // 3, force 2, incoming 2, shares 4, each history table 7; the partner words stay whole);
     // motion with the previous spin (rolling work booked) and without (2 parts then), the
-    // periodic images held and not
+    // periodic images held and not, the list slots placed and not
     let rolling = talus::gpu::split::motion_rows(true);
     let one = SplitLayout::new(1 << 30, 10_000, 35_000, rolling);
     let cut = SplitLayout::new(2304 * 100, 10_000, 35_000, rolling);
@@ -38,7 +38,14 @@ fn every_composed_pass_validates() {
     // (and without the periodic images, as a scene without a periodic axis)
     let (one_dry, cut_dry) = (SplitLayout::new(1 << 30, 10_000, 35_000, dry).with_images(false), SplitLayout::new(2304 * 100, 10_000, 35_000, dry).with_images(false));
     assert_eq!(arrays.map(|s| cut_dry.parts(s)), [2, 2, 1, 2, 4, 7]);
+    // list slots carrying their place: two words a slot, the partner words in 2 parts
+    let cut_placed = cut_dry.clone().with_places(10_000, 35_000, true);
+    assert_eq!(arrays.map(|s| cut_placed.parts(s)), [2, 2, 2, 2, 4, 7]);
+    let one_placed = one_dry.clone().with_places(10_000, 35_000, true);
     for (name, _) in &passes {
+        let whole_placed = validate(name, &pass_module(name, &one_placed));
+        let parts_placed = validate(name, &pass_module(name, &cut_placed));
+        assert_eq!(storage_bindings(&parts_placed), storage_bindings(&whole_placed) + cut_placed.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
         let whole_dry = validate(name, &pass_module(name, &one_dry));
         let parts_dry = validate(name, &pass_module(name, &cut_dry));
         assert_eq!(storage_bindings(&parts_dry), storage_bindings(&whole_dry) + cut_dry.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");

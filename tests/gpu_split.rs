@@ -38,32 +38,41 @@ fn capped_bindings_change_nothing() {
         p.rolling_fric = 0.0;
     }
     assert!(!dry.rolling_booked());
-    capped_bindings_match_whole(&rolling, 2304 * 14, 3);
-    capped_bindings_match_whole(&dry, 2304 * 13, 2);
+    capped_bindings_match_whole(&rolling, 2304 * 14, 3, 2, false, 16);
+    capped_bindings_match_whole(&dry, 2304 * 13, 2, 2, false, 16);
+    // slots placed by SIMD group: two words a slot (partner word, place), in 2 parts at a
+    // 31.5 KiB cap from 4032 slots on (the 16-slot list grows to 1842 only; the motion rows
+    // stay whole, so that the force pass's 31 bindings fit lavapipe's 32)
+    capped_bindings_match_whole(&dry, 2304 * 14, 2, 1, true, 4100);
 }
 
-fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32) {
-    let mut whole = gpu(setup, GpuOptions::default());
-    let mut cut = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(16), ..GpuOptions::default() });
+fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32, motion_parts: u32, places: bool, list: u32) {
+    let opts = GpuOptions { slot_places: Some(places), ..GpuOptions::default() };
+    let mut whole = gpu(setup, opts.clone());
+    let mut cut = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(list), ..opts.clone() });
     assert_eq!(cut.split_layout().motion_rows, rows);
-    assert_eq!(cut.split_layout().parts(Split::Motion), 2, "1000 particles × {} B of motion rows at a {cap}-byte cap", 16 * rows);
+    assert_eq!(cut.split_layout().places, places);
+    assert_eq!(cut.split_layout().parts(Split::Motion), motion_parts, "1000 particles × {} B of motion rows at a {cap}-byte cap", 16 * rows);
     for batch in 1..=3u64 {
         whole.step(40).unwrap();
         cut.step(40).unwrap();
         assert!(fingerprint(&mut whole) == fingerprint(&mut cut), "{rows} motion rows: split arrays differ from whole ones after {} steps", 40 * batch);
     }
     let grown = cut.split_layout().clone();
-    assert!(cut.list_capacity() > 16, "the 16-slot list never grew");
+    assert!(cut.list_capacity() > 16, "the list never grew from 16 slots");
     assert!(grown.parts(Split::History) >= 3, "the grown list's history tables should take several bindings: {grown:?}");
     assert!(grown.parts(Split::Shares) >= 2, "the grown list's shares should take several bindings: {grown:?}");
     assert!(grown.describe().is_some_and(|d| d.contains("slot history")), "{:?}", grown.describe());
+    if places {
+        assert!(grown.parts(Split::ListPartner) >= 2, "the grown list's partner words and places should take several bindings: {grown:?}");
+    }
     assert!(whole.split_layout().describe().is_none(), "nothing is split without a cap");
 
     // a state export and import (a checkpoint's path) with the arrays cut
     let state = cut.export_state().unwrap();
     assert!(state.history.iter().any(|c| c.partner & talus::layout::consts::WALL_KEY_BIT == 0), "no pair history to carry: the import test proves nothing");
-    let mut cut_again = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), ..GpuOptions::default() });
-    let mut whole_again = gpu(setup, GpuOptions::default());
+    let mut cut_again = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), ..opts.clone() });
+    let mut whole_again = gpu(setup, opts);
     cut_again.import_state(&state).unwrap();
     whole_again.import_state(&state).unwrap();
     for b in [&mut cut_again, &mut whole_again] {
@@ -164,6 +173,11 @@ fn planned_bytes_are_the_bytes_made() {
     let (hertz, mindlin) = (made_bytes[1], made_bytes[2]);
     let n = talus::bench::bed_setup(3000, ContactModel::Hertz).particles.len() as u64;
     assert_eq!(mindlin - hertz, 16 * n, "the third motion row of {n} particles");
+    // list slots carrying their place: 4 bytes more a slot
+    let g = gpu(&talus::bench::bed_setup(3000, ContactModel::Hertz), GpuOptions { slot_places: Some(true), ..GpuOptions::default() });
+    let (planned, made) = g.buffer_bytes();
+    assert_eq!(planned, made, "slots placed: planned {planned} bytes, made {made}");
+    assert_eq!(made - hertz, 4 * g.list_capacity() as u64, "a place per slot of {} slots", g.list_capacity());
 }
 
 /// A set-up larger than the device's memory is refused before anything is made, with the count

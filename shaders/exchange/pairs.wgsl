@@ -25,7 +25,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let gone_i = is_removed(i);
     let ni = new_id(i);
     for (var k = start_old[i]; k < start_old[i + 1u]; k++) {
-        let word = partner_old_at(k);
+        let word = partner_old_word(k);
         if ((word & bit) == 0u) { continue; }
         let j = word & SLOT_PARTNER_MASK;
         let gone_j = is_removed(j);
@@ -44,15 +44,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let key = tag[nj];
         while (lo < hi) {
             let mid = (lo + hi) / 2u;
-            if (tag[list_partner_at(mid) & SLOT_PARTNER_MASK] < key) {
+            if (tag[list_partner_word(mid) & SLOT_PARTNER_MASK] < key) {
                 lo = mid + 1u;
             } else {
                 hi = mid;
             }
         }
-        if (lo < list_start[ni + 1u] && (list_partner_at(lo) & SLOT_PARTNER_MASK) == nj) {
-            history_put(lo, history_old_at(k));
-            list_partner_put(lo, list_partner_at(lo) | bit);
+        if (lo < list_start[ni + 1u] && (list_partner_word(lo) & SLOT_PARTNER_MASK) == nj) {
+            history_put(list_partner_place(lo), history_old_at(partner_old_place(k)));
+            list_partner_word_put(lo, list_partner_word(lo) | bit);
         }
     }
 }

@@ -171,7 +171,7 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 /// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
 /// this equal to `Buffers::device_bytes` of a fresh backend.
 #[allow(clippy::too_many_arguments)]
-pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32, images: bool) -> u64 {
+pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32, images: bool, places: bool) -> u64 {
     let r = |b: u64| b.max(16).div_ceil(16) * 16;
     let n = capacity.max(n_particles).max(1) as u64;
     let live = n_particles.max(1) as u64;
@@ -189,7 +189,7 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
             len = wgs;
         }
     };
-    let split = |s: Split| r(s.elements(n, slots, motion_rows) * s.element().1);
+    let split = |s: Split| r(s.elements(n, slots, motion_rows, super::split::slot_words(places)) * s.element().1);
     let hash = r(2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64);
     r(std::mem::size_of::<SimParams>() as u64)
         + 2 * r(16 * n)
@@ -251,7 +251,7 @@ impl Buffers {
     /// arrays have room for `capacity` particles (at least `n_particles`); the per-workgroup
     /// ones, the energy partials and the list's prefix sum are made for the `n_particles` held
     /// (`resize_live`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32, images: bool) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32, images: bool, places: bool) -> Result<Self> {
         let capacity = capacity.max(n_particles);
         let n = capacity.max(1) as u64;
         let v4 = 16 * n;
@@ -263,7 +263,7 @@ impl Buffers {
         let groups = work_groups(n_particles);
         let (step_rows, work_pairs) = adhesion_rows(adhesion);
         let dissipation_bytes = 8 * work_pairs * groups;
-        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows).with_images(images);
+        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows).with_images(images).with_places(n, slots, places);
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, split.elements(array, n, slots), &split, usage);
         Ok(Buffers {
             n_particles,

@@ -41,6 +41,10 @@ pub struct GpuContext {
     /// Whether the force pass is compiled for the scene's pairs only (`specialise_wanted`,
     /// `TALUS_GPU_SPECIALISE`, `pipelines::ContactVariant`; the same bits either way).
     pub specialise: bool,
+    /// Whether list slots carry their place (`split::SplitLayout::places`,
+    /// `slot_places_wanted`, `TALUS_GPU_SLOT_PLACES`; the same bits either way): the records,
+    /// shares and incoming entries of a SIMD group's slots laid out column by column.
+    pub slot_places: bool,
 }
 
 /// One adapter as `talus info` prints it.
@@ -255,7 +259,8 @@ fn open_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<GpuC
     let force_early_loads = super::early_loads_wanted()?;
     let specialise = super::specialise_wanted()?;
     let reload_own = super::reload_own_wanted(info.device_type == wgpu::DeviceType::Cpu)?;
-    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads, reload_own, specialise })
+    let slot_places = super::slot_places_wanted()?;
+    Ok(GpuContext { instance, adapter, device, queue, info, limits, memory, shader_checks, force_early_loads, reload_own, specialise, slot_places })
 }
 
 impl GpuContext {

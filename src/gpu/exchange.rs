@@ -110,9 +110,11 @@ impl GpuBackend {
         let p = (s % 2) as usize;
         let table_bytes = b.hash_capacity as u64 * std::mem::size_of::<HashSlotRead>() as u64;
         let slots = b.list_capacity.max(1) as u64;
+        // a slot's word, and where slots are placed its place (`SplitLayout::places`)
+        let words = super::split::slot_words(b.split.places) as usize;
         let data = read_sources(&self.ctx, &[
             Whole(&b.pos_block, v4), Whole(&b.pos_offset, v4), Split(&b.motion, b.split.motion_rows as u64 * n as u64), b.image_source(n as u64), Whole(&b.step_state, STEP_STATE_BYTES), Whole(&b.wall_hash, 2 * table_bytes),
-            Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, slots), Split(&b.slot_history[p], slots),
+            Split(&b.force, 2 * n as u64), Whole(&b.list_start, 4 * (n as u64 + 1)), Split(&b.list_partner, words as u64 * slots), Split(&b.slot_history[p], slots),
         ])?;
         // copies (the readback bytes carry no alignment guarantee and may be empty); the
         // particle rows in id order, the list and the table translated below (`gpu::order`)
@@ -143,9 +145,11 @@ impl GpuBackend {
         // (storage indices → ids; an owner has the lower id)
         for s in 0..n {
             for k in start[s] as usize..start[s + 1] as usize {
-                if partner[k] & read_bit != 0 {
-                    let j = (partner[k] & SLOT_PARTNER_MASK) as usize;
-                    history.push(ContactRecord { owner: o.id(s) as u32, partner: o.id(j) as u32, history: History::from(&records[k]) });
+                let word = partner[words * k];
+                if word & read_bit != 0 {
+                    let j = (word & SLOT_PARTNER_MASK) as usize;
+                    let place = if words > 1 { partner[words * k + 1] as usize } else { k };
+                    history.push(ContactRecord { owner: o.id(s) as u32, partner: o.id(j) as u32, history: History::from(&records[place]) });
                 }
             }
         }
@@ -248,7 +252,7 @@ impl GpuBackend {
     /// particle, grid, list and table buffers; the mesh data and a body table are made apart).
     pub(crate) fn fresh_bytes(&self, n: u32, capacity: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows, self.buffers.split.images)
+        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows, self.buffers.split.images, self.buffers.split.places)
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
@@ -269,7 +273,7 @@ impl GpuBackend {
         }
         let planned = self.fresh_bytes(n, capacity, wall_records) + self.meshes.data.size();
         super::check_fits(capacity, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows, self.buffers.split.images)?;
+        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows, self.buffers.split.images, self.buffers.split.places)?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;

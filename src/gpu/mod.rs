@@ -10,6 +10,7 @@
 //! Positions are stored as an integer block (vec4<i32>, w = material) times BLOCK plus an f32
 //! offset in [0, BLOCK) (vec4<f32>, w = radius); see `grid` for the choice of BLOCK.
 
+pub mod access;
 pub mod blowup;
 pub mod bodies;
 pub mod buffers;
@@ -43,7 +44,7 @@ pub use grid::GridSpec;
 use crate::backend::{Backend, Energies, Snapshot, WallLoad};
 use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
-use crate::layout::consts::OVERFLOW_MESH_GROUPS;
+use crate::layout::consts::{OVERFLOW_MESH_GROUPS, SLOT_ACTIVE_BIT};
 use crate::model::checks::LostParticles;
 use crate::setup::{Setup, Wall};
 use buffers::Buffers;
@@ -82,7 +83,7 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 /// work booked, no periodic axis): what `talus info` sizes an adapter by.
 pub fn default_bytes_per_particle(count: u32) -> f64 {
     let cells = count / 2 + 1;
-    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false), false);
+    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false), false, false);
     bytes as f64 / count.max(1) as f64
 }
 
@@ -122,6 +123,10 @@ pub struct GpuOptions {
     /// (`shaders/schedule.wgsl`; no output changes by a bit); `None` = the environment variable
     /// `TALUS_GPU_BALANCE` (`1` or `0`), else yes.
     pub balanced: Option<bool>,
+    /// Whether list slots carry their place (`split::SplitLayout::places`; no output changes
+    /// by a bit); `None` = the device's choice, `GpuContext::slot_places`
+    /// (`TALUS_GPU_SLOT_PLACES`).
+    pub slot_places: Option<bool>,
 }
 
 /// How a GPU backend stores its particles and schedules its force pass (`GpuBackend::layout`).
@@ -143,6 +148,9 @@ pub struct GpuLayout {
     /// Whether the force pass reads the particle's own state again at each contact
     /// (`GpuContext::reload_own`, `TALUS_GPU_RELOAD_OWN`).
     pub reload_own: bool,
+    /// Whether list slots carry their place (`GpuContext::slot_places`,
+    /// `TALUS_GPU_SLOT_PLACES`).
+    pub slot_places: bool,
     /// The contact code compiled into the force pass (`pipelines::ContactVariant`): the one
     /// model of every pair (`None`: every law), and whether the energy booking is.
     pub contact_model: Option<&'static str>,
@@ -166,6 +174,9 @@ impl std::fmt::Display for GpuLayout {
         }
         if !self.reload_own {
             write!(f, "; own state kept in registers")?;
+        }
+        if self.slot_places {
+            write!(f, "; slots placed by SIMD group")?;
         }
         match self.contact_model {
             Some(m) => write!(f, "; contact law {m} only")?,
@@ -217,6 +228,15 @@ pub const EARLY_LOADS_ENV: &str = "TALUS_GPU_EARLY_LOADS";
 /// `TALUS_GPU_EARLY_LOADS` = `1`, else no; an unclear value is an error naming the variable.
 pub fn early_loads_wanted() -> Result<bool> {
     switch_or(None, EARLY_LOADS_ENV, false, "1 (early loads) or 0 (the default)")
+}
+
+/// The environment variable that places the list slots (`1`; `split::SplitLayout::places`).
+pub const SLOT_PLACES_ENV: &str = "TALUS_GPU_SLOT_PLACES";
+
+/// Whether list slots carry their place (`GpuContext::slot_places`): `TALUS_GPU_SLOT_PLACES` =
+/// `1`, else no; an unclear value is an error naming the variable.
+pub fn slot_places_wanted() -> Result<bool> {
+    switch_or(None, SLOT_PLACES_ENV, false, "1 (slots placed by SIMD group) or 0 (the default)")
 }
 
 /// The environment variable that makes the force pass read each particle's own state again at
@@ -293,7 +313,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None, slot_places: None }
     }
 }
 
@@ -472,7 +492,9 @@ impl GpuBackend {
         let motion_rows = split::motion_rows(setup.rolling_booked());
         // the periodic images, where an axis is periodic
         let images = setup.periodic.iter().any(|&p| p);
-        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows, images);
+        // each list slot's place, where slots are placed (`GpuContext::slot_places`)
+        let places = opts.slot_places.unwrap_or(ctx.slot_places);
+        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows, images, places);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -482,10 +504,10 @@ impl GpuBackend {
         check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
         let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         let contact = if ctx.specialise { pipelines::ContactVariant::of(&pairs) } else { pipelines::ContactVariant::ANY };
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows).with_images(images))?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows).with_images(images).with_places(n as u64, list_capacity as u64, places))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows, images)?;
+        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows, images, places)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -715,12 +737,15 @@ impl GpuBackend {
         // the schedule's pass runs at every build where it is on; `forces` reads it where it pays
         let schedule = if self.sim.balanced != 0 { 4.0 } else { 0.0 };
         let taken = self.schedule_taken(&st);
+        // where slots are placed, each slot's place: read by `forces` beside the partner word,
+        // and at a build read and stashed by `list_stash`, read back and written by `list_fill`
+        let place = if self.buffers.split.places { 4.0 } else { 0.0 };
         let mut passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
             ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild + renumber, 0.0),
-            ("list (rebuild steps)", (132.0 + 2.0 * schedule + 92.0 * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
-            ("forces", 100.0 + if taken { 4.0 } else { 0.0 } + 4.0 * slots + 16.0 / group, 2.0 * record + 36.0),
+            ("list (rebuild steps)", (132.0 + 2.0 * schedule + (92.0 + 4.0 * place) * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
+            ("forces", 100.0 + if taken { 4.0 } else { 0.0 } + (4.0 + place) * slots + 16.0 / group, 2.0 * record + 36.0),
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
@@ -771,6 +796,7 @@ impl GpuBackend {
             shader_checks: self.ctx.shader_checks,
             early_loads: self.ctx.force_early_loads,
             reload_own: self.ctx.reload_own,
+            slot_places: self.buffers.split.places,
             contact_model: self.pipelines.contact.model.and_then(crate::contact::params::ContactModel::from_code).map(|c| c.name()),
             contact_booking: self.pipelines.contact.energy_tracking,
             contact_adhesion: self.buffers.adhesion.then(|| self.pipelines.contact.adhesion.and_then(crate::contact::params::Adhesion::from_code).map(|c| c.name())),
@@ -789,10 +815,49 @@ impl GpuBackend {
         Ok((words[n as usize + 1..].to_vec(), runs, taken))
     }
 
+    /// Where slots are placed (`split::SplitLayout::places`), the place of every slot of the
+    /// list as last built (its record's, share's and incoming entry's index), in slot order;
+    /// `None` where they are not.
+    pub fn slot_places(&self) -> Result<Option<Vec<u32>>> {
+        Ok(self.slot_words()?.1)
+    }
+
+    /// The partner word of every slot of the list as last built, and where slots are placed
+    /// their places.
+    fn slot_words(&self) -> Result<(Vec<u32>, Option<Vec<u32>>)> {
+        let slots = self.list_slots()? as u64;
+        let per = split::slot_words(self.buffers.split.places) as u64;
+        let words = readback::read_sources(&self.ctx, &[readback::Source::Split(&self.buffers.list_partner, per * slots)])?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&words[0]);
+        if per == 1 {
+            return Ok((words, None));
+        }
+        Ok((words.iter().step_by(2).copied().collect(), Some(words.iter().skip(1).step_by(2).copied().collect())))
+    }
+
+    /// How the force pass's SIMD groups touch the slot-history records of the active contacts,
+    /// in the list as last built (`access::record_access`): lines and sectors per contact as
+    /// laid out, and with each record at its own slot.
+    pub fn record_access(&self) -> Result<access::RecordAccess> {
+        let (schedule, runs, taken) = self.force_schedule()?;
+        let n = runs.len();
+        let mut start = vec![0u32; n + 1];
+        for i in 0..n {
+            start[i + 1] = start[i] + runs[i];
+        }
+        let order: Vec<u32> = if taken { schedule[..n].to_vec() } else { (0..n as u32).collect() };
+        let (words, places) = self.slot_words()?;
+        let active = |k: usize| words[k] & SLOT_ACTIVE_BIT != 0;
+        Ok(match &places {
+            Some(p) => access::record_access(&order, &start, active, |k| p[k] as u64),
+            None => access::record_access(&order, &start, active, |k| k as u64),
+        })
+    }
+
     /// Whether `forces` takes the schedule in the state `st`: it is on and its summed longest
     /// runs are below `SCHEDULE_GAIN` of storage order's (the test of `forces.wgsl`, in f32).
     fn schedule_taken(&self, st: &layout::StepStateRead) -> bool {
-        self.sim.balanced != 0 && (st.schedule_sorted as f32) < crate::layout::consts::SCHEDULE_GAIN as f32 * st.schedule_plain as f32
+        self.sim.balanced != 0 && (self.buffers.split.places || (st.schedule_sorted as f32) < crate::layout::consts::SCHEDULE_GAIN as f32 * st.schedule_plain as f32)
     }
 
     /// Slots of the neighbour list as last built.

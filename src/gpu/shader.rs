@@ -54,6 +54,8 @@ pub const BLOCK_OFFSET: &str = include_str!("../../shaders/block_offset.wgsl");
 pub const HASH_LOOKUP: &str = include_str!("../../shaders/hash_lookup.wgsl");
 /// Whether a step renumbers (`order.wgsl`, `body/order.wgsl`).
 const ORDER_DUE: &str = include_str!("../../shaders/order_due.wgsl");
+/// The force pass's schedule order within a workgroup (`schedule` and `list_fill`).
+const SCHEDULE_RANK: &str = include_str!("../../shaders/schedule_rank.wgsl");
 
 /// The ball–wall contact shared by `forces` and `wall_loads` (needs `sim`, `pairs`, `walls`,
 /// `mesh_data`, `wall_hash`, `state`).
@@ -97,8 +99,8 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("grid_sort", include_str!("../../shaders/grid_sort.wgsl").to_string()),
         ("list_plan", include_str!("../../shaders/list_plan.wgsl").to_string()),
         ("list_clear", include_str!("../../shaders/list_clear.wgsl").to_string()),
-        ("list_build", format!("{PAIR_SEPARATION}\n{NO_BODIES}\n{}", include_str!("../../shaders/list_build.wgsl"))),
-        ("list_build_bodies", format!("{PAIR_SEPARATION}\n{BODY_EXCLUSION}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("list_build", format!("{PAIR_SEPARATION}\n{NO_BODIES}\n{SCHEDULE_RANK}\n{}", include_str!("../../shaders/list_build.wgsl"))),
+        ("list_build_bodies", format!("{PAIR_SEPARATION}\n{BODY_EXCLUSION}\n{SCHEDULE_RANK}\n{}", include_str!("../../shaders/list_build.wgsl"))),
         ("body_kick", format!("{INCOMING_SUM}\n{RIGID_INTEGRATE}\n{BLOCK_OFFSET}\n{RIGID}\n{}", include_str!("../../shaders/body/kick.wgsl"))),
         ("body_place", format!("{RIGID_INTEGRATE}\n{BLOCK_OFFSET}\n{RIGID}\n{WORK_FOLD}\n{}", include_str!("../../shaders/body/place.wgsl"))),
         ("list_stash", include_str!("../../shaders/list_stash.wgsl").to_string()),
@@ -110,7 +112,7 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
         ("order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/order.wgsl"))),
         ("body_order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/body/order.wgsl"))),
-        ("schedule", include_str!("../../shaders/schedule.wgsl").to_string()),
+        ("schedule", format!("{SCHEDULE_RANK}\n{}", include_str!("../../shaders/schedule.wgsl"))),
         ("order_hash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/order_hash.wgsl"))),
         ("rehash", format!("{HISTORY_RECORD}\n{HASH_INSERT}\n{}", include_str!("../../shaders/rehash.wgsl"))),
         ("exchange_near", include_str!("../../shaders/exchange/near.wgsl").to_string()),

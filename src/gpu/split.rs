@@ -36,7 +36,9 @@ pub enum Split {
     Motion,
     /// Two vec4 rows per particle: force (w = strain energy), torque (w = contacts owned).
     Force,
-    /// A u32 per list slot: partner id and flags.
+    /// A u32 per list slot, the partner id and flags; where the slots are placed
+    /// (`SplitLayout::places`) two, interleaved: the word, then the slot's place (the index of
+    /// its record in both history tables, of its share and of its entry in the incoming map).
     ListPartner,
     /// Two u32 per list slot: the incoming entries, then each slot's position among them.
     Incoming,
@@ -59,12 +61,14 @@ impl Split {
         }
     }
 
-    /// Elements for `n` particles of `motion_rows` motion rows and `slots` list slots.
-    pub fn elements(self, n: u64, slots: u64, motion_rows: u32) -> u64 {
+    /// Elements for `n` particles of `motion_rows` motion rows and `slots` list slots of
+    /// `slot_words` words each (`slot_words`).
+    pub fn elements(self, n: u64, slots: u64, motion_rows: u32, slot_words: u32) -> u64 {
         match self {
             Split::Motion => motion_rows as u64 * n,
             Split::Force => 2 * n,
-            Split::ListPartner | Split::Shares | Split::History => slots,
+            Split::ListPartner => slot_words as u64 * slots,
+            Split::Shares | Split::History => slots,
             Split::Incoming => 2 * slots,
         }
     }
@@ -101,7 +105,22 @@ pub struct SplitLayout {
     /// as the WGSL constant `IMAGES` (`split_wgsl`); where it is false they never touch
     /// `image`, whose buffer is then one row.
     pub images: bool,
+    /// Whether each list slot carries its place (`Split::ListPartner`; `with_places`, false
+    /// unless set): `list_fill` lays the records, shares and incoming-map entries of a
+    /// workgroup's slots out by the force pass's warps, column after column, so that a warp's
+    /// threads reading their m-th contacts read consecutive records (`shaders/slot_place.wgsl`).
+    /// The passes see it as the WGSL constants `SLOT_PLACES` and `SLOT_WORDS`.
+    pub places: bool,
     parts: [u32; 6],
+}
+
+/// Words per list slot in `Split::ListPartner`: 2 where slots carry their place, else 1.
+pub fn slot_words(places: bool) -> u32 {
+    if places {
+        2
+    } else {
+        1
+    }
 }
 
 /// The motion rows of a set-up that books rolling work (`rolling_booked`) or not.
@@ -147,11 +166,15 @@ impl SplitLayout {
     /// The parts every array needs for `n` particles of `motion_rows` motion rows
     /// (`motion_rows`) and `slots` list slots under `cap_bytes`.
     pub fn new(cap_bytes: u64, n: u64, slots: u64, motion_rows: u32) -> Self {
+        SplitLayout::cut(cap_bytes, n, slots, motion_rows, true, false)
+    }
+
+    fn cut(cap_bytes: u64, n: u64, slots: u64, motion_rows: u32, images: bool, places: bool) -> Self {
         let parts = Split::ALL.map(|s| {
             let (_, bytes) = s.element();
-            (s.elements(n.max(1), slots.max(1), motion_rows) * bytes).div_ceil(cap_bytes).max(1) as u32
+            (s.elements(n.max(1), slots.max(1), motion_rows, slot_words(places)) * bytes).div_ceil(cap_bytes).max(1) as u32
         });
-        SplitLayout { cap_bytes, motion_rows, images: true, parts }
+        SplitLayout { cap_bytes, motion_rows, images, places, parts }
     }
 
     /// This layout with the periodic images held or not (`images`).
@@ -159,14 +182,21 @@ impl SplitLayout {
         SplitLayout { images, ..self }
     }
 
-    /// The same cut for `n` particles and `slots` slots (the motion rows and images kept).
-    pub fn resized(&self, n: u64, slots: u64) -> Self {
-        SplitLayout::new(self.cap_bytes, n, slots, self.motion_rows).with_images(self.images)
+    /// This layout for `n` particles and `slots` slots, the slots placed or not (`places`).
+    pub fn with_places(self, n: u64, slots: u64, places: bool) -> Self {
+        SplitLayout::cut(self.cap_bytes, n, slots, self.motion_rows, self.images, places)
     }
 
-    /// Elements of `s` for `n` particles and `slots` list slots with this layout's motion rows.
+    /// The same cut for `n` particles and `slots` slots (the motion rows, images and places
+    /// kept).
+    pub fn resized(&self, n: u64, slots: u64) -> Self {
+        SplitLayout::cut(self.cap_bytes, n, slots, self.motion_rows, self.images, self.places)
+    }
+
+    /// Elements of `s` for `n` particles and `slots` list slots with this layout's motion rows
+    /// and slot words.
     pub fn elements(&self, s: Split, n: u64, slots: u64) -> u64 {
-        s.elements(n, slots, self.motion_rows)
+        s.elements(n, slots, self.motion_rows, slot_words(self.places))
     }
 
     /// Parts of `s`.
@@ -203,7 +233,13 @@ impl SplitLayout {
 /// first the constants `MOTION_ROWS`, the layout's rows of `motion`, and `IMAGES`, whether the
 /// device holds the periodic images.
 pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String {
-    let mut s = format!("const MOTION_ROWS: u32 = {}u;\nconst IMAGES: bool = {};\n", layout.motion_rows, layout.images);
+    let mut s = format!(
+        "const MOTION_ROWS: u32 = {}u;\nconst IMAGES: bool = {};\nconst SLOT_PLACES: bool = {};\nconst SLOT_WORDS: u32 = {}u;\n",
+        layout.motion_rows,
+        layout.images,
+        layout.places,
+        slot_words(layout.places)
+    );
     let mut binding = 0;
     for &(name, array, rw) in uses {
         let (ty, _) = array.element();
@@ -212,6 +248,9 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
         for p in 0..parts {
             s.push_str(&format!("@group(1) @binding({binding}) var<storage, {access}> {name}_{p}: array<{ty}>;\n"));
             binding += 1;
+        }
+        if array == Split::ListPartner {
+            s.push_str(&slot_word_wgsl(name, rw));
         }
         let per = layout.part_elements(array);
         if parts == 1 {
@@ -239,6 +278,24 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
                 cases(&|p| format!("{name}_{p}[e] = v;"))
             ));
         }
+    }
+    s
+}
+
+/// The accessors of list slots in `Split::ListPartner` array `name`: `NAME_word(k)`, slot k's
+/// partner word, and `NAME_place(k)`, its place (k itself where slots are not placed), and,
+/// read-write, `NAME_word_put(k, w)` and `NAME_place_put(k, p)` (nothing where slots are not
+/// placed).
+fn slot_word_wgsl(name: &str, rw: bool) -> String {
+    let mut s = format!(
+        "fn {name}_word(k: u32) -> u32 {{ return {name}_at(SLOT_WORDS * k); }}\n\
+         fn {name}_place(k: u32) -> u32 {{\n    if (SLOT_PLACES) {{ return {name}_at(2u * k + 1u); }}\n    return k;\n}}\n"
+    );
+    if rw {
+        s.push_str(&format!(
+            "fn {name}_word_put(k: u32, w: u32) {{ {name}_put(SLOT_WORDS * k, w); }}\n\
+             fn {name}_place_put(k: u32, p: u32) {{\n    if (SLOT_PLACES) {{ {name}_put(2u * k + 1u, p); }}\n}}\n"
+        ));
     }
     s
 }
