@@ -32,9 +32,8 @@
 // - list_partner (read_write): the partner of each slot with its flags: SLOT_ACTIVE_BIT while
 //   the contact is active (this pass sets it), SLOT_HISTORY_BIT0/1 while the slot's record in
 //   that table is valid (this pass sets or clears the bit of the table it writes). Written only
-//   when a flag changes. Where slots are placed (SLOT_PLACES), each slot's place beside it: the
-//   index of its record, its share and its entry in the incoming map (`list_partner_place`);
-//   else the slot itself;
+//   when a flag changes. Where slots are placed (SLOT_PLACES), each slot's word, record, share
+//   and incoming-map entry are at its place (`slot_place_in_pass`); else at the slot itself;
 // - slot_read, slot_write: pair history per list slot, the table this step reads (its records
 //   are valid where the partner word carries `history_bit(step)`) and the one it writes
 //   (ping-pong by step parity);
@@ -164,19 +163,32 @@ fn add_wall(out: ptr<function, Gathered>, i: u32, key: u32, c: ContactOutput, wr
     }
 }
 
-// Slot k's record in the table this step reads (at the slot's place, `SplitLayout::places`):
-// `early` where EARLY_LOADS loaded it already.
-fn slot_record(k: u32, early: HistoryRecord) -> HistoryRecord {
+// The record at place p in the table this step reads: `early` where EARLY_LOADS loaded it
+// already.
+fn slot_record(p: u32, early: HistoryRecord) -> HistoryRecord {
     if (EARLY_LOADS) {
         return early;
     }
-    return slot_read_at(list_partner_place(k));
+    return slot_read_at(p);
+}
+
+// The place of slot k, the m-th of the particle thread t takes (`SplitLayout::places`; k
+// itself where slots are not placed): with the schedule on, for m < SCHEDULE_LONGEST, the start
+// of column m of the thread's SIMD group plus its lane (`list_build.wgsl`'s
+// `column_start_put`: one load all the group's threads share, where the slot's own place word
+// would be a load of its own); else the slot's place word.
+fn slot_place_in_pass(t: u32, k: u32, m: u32) -> u32 {
+    if (SLOT_PLACES && sim.balanced != 0u && m < SCHEDULE_LONGEST) {
+        let lane = t % SCHEDULE_LANES;
+        return list_start[2u * sim.n_particles + 1u + t - lane + m] + lane;
+    }
+    return list_partner_place(k);
 }
 
 // The contacts particle i owns: writes its force and torque sums, the partners' shares and the
 // history; returns the work of the step (slip, dashpot, stiffness, wall): none for a ghost of a
 // decomposed run.
-fn owned_contacts(i: u32) -> vec4<f32> {
+fn owned_contacts(i: u32, t: u32) -> vec4<f32> {
     let read_epoch = state.step + 1u;
     let write_epoch = state.step + 2u;
     // the particle's own state (unused with RELOAD_OWN, which reads it where it is used)
@@ -189,20 +201,23 @@ fn owned_contacts(i: u32) -> vec4<f32> {
     // the pairs i owns, in partner-id order; d = x_j − x_i (i < j: canonical order)
     let read_bit = history_bit(state.step);
     let write_bit = history_bit(state.step + 1u);
+    // (where slots are placed, a slot's word, record, share and incoming entry are at its
+    // place, `slot_place_in_pass`)
+    let start = list_start[i];
     let end = list_start[i + 1u];
     var ahead = 0u;
-    if (EARLY_LOADS && list_start[i] < end) {
-        ahead = list_partner_word(list_start[i]);
+    if (EARLY_LOADS && start < end) {
+        ahead = list_partner_word_at(slot_place_in_pass(t, start, 0u));
     }
-    for (var k = list_start[i]; k < end; k = k + 1u) {
+    for (var k = start; k < end; k = k + 1u) {
         var word: u32;
         if (EARLY_LOADS) {
             word = ahead;
             if (k + 1u < end) {
-                ahead = list_partner_word(k + 1u);
+                ahead = list_partner_word_at(slot_place_in_pass(t, k + 1u, k + 1u - start));
             }
         } else {
-            word = list_partner_word(k);
+            word = list_partner_word_at(slot_place_in_pass(t, k, k - start));
         }
         let bi = own_block(i, bi0);
         let oi = own_offset(i, oi0);
@@ -216,7 +231,7 @@ fn owned_contacts(i: u32) -> vec4<f32> {
             vj = motion_at(MOTION_ROWS * j);
             wj = motion_at(MOTION_ROWS * j + 1u);
             if (was_active) {
-                early = slot_read_at(list_partner_place(k));
+                early = slot_read_at(slot_place_in_pass(t, k, k - start));
             }
         }
         let bj = pos_block[j];
@@ -242,13 +257,13 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                 // a bond holds to the pair's tensile range (bonded_active, which reads the
                 // record); within the list's reach (sim.max_rgap covers that range)
                 if (was_active) {
-                    h = record_history(slot_record(k, early));
+                    h = record_history(slot_record(slot_place_in_pass(t, k, k - start), early));
                 }
                 touching = touching && bonded_active(p, g, h);
             } else {
                 touching = touching && contact_active(p, g);
                 if (was_active) {
-                    h = record_history(slot_record(k, early));
+                    h = record_history(slot_record(slot_place_in_pass(t, k, k - start), early));
                 }
             }
             if (!touching && was_active) {
@@ -268,10 +283,9 @@ fn owned_contacts(i: u32) -> vec4<f32> {
                     c = contact_force(p, g, h, sim.dt);
                 }
                 add_owned(&out, c);
-                // where the slot's record, share and incoming entry are (`SplitLayout::places`;
-                // read again rather than kept through the law: an L1 hit, against a register
-                // that bounds the threads resident)
-                let written = list_partner_place(k);
+                // the slot's place found again rather than kept through the law (an L1 hit,
+                // against a register that bounds the threads resident)
+                let written = slot_place_in_pass(t, k, k - start);
                 if (WRITE_HISTORY) {
                     slot_write_put(written, history_record(c.history));
                 }
@@ -285,9 +299,9 @@ fn owned_contacts(i: u32) -> vec4<f32> {
         }
         // flags change only when a contact starts or ends: written then only
         if (next != word) {
-            list_partner_word_put(k, next);
+            let entry = slot_place_in_pass(t, k, k - start);
+            list_partner_word_put_at(entry, next);
             if (((next ^ word) & SLOT_ACTIVE_BIT) != 0u) {
-                let entry = list_partner_place(k);
                 incoming_put(incoming_at(sim.list_capacity + entry), entry | (next & SLOT_ACTIVE_BIT));
             }
         }
@@ -371,7 +385,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     var work = vec4<f32>(0.0);
     adhesion_energy = vec2<f32>(0.0);
     if (i < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u) {
-        work = owned_contacts(i);
+        work = owned_contacts(i, t);
     }
     let wg = t / WORKGROUP_SIZE;
     if (WRITE_HISTORY) {

@@ -15,7 +15,9 @@
 // n + 1: the new counts, scanned into the new run starts.
 @group(0) @binding(5) var<storage, read_write> list_next: array<u32>;
 // n + 1: the current list's run starts (`incoming_sort` copies `list_next` over them).
-@group(0) @binding(6) var<storage, read> list_start: array<u32>;
+// Where slots are placed (SLOT_PLACES), `list_fill` also writes the force pass's column starts
+// after the schedule (`column_start_put`).
+@group(0) @binding(6) var<storage, read_write> list_start: array<u32>;
 @group(0) @binding(7) var<storage, read_write> incoming_count: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> state: StepState;
 // The id of the particle at each storage index (`gpu::order`); from n on, the old index of each
@@ -34,7 +36,7 @@
 // the partner words already translated, `order.wgsl`): SLOT_ACTIVE_BIT (the share the next
 // gather reads) and the history bit of the table this step reads, with its record moved to the
 // new slot. Pairs new to the list start with no flags.
-fn carry_history(i: u32, ns: u32, ne: u32, rank: u32) {
+fn carry_history(i: u32, ns: u32, ne: u32) {
     let read_bit = history_bit(state.step);
     var o = i;
     if (state.old_runs == state.step + 1u) {
@@ -42,17 +44,11 @@ fn carry_history(i: u32, ns: u32, ne: u32, rank: u32) {
     }
     var m = list_start[o];
     let oe = list_start[o + 1u];
-    // the first slot of the workgroup's runs (SLOT_PLACES)
-    let first = list_next[i - i % WORKGROUP_SIZE];
     for (var k = ns; k < ne; k = k + 1u) {
         let j = list_partner_word(k);
         let tj = tag[j];
         var word = j;
-        var place = k;
-        if (SLOT_PLACES) {
-            place = slot_place_of(first, rank, k - ns);
-            list_partner_place_put(k, place);
-        }
+        let place = list_partner_place(k);
         while (m < oe && tag[incoming_at(m) & SLOT_PARTNER_MASK] < tj) {
             m = m + 1u;
         }
@@ -78,7 +74,8 @@ fn carry_history(i: u32, ns: u32, ne: u32, rank: u32) {
 var<workgroup> ranked_runs: array<u32, WORKGROUP_SIZE>;
 
 // SLOT_PLACES, every thread of the workgroup (barriers): the rank of particle i (thread `lid`)
-// in the force pass's order, with `ranked_runs` written.
+// in the force pass's order, with `ranked_runs` written; and the force pass's column start of
+// the thread at that rank (`column_start_put`).
 fn rank_runs(i: u32, lid: u32) -> u32 {
     var run = 0u;
     if (i < sim.n_particles) {
@@ -92,7 +89,26 @@ fn rank_runs(i: u32, lid: u32) -> u32 {
     }
     ranked_runs[rank] = run;
     workgroupBarrier();
+    let held = state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u;
+    if (held && sim.balanced != 0u) {
+        // the force pass's thread at this rank reads column `lane` of its SIMD group here
+        let wg_first = i - lid;
+        let lane = rank % SCHEDULE_LANES;
+        column_start_put(wg_first + rank, slot_place_of(list_next[wg_first], rank - lane, lane));
+    }
     return rank;
+}
+
+// SLOT_PLACES with the schedule on: for force-pass thread t, the place of the first slot in
+// column (t % SCHEDULE_LANES) of its SIMD group (that of the group's first thread; the
+// group's m-th column holds its threads' m-th slots in thread order, so thread t's m-th slot is
+// at column m's start + its lane, for m < SCHEDULE_LONGEST: the threads sorted longest run
+// first, `forces.wgsl`'s `slot_place_in_pass`). Kept after the schedule in `list_start`.
+fn column_start_put(t: u32, place: u32) {
+    let at = 2u * sim.n_particles + 1u + t;
+    if (at < arrayLength(&list_start)) {
+        list_start[at] = place;
+    }
 }
 
 // SLOT_PLACES: the place of the m-th slot of the particle at `rank`, its workgroup's slots
@@ -130,6 +146,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (FILL) {
         if ((atomicLoad(&state.flags) & OVERFLOW_LIST) != 0u) { return; }
         base = list_next[i];
+        if (SLOT_PLACES) {
+            // the places of i's slots first: the words below go to them (`list_partner_word_put`)
+            let first = list_next[i - lid.x];
+            for (var m = 0u; m < list_next[i + 1u] - base; m = m + 1u) {
+                list_partner_place_put(base + m, slot_place_of(first, rank, m));
+            }
+        }
     }
     let bi = pos_block[i];
     let oi = pos_offset[i];
@@ -181,7 +204,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (FILL) {
-        carry_history(i, base, base + count, rank);
+        carry_history(i, base, base + count);
     } else {
         list_next[i] = count;
         if (i == 0u) { list_next[sim.n_particles] = 0u; }

@@ -487,6 +487,7 @@ impl fmt::Display for BenchResult {
                 "\nforce-pass records    {:.2} lines (128 B) and {:.2} sectors (32 B) per active contact's record read, SIMD groups of 32 (model; {:.2} and {:.2} with each record at its slot)",
                 a.lines_per_record, a.sectors_per_record, a.lines_per_record_at_slots, a.sectors_per_record_at_slots
             )?;
+            write!(f, "\nforce-pass words      {:.3} lines per slot's partner word (model; {:.3} with each word at its slot)", a.word_lines_per_slot, a.word_lines_per_slot_at_slots)?;
         }
         if let Some(timing) = &self.pass_timing {
             write!(f, "\npasses timed by       {timing}")?;

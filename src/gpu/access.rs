@@ -18,7 +18,8 @@ const RECORD_STRIDE: u64 = 40;
 /// The record's 8-byte words (`HistoryRecord`: four `vec2`s and an `f32`), each one access.
 const RECORD_WORDS: [u64; 5] = [0, 8, 16, 24, 32];
 
-/// The records' accesses of one force pass, per active contact.
+/// The records' accesses of one force pass, per active contact, and the partner words', per
+/// slot.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct RecordAccess {
     /// Active contacts (slots whose active bit is set).
@@ -33,14 +34,25 @@ pub struct RecordAccess {
     /// The same two with every record at its own slot (the list unplaced), for comparison.
     pub lines_per_record_at_slots: f64,
     pub sectors_per_record_at_slots: f64,
+    /// List slots, and the 128-byte lines the groups' partner-word loads touch per slot (4-byte
+    /// words; where slots are placed, 8 bytes apart at their places): 1 where no two threads
+    /// share a line, 1/16 where a group's 32 threads read consecutive placed words; and with
+    /// each word at its own slot (4 bytes apart).
+    pub slots: u64,
+    pub word_lines_per_slot: f64,
+    pub word_lines_per_slot_at_slots: f64,
 }
 
 /// The accesses of a force pass whose threads take the particles in `order` (storage indices,
 /// thread by thread), particle i owning slots `start[i] .. start[i + 1]`, of which `active`
-/// ones hold active contacts, slot k's record at `place(k)`.
-pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> bool, place: impl Fn(usize) -> u64) -> RecordAccess {
+/// ones hold active contacts, slot k's record at `place(k)` and its word `word_stride` bytes
+/// apart by place.
+pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> bool, place: impl Fn(usize) -> u64, word_stride: u64) -> RecordAccess {
     let mut out = RecordAccess::default();
     let (mut lines, mut sectors, mut lines_at, mut sectors_at) = (0u64, 0u64, 0u64, 0u64);
+    let (mut word_lines, mut word_lines_at) = (0u64, 0u64);
+    let mut words: Vec<u64> = Vec::with_capacity(SCHEDULE_LANES as usize);
+    let mut words_at: Vec<u64> = Vec::with_capacity(SCHEDULE_LANES as usize);
     let mut placed: Vec<u64> = Vec::with_capacity(SCHEDULE_LANES as usize);
     let mut at_slots: Vec<u64> = Vec::with_capacity(SCHEDULE_LANES as usize);
     for group in order.chunks(SCHEDULE_LANES as usize) {
@@ -48,13 +60,26 @@ pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> boo
         for m in 0..longest {
             placed.clear();
             at_slots.clear();
+            words.clear();
+            words_at.clear();
             for &i in group {
                 let k = start[i as usize] + m;
-                if k < start[i as usize + 1] && active(k as usize) {
-                    placed.push(place(k as usize));
-                    at_slots.push(k as u64);
+                if k < start[i as usize + 1] {
+                    words.push(place(k as usize) * word_stride / 128);
+                    words_at.push(k as u64 * 4 / 128);
+                    if active(k as usize) {
+                        placed.push(place(k as usize));
+                        at_slots.push(k as u64);
+                    }
                 }
             }
+            out.slots += words.len() as u64;
+            for w in [&mut words, &mut words_at] {
+                w.sort_unstable();
+                w.dedup();
+            }
+            word_lines += words.len() as u64;
+            word_lines_at += words_at.len() as u64;
             out.records += placed.len() as u64;
             let (l, s) = touched(&mut placed);
             lines += l;
@@ -69,6 +94,9 @@ pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> boo
     out.sectors_per_record = per(sectors);
     out.lines_per_record_at_slots = per(lines_at);
     out.sectors_per_record_at_slots = per(sectors_at);
+    let per_slot = |x: u64| if out.slots > 0 { x as f64 / out.slots as f64 } else { 0.0 };
+    out.word_lines_per_slot = per_slot(word_lines);
+    out.word_lines_per_slot_at_slots = per_slot(word_lines_at);
     out
 }
 
@@ -99,17 +127,25 @@ mod tests {
         let order: Vec<u32> = (0..32).collect();
         let start: Vec<u32> = (0..=32).map(|i| 3 * i).collect();
         // unplaced: thread t's m-th record at 3t + m, 120 bytes apart within a column
-        let at_slots = record_access(&order, &start, |_| true, |k| k as u64);
+        let at_slots = record_access(&order, &start, |_| true, |k| k as u64, 4);
         assert_eq!(at_slots.records, 96);
         assert!((at_slots.lines_per_record - 5.0 * 30.0 / 32.0).abs() < 0.2, "{at_slots:?}");
         assert_eq!(at_slots.lines_per_record, at_slots.lines_per_record_at_slots);
+        // 32 words 12 bytes apart: 3 lines a column
+        assert!((at_slots.word_lines_per_slot - 3.0 / 32.0).abs() < 0.02, "{at_slots:?}");
         // placed column by column: thread t's m-th record at 32m + t
-        let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64);
+        let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8);
+        // 32 placed words 8 bytes apart: 2 lines a column
+        assert!((placed.word_lines_per_slot - 2.0 / 32.0).abs() < 0.01, "{placed:?}");
         assert!((placed.lines_per_record - 50.0 / 32.0).abs() < 0.1, "{placed:?}");
         assert!((placed.sectors_per_record - 1.25).abs() < 0.01, "{placed:?}");
         assert!(placed.sectors_per_record_at_slots >= 2.0, "{placed:?}");
         // inactive slots are not read
-        let none = record_access(&order, &start, |_| false, |k| k as u64);
-        assert_eq!((none.records, none.lines_per_record), (0, 0.0));
+        let none = record_access(&order, &start, |_| false, |k| k as u64, 4);
+        assert_eq!((none.records, none.lines_per_record, none.slots), (0, 0.0, 96));
+        // owners 40 slots apart: every thread's word on a line of its own
+        let sparse: Vec<u32> = (0..=32).map(|i| 40 * i).collect();
+        let apart = record_access(&order, &sparse, |_| true, |k| k as u64, 4);
+        assert!((apart.word_lines_per_slot - 1.0).abs() < 1e-9, "{apart:?}");
     }
 }

@@ -208,7 +208,7 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
         + levels(n_cells as u64 + 1)
         + levels(live + 1)
         + 2 * r(4 * (n + 1))
-        + r(4 * (2 * n + 1))
+        + r(4 * list_start_words(n, places))
         + r(4 * n)
         + split(Split::ListPartner)
         + 2 * split(Split::History)
@@ -220,11 +220,19 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
         + r(n_partials.max(1) as u64 * std::mem::size_of::<EnergyPartial>() as u64)
 }
 
+/// Words of `Buffers::list_start` for room for `capacity` particles: n + 1 run starts, the
+/// schedule (n), and where slots are placed the force pass's column starts (one per thread of
+/// every workgroup, `list_build.wgsl`'s `column_start_put`).
+pub fn list_start_words(capacity: u64, places: bool) -> u64 {
+    let columns = if places { capacity.div_ceil(crate::layout::consts::WORKGROUP_SIZE as u64) * crate::layout::consts::WORKGROUP_SIZE as u64 } else { 0 };
+    2 * capacity + 1 + columns
+}
+
 /// `Buffers::list_start` for `n` particles held, room for `capacity`: n + 1 run starts (zero),
 /// then the schedule of the force pass as the identity (`shaders/schedule.wgsl` writes it at
-/// each list build).
-fn list_start(ctx: &GpuContext, n: u64, capacity: u64) -> Result<wgpu::Buffer> {
-    let buf = ctx.create_buffer("list_start", 4 * (2 * capacity + 1), U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
+/// each list build), then where slots are placed room for the column starts.
+fn list_start(ctx: &GpuContext, n: u64, capacity: u64, places: bool) -> Result<wgpu::Buffer> {
+    let buf = ctx.create_buffer("list_start", 4 * list_start_words(capacity, places), U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
     // in pieces of 4 MiB: a large run's identity never sits in host memory whole
     const PIECE: u64 = 1 << 20;
     for from in (0..n).step_by(PIECE as usize) {
@@ -294,7 +302,7 @@ impl Buffers {
                 .collect::<Result<_>>()?,
             cell_count: b("cell_count", 4 * (n_cells as u64 + 1), U::STORAGE | U::COPY_DST)?,
             scan_levels: cell_scan_levels,
-            list_start: list_start(ctx, n_particles.max(1) as u64, n)?,
+            list_start: list_start(ctx, n_particles.max(1) as u64, n, places)?,
             list_next: b("list_next", 4 * (n + 1), U::STORAGE)?,
             list_partner: sb("list_partner", Split::ListPartner, LIST)?,
             slot_history: [sb("slot_history_0", Split::History, LIST)?, sb("slot_history_1", Split::History, LIST)?],

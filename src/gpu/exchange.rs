@@ -145,10 +145,11 @@ impl GpuBackend {
         // (storage indices → ids; an owner has the lower id)
         for s in 0..n {
             for k in start[s] as usize..start[s + 1] as usize {
-                let word = partner[words * k];
+                // where slots are placed, the word and record are at the slot's place
+                let place = if words > 1 { partner[words * k + 1] as usize } else { k };
+                let word = partner[words * place];
                 if word & read_bit != 0 {
                     let j = (word & SLOT_PARTNER_MASK) as usize;
-                    let place = if words > 1 { partner[words * k + 1] as usize } else { k };
                     history.push(ContactRecord { owner: o.id(s) as u32, partner: o.id(j) as u32, history: History::from(&records[place]) });
                 }
             }

@@ -737,15 +737,17 @@ impl GpuBackend {
         // the schedule's pass runs at every build where it is on; `forces` reads it where it pays
         let schedule = if self.sim.balanced != 0 { 4.0 } else { 0.0 };
         let taken = self.schedule_taken(&st);
-        // where slots are placed, each slot's place: read by `forces` beside the partner word,
-        // and at a build read and stashed by `list_stash`, read back and written by `list_fill`
+        // where slots are placed, each slot's place: at a build read and stashed by
+        // `list_stash`, read back and written by `list_fill`, and the force pass's column
+        // starts written; `forces` reads a column start per SIMD group and column (4 bytes per
+        // 32 slots) and the slot's own place only past column SCHEDULE_LONGEST
         let place = if self.buffers.split.places { 4.0 } else { 0.0 };
         let mut passes = vec![
             ("drift", 164.0 + 4.0 * slots + 80.0 / group, 24.0),
             ("list_plan", 530.0 / n, 0.0),
             ("grid (rebuild steps)", (64.0 + 28.0 * cells) / steps_per_rebuild + renumber, 0.0),
-            ("list (rebuild steps)", (132.0 + 2.0 * schedule + (92.0 + 4.0 * place) * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
-            ("forces", 100.0 + if taken { 4.0 } else { 0.0 } + (4.0 + place) * slots + 16.0 / group, 2.0 * record + 36.0),
+            ("list (rebuild steps)", (132.0 + 2.0 * schedule + place + (92.0 + 4.0 * place) * slots) / steps_per_rebuild, 4.0 * record / steps_per_rebuild),
+            ("forces", 100.0 + if taken { 4.0 } else { 0.0 } + (4.0 + place / 32.0) * slots + 16.0 / group, 2.0 * record + 36.0),
             ("advance", 128.0 / n, 0.0),
             ("kick (batch end)", 128.0 / batch, 0.0),
         ];
@@ -822,8 +824,8 @@ impl GpuBackend {
         Ok(self.slot_words()?.1)
     }
 
-    /// The partner word of every slot of the list as last built, and where slots are placed
-    /// their places.
+    /// The partner word of every slot of the list as last built, in slot order, and where
+    /// slots are placed their places (the word at the slot's place, `split::slot_word_wgsl`).
     fn slot_words(&self) -> Result<(Vec<u32>, Option<Vec<u32>>)> {
         let slots = self.list_slots()? as u64;
         let per = split::slot_words(self.buffers.split.places) as u64;
@@ -832,7 +834,8 @@ impl GpuBackend {
         if per == 1 {
             return Ok((words, None));
         }
-        Ok((words.iter().step_by(2).copied().collect(), Some(words.iter().skip(1).step_by(2).copied().collect())))
+        let places: Vec<u32> = words.iter().skip(1).step_by(2).copied().collect();
+        Ok((places.iter().map(|&p| words[2 * p as usize]).collect(), Some(places)))
     }
 
     /// How the force pass's SIMD groups touch the slot-history records of the active contacts,
@@ -849,8 +852,8 @@ impl GpuBackend {
         let (words, places) = self.slot_words()?;
         let active = |k: usize| words[k] & SLOT_ACTIVE_BIT != 0;
         Ok(match &places {
-            Some(p) => access::record_access(&order, &start, active, |k| p[k] as u64),
-            None => access::record_access(&order, &start, active, |k| k as u64),
+            Some(p) => access::record_access(&order, &start, active, |k| p[k] as u64, 8),
+            None => access::record_access(&order, &start, active, |k| k as u64, 4),
         })
     }
 

@@ -37,8 +37,9 @@ pub enum Split {
     /// Two vec4 rows per particle: force (w = strain energy), torque (w = contacts owned).
     Force,
     /// A u32 per list slot, the partner id and flags; where the slots are placed
-    /// (`SplitLayout::places`) two, interleaved: the word, then the slot's place (the index of
-    /// its record in both history tables, of its share and of its entry in the incoming map).
+    /// (`SplitLayout::places`) two, interleaved: the partner word of the slot at place k, then
+    /// slot k's place (the index of its word, of its record in both history tables, of its
+    /// share and of its entry in the incoming map; `slot_word_wgsl`).
     ListPartner,
     /// Two u32 per list slot: the incoming entries, then each slot's position among them.
     Incoming,
@@ -282,19 +283,24 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
     s
 }
 
-/// The accessors of list slots in `Split::ListPartner` array `name`: `NAME_word(k)`, slot k's
-/// partner word, and `NAME_place(k)`, its place (k itself where slots are not placed), and,
-/// read-write, `NAME_word_put(k, w)` and `NAME_place_put(k, p)` (nothing where slots are not
-/// placed).
+/// The accessors of list slots in `Split::ListPartner` array `name`. Where slots are placed
+/// (`SLOT_PLACES`), element 2k + 1 holds slot k's place and element 2p the partner word of the
+/// slot at place p, so that a SIMD group's threads reading their m-th slots read consecutive
+/// words too; else element k is slot k's word and its place is k. `NAME_place(k)`, slot k's
+/// place; `NAME_word(k)`, its word (through its place); `NAME_word_at(p)`, the word of the slot
+/// at place p; and, read-write, `NAME_place_put(k, p)` (nothing where slots are not placed),
+/// `NAME_word_put(k, w)` and `NAME_word_put_at(p, w)`.
 fn slot_word_wgsl(name: &str, rw: bool) -> String {
     let mut s = format!(
-        "fn {name}_word(k: u32) -> u32 {{ return {name}_at(SLOT_WORDS * k); }}\n\
-         fn {name}_place(k: u32) -> u32 {{\n    if (SLOT_PLACES) {{ return {name}_at(2u * k + 1u); }}\n    return k;\n}}\n"
+        "fn {name}_place(k: u32) -> u32 {{\n    if (SLOT_PLACES) {{ return {name}_at(2u * k + 1u); }}\n    return k;\n}}\n\
+         fn {name}_word_at(p: u32) -> u32 {{ return {name}_at(SLOT_WORDS * p); }}\n\
+         fn {name}_word(k: u32) -> u32 {{ return {name}_word_at({name}_place(k)); }}\n"
     );
     if rw {
         s.push_str(&format!(
-            "fn {name}_word_put(k: u32, w: u32) {{ {name}_put(SLOT_WORDS * k, w); }}\n\
-             fn {name}_place_put(k: u32, p: u32) {{\n    if (SLOT_PLACES) {{ {name}_put(2u * k + 1u, p); }}\n}}\n"
+            "fn {name}_place_put(k: u32, p: u32) {{\n    if (SLOT_PLACES) {{ {name}_put(2u * k + 1u, p); }}\n}}\n\
+             fn {name}_word_put_at(p: u32, w: u32) {{ {name}_put(SLOT_WORDS * p, w); }}\n\
+             fn {name}_word_put(k: u32, w: u32) {{ {name}_word_put_at({name}_place(k), w); }}\n"
         ));
     }
     s
