@@ -89,10 +89,11 @@ fn rank_runs(i: u32, lid: u32) -> u32 {
     }
     ranked_runs[rank] = run;
     workgroupBarrier();
-    let held = state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u;
+    // (a workgroup of a two-dimensional dispatch past the last particle has no columns)
+    let wg_first = i - lid;
+    let held = wg_first < sim.n_particles && state.halt == 0u && (atomicLoad(&state.flags) & OVERFLOW_LIST) == 0u;
     if (held && sim.balanced != 0u) {
         // the force pass's thread at this rank reads column `lane` of its SIMD group here
-        let wg_first = i - lid;
         let lane = rank % SCHEDULE_LANES;
         column_start_put(wg_first + rank, slot_place_of(list_next[wg_first], rank - lane, lane));
     }
