@@ -230,6 +230,11 @@ for c in cases:
     if first.get("gpu_layout"):
         l = first["gpu_layout"]
         print(f"|  | layout: {'cell' if l['cell_order'] else 'id'} order, schedule {l['schedule']} |")
+    # the access model of the force pass (`gpu::access`, with --profile): what placing the slots changed
+    for r, label in ((first, ""), (talus(c + "_placed"), "slots placed: ")):
+        a = r and r.get("record_access")
+        if a:
+            print(f"|  | {label}access model: {a['lines_per_record']:.2f} lines and {a['sectors_per_record']:.2f} sectors per active contact's record, {a['word_lines_per_slot']:.3f} lines per slot's word |")
     for r, label in ((first, ""), (talus(c + "_placed"), "slots placed: "), (u if u is not first else None, "untracked: "), (talus(c + ".old"), "before: ")):
         if r and r.get("pass_ms_per_step"):
             gbs = dict((name, v) for name, v in r.get("pass_gb_per_s") or [])

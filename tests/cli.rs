@@ -550,4 +550,5 @@ fn device_scripts_run_end_to_end_on_lavapipe() {
     assert!(table.contains("|  | passes, ms/step") && table.contains("|  | before: passes, ms/step"), "{table}");
     // the bed again with the slots placed (PLACED's default), its rate and passes
     assert!(table.contains("|  | slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1): ") && table.contains("|  | slots placed: passes, ms/step"), "{table}");
+    assert!(table.contains("|  | access model: ") && table.contains("|  | slots placed: access model: "), "{table}");
 }
