@@ -41,6 +41,10 @@ pub struct BodyState {
     /// Per particle id.
     pub body_of: Vec<u32>,
     pub offset: Vec<DVec3>,
+    /// Per particle id: its lever arm, the offset turned into the space frame by its body's
+    /// current orientation (`arm`), kept with the orientation (`kick_drift`), so that
+    /// `place` and the totals of `gather_kick` read it rather than turn the offset twice a step.
+    pub arm: Vec<DVec3>,
 }
 
 impl BodyState {
@@ -64,6 +68,7 @@ impl BodyState {
             template: b.template.clone(),
             body_of: b.body_of.clone(),
             offset: v(&b.offset),
+            arm: (0..b.body_of.len()).map(|u| body_to_space(quat(b.orientation[b.body_of[u] as usize]), DVec3::from(b.offset[u]))).collect(),
         }
     }
 
@@ -94,11 +99,11 @@ impl BodyState {
         }
     }
 
-    /// The lever arm of particle id `u` (its offset turned into the space frame).
+    /// The lever arm of particle id `u` (its offset turned into the space frame by its body's
+    /// orientation).
     #[inline]
     pub fn arm(&self, u: usize) -> DVec3 {
-        let b = self.body_of[u] as usize;
-        body_to_space(self.orientation[b], self.offset[u])
+        self.arm[u]
     }
 
     /// The centre of body `b` without the periodic wrapping.
@@ -108,6 +113,20 @@ impl BodyState {
     }
 }
 
+/// `arm` (per particle id) cut into the runs of `bodies`-body chunks, chunk after chunk: a
+/// body's components are consecutive ids in body order (`Bodies::check`).
+fn arm_chunks<'a>(arm: &'a mut [DVec3], first: &[u32], count: &[u32], bodies: usize) -> Vec<&'a mut [DVec3]> {
+    let mut rest = arm;
+    let mut out = Vec::with_capacity(first.len().div_ceil(bodies));
+    for c in 0..first.len().div_ceil(bodies) {
+        let last = ((c + 1) * bodies).min(first.len()) - 1;
+        let (run, tail) = rest.split_at_mut((first[last] + count[last] - first[c * bodies]) as usize);
+        out.push(run);
+        rest = tail;
+    }
+    out
+}
+
 /// First half of a step for every body: half kick of v and L with the last totals, drift of
 /// the centre and of the orientation. The rotation drifts of `LANES` bodies at a time run side
 /// by side (`rotation_drift_lanes`, the same bits as one by one), compiled for the widest
@@ -115,11 +134,13 @@ impl BodyState {
 pub fn kick_drift(bodies: &mut BodyState, d: &Drift) {
     const BODIES: usize = 64 * LANES;
     let isa = super::isa::isa();
-    let (inv_m, moments, f, t) = (&bodies.inv_mass, &bodies.moments, &bodies.force, &bodies.torque);
-    (bodies.position.par_chunks_mut(BODIES), bodies.image.par_chunks_mut(BODIES), bodies.orientation.par_chunks_mut(BODIES), bodies.velocity.par_chunks_mut(BODIES), bodies.angular_momentum.par_chunks_mut(BODIES), bodies.omega.par_chunks_mut(BODIES))
+    let (inv_m, moments, f, t, offset) = (&bodies.inv_mass, &bodies.moments, &bodies.force, &bodies.torque, &bodies.offset);
+    let arms = arm_chunks(&mut bodies.arm, &bodies.first, &bodies.count, BODIES);
+    let (starts, counts) = (&bodies.first, &bodies.count);
+    (bodies.position.par_chunks_mut(BODIES), bodies.image.par_chunks_mut(BODIES), bodies.orientation.par_chunks_mut(BODIES), bodies.velocity.par_chunks_mut(BODIES), bodies.angular_momentum.par_chunks_mut(BODIES), bodies.omega.par_chunks_mut(BODIES), arms)
         .into_par_iter()
         .enumerate()
-        .for_each(|(c, (x, image, q, v, l, w))| {
+        .for_each(|(c, (x, image, q, v, l, w, arm))| {
             let first = c * BODIES;
             for k in 0..x.len() {
                 let b = first + k;
@@ -141,6 +162,14 @@ pub fn kick_drift(bodies: &mut BodyState, d: &Drift) {
             }
             for k in 0..q.len() {
                 w[k] = angular_velocity(q[k], moments[first + k], l[k]);
+            }
+            // the components' lever arms at the new orientation (`BodyState::arm`)
+            let base = starts[first] as usize;
+            for k in 0..q.len() {
+                let run = starts[first + k] as usize..(starts[first + k] + counts[first + k]) as usize;
+                for u in run {
+                    arm[u - base] = body_to_space(q[k], offset[u]);
+                }
             }
         });
 }
@@ -179,12 +208,12 @@ pub fn place(s: &mut State, bodies: &BodyState, d: &Drift, x_build: &[DVec3]) ->
 /// (`integrate::gather_only`): each body's total force and torque about its centre, its
 /// components in template order, then the second half kick.
 pub fn gather_kick(s: &State, bodies: &mut BodyState, d: &Drift) {
-    let (first, count, offset, orientation, moments, inv_m) = (&bodies.first, &bodies.count, &bodies.offset, &bodies.orientation, &bodies.moments, &bodies.inv_mass);
+    let (first, count, arm, orientation, moments, inv_m) = (&bodies.first, &bodies.count, &bodies.arm, &bodies.orientation, &bodies.moments, &bodies.inv_mass);
     (bodies.velocity.par_iter_mut(), bodies.angular_momentum.par_iter_mut(), bodies.omega.par_iter_mut(), bodies.force.par_iter_mut(), bodies.torque.par_iter_mut())
         .into_par_iter()
         .enumerate()
         .for_each(|(b, (v, l, w, f_out, t_out))| {
-            let (f, t) = totals(s, first[b], count[b], offset, orientation[b]);
+            let (f, t) = totals(s, first[b], count[b], arm);
             let (dv, dl) = d.half_kick(f, t, inv_m[b], 1.0);
             *v += dv;
             *l += dl;
@@ -193,15 +222,14 @@ pub fn gather_kick(s: &State, bodies: &mut BodyState, d: &Drift) {
         });
 }
 
-/// The total force and torque about the centre of the body at orientation `q` whose
-/// components are the `count` particle ids from `first`, summed in that order.
+/// The total force and torque about the centre of the body whose components are the `count`
+/// particle ids from `first`, summed in that order, their lever arms `arm` (per id).
 #[inline]
-fn totals(s: &State, first: u32, count: u32, offset: &[DVec3], q: DQuat) -> (DVec3, DVec3) {
+fn totals(s: &State, first: u32, count: u32, arm: &[DVec3]) -> (DVec3, DVec3) {
     let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);
     let run = first as usize..(first + count) as usize;
-    for (&i, &o) in s.index_of[run.clone()].iter().zip(&offset[run]) {
+    for (&i, &arm) in s.index_of[run.clone()].iter().zip(&arm[run]) {
         let i = i as usize;
-        let arm = body_to_space(q, o);
         f += s.force[i];
         t += arm.cross(s.force[i]) + s.torque[i];
     }
@@ -225,7 +253,7 @@ pub fn place_velocities(s: &mut State, bodies: &BodyState) {
 /// evaluation that is not part of a step).
 pub fn gather_only(s: &State, bodies: &mut BodyState) {
     for b in 0..bodies.len() {
-        (bodies.force[b], bodies.torque[b]) = totals(s, bodies.first[b], bodies.count[b], &bodies.offset, bodies.orientation[b]);
+        (bodies.force[b], bodies.torque[b]) = totals(s, bodies.first[b], bodies.count[b], &bodies.arm);
     }
 }
 
