@@ -589,6 +589,10 @@ pub fn gpu_for(choice: BackendChoice, setup: &Setup) -> Result<Option<GpuBackend
     }
 }
 
+/// The most particles for which `--profile` computes the force pass's access model
+/// (`gpu::access`).
+pub const RECORD_ACCESS_MAX_PARTICLES: usize = 20_000_000;
+
 /// Per-pass times and traffic of `g` into `result`: `steps` more steps timed pass by pass
 /// (`GpuBackend::profile_passes`), as milliseconds per step, how they were timed, and the
 /// traffic model per pass (bytes per particle-step, per contact-step).
@@ -598,7 +602,11 @@ pub fn profile_gpu(g: &mut GpuBackend, steps: u64, result: &mut BenchResult) -> 
     result.pass_ms_per_step = totals.into_iter().map(|(name, s)| (name.to_string(), s * 1e3 / steps.max(1) as f64)).collect();
     result.pass_bytes_per_step = model.passes.iter().map(|&(name, p, c)| (name.to_string(), p, c)).collect();
     result.pass_timing = Some(timing.describe().to_string());
-    result.record_access = Some(g.record_access()?);
+    // (the access model reads the whole list back and walks it: skipped past 20M particles,
+    // where it would take the profile's host seconds and gigabytes)
+    if result.particles <= RECORD_ACCESS_MAX_PARTICLES {
+        result.record_access = Some(g.record_access()?);
+    }
     let n = result.particles as f64;
     let contacts = result.contacts_per_particle * n;
     result.pass_gb_per_s = result
