@@ -818,7 +818,7 @@ impl GpuBackend {
     }
 
     /// Where slots are placed (`split::SplitLayout::places`), the place of every slot of the
-    /// list as last built (its record's, share's and incoming entry's index), in slot order;
+    /// list as last built (the index of its word, record, share and incoming entry), in slot order;
     /// `None` where they are not.
     pub fn slot_places(&self) -> Result<Option<Vec<u32>>> {
         Ok(self.slot_words()?.1)

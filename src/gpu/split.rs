@@ -107,9 +107,10 @@ pub struct SplitLayout {
     /// `image`, whose buffer is then one row.
     pub images: bool,
     /// Whether each list slot carries its place (`Split::ListPartner`; `with_places`, false
-    /// unless set): `list_fill` lays the records, shares and incoming-map entries of a
-    /// workgroup's slots out by the force pass's warps, column after column, so that a warp's
-    /// threads reading their m-th contacts read consecutive records (`shaders/slot_place.wgsl`).
+    /// unless set): `list_fill` lays the partner words, records, shares and incoming-map
+    /// entries of a workgroup's slots out by the force pass's warps, column after column, so
+    /// that a warp's threads reading their m-th contacts read consecutive ones
+    /// (`shaders/list_build.wgsl`'s `slot_place_of`, `forces.wgsl`'s `slot_place_in_pass`).
     /// The passes see it as the WGSL constants `SLOT_PLACES` and `SLOT_WORDS`.
     pub places: bool,
     parts: [u32; 6],
