@@ -42,8 +42,9 @@ pub struct GpuContext {
     /// `TALUS_GPU_SPECIALISE`, `pipelines::ContactVariant`; the same bits either way).
     pub specialise: bool,
     /// Whether list slots carry their place (`split::SplitLayout::places`,
-    /// `slot_places_wanted`, `TALUS_GPU_SLOT_PLACES`; the same bits either way): the records,
-    /// shares and incoming entries of a SIMD group's slots laid out column by column.
+    /// `slot_places_wanted`, `TALUS_GPU_SLOT_PLACES`; the same bits either way): the partner
+    /// words, records, shares and incoming entries of a SIMD group's slots laid out column by
+    /// column.
     pub slot_places: bool,
 }
 
