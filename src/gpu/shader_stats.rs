@@ -27,22 +27,57 @@ pub struct PassSpec {
     pub adhesion: bool,
     pub entry: &'static str,
     pub constants: &'static [(&'static str, f64)],
+    /// How its set-up's arrays differ from the layout `pass_statistics` is given.
+    pub layout: Layout,
+}
+
+/// A pass's layout against the one `pass_statistics` is given (the settle box's: two motion
+/// rows, no periodic images).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// As given.
+    Given,
+    /// Three motion rows: rolling work booked (the bench bed with `hertz_mindlin`).
+    Rolling,
+    /// Three motion rows and the list slots placed (`SplitLayout::places`).
+    RollingPlaced,
+}
+
+impl Layout {
+    /// `split` as this pass's set-up cuts it.
+    pub fn of(self, split: &SplitLayout) -> SplitLayout {
+        // (the parts: a million particles at the default list, as `talus info --shaders` cuts)
+        let (n, slots) = (1_000_000, 3_500_000);
+        let rolling = |places: bool| SplitLayout::new(split.cap_bytes, n, slots, super::split::motion_rows(true)).with_images(split.images).with_places(n, slots, places);
+        match self {
+            Layout::Given => split.clone(),
+            Layout::Rolling => rolling(split.places),
+            Layout::RollingPlaced => rolling(true),
+        }
+    }
 }
 
 /// A pass of a dry scene.
 const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'static str, f64)]) -> PassSpec {
-    PassSpec { label, module, adhesion: false, entry: "main", constants }
+    PassSpec { label, module, adhesion: false, entry: "main", constants, layout: Layout::Given }
+}
+
+/// A pass of the bench bed (rolling work booked: three motion rows).
+const fn bed(label: &'static str, module: &'static str, constants: &'static [(&'static str, f64)], layout: Layout) -> PassSpec {
+    PassSpec { label, module, adhesion: false, entry: "main", constants, layout }
 }
 
 /// The pipelines of a dry sphere step without mesh walls (the bench bed's: every pair
-/// `hertz_mindlin`, its energy booked), as `Pipelines::new` compiles them (overrides for
-/// `mesh_walls` = false, `adhesion` = false, `ContactVariant` of one model, tracked); then the
-/// force pass of the same bed untracked (`talus bench --untracked`) and of a scene whose pairs
+/// `hertz_mindlin`, its energy and rolling work booked, so the force pass and `wall_loads`
+/// with three motion rows; the other passes as the settle box cuts them), as `Pipelines::new`
+/// compiles them (overrides for `mesh_walls` = false, `adhesion` = false, `ContactVariant` of
+/// one model, tracked); then the force pass of the same bed untracked (`talus bench
+/// --untracked`) and with its slots placed (`TALUS_GPU_SLOT_PLACES=1`), of a scene whose pairs
 /// mix models (every law compiled in), of a scene with mesh walls, of two with adhesion
 /// (liquid bridges, JKR) and of one whose pairs mix adhesion models (every one compiled in), and
 /// the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
-    dry("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
+    bed("forces", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::Rolling),
     dry("kick_drift", "drift", &[("KICK_FIRST", 1.0), ("ADHESION", 0.0)]),
     dry("kick", "kick", &[("ADHESION", 0.0)]),
     dry("advance", "advance", &[]),
@@ -53,13 +88,14 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("list_count", "list_build", &[]),
     dry("list_fill", "list_build", &[("FILL", 1.0)]),
     dry("schedule", "schedule", &[]),
-    dry("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
-    dry("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY]),
+    bed("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::Rolling),
+    bed("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY], Layout::Rolling),
+    bed("forces+placed", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::RollingPlaced),
     dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]),
     dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
-    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY] },
-    PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR] },
-    PassSpec { label: "forces+anyglue", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED] },
+    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY], layout: Layout::Rolling },
+    PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR], layout: Layout::Rolling },
+    PassSpec { label: "forces+anyglue", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED], layout: Layout::Rolling },
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
@@ -128,7 +164,7 @@ pub fn pass_sources(t: &CompileTarget, split: &SplitLayout, passes: &[PassSpec])
                 constants.push(("EARLY_LOADS".to_string(), if t.force_early_loads { 1.0 } else { 0.0 }));
                 constants.push(("RELOAD_OWN".to_string(), if t.reload_own { 1.0 } else { 0.0 }));
             }
-            Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, split, p.adhesion), entry: p.entry.to_string(), constants }
+            Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, &p.layout.of(split), p.adhesion), entry: p.entry.to_string(), constants }
         })
         .collect()
 }
