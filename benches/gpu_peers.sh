@@ -54,7 +54,8 @@
 # Writes WORKDIR (default $OUT/gpu_peers on the device machine, else bench_runs/gpu_peers):
 # the scenes, every run's JSON and log, shaders.txt (`talus info --shaders`: what the driver
 # made of each pass, registers and the warps an SM keeps resident on NVIDIA, with and without
-# the runtime checks, with the own state kept in registers, and with the slots placed), and table.md, the table printed at the end.
+# the runtime checks, and with the own state kept in registers; the placed force pass is its
+# forces+placed row), and table.md, the table printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -78,7 +79,8 @@ BINS=("$TALUS"); [ -n "${TALUS_OLD:-}" ] && BINS+=("$(realpath "$TALUS_OLD")")
 echo "gpu_peers.sh $(ts): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 "$TALUS" info > "$WORK/info.txt" 2>&1; head -n 20 "$WORK/info.txt"
 # what the driver made of the passes (seconds): the force pass's registers bound its occupancy
-for v in TALUS_GPU_SHADER_CHECKS=1 TALUS_GPU_SHADER_CHECKS=0 TALUS_GPU_RELOAD_OWN=0 TALUS_GPU_SLOT_PLACES=1; do
+# (the slots placed: the forces+placed row of each)
+for v in TALUS_GPU_SHADER_CHECKS=1 TALUS_GPU_SHADER_CHECKS=0 TALUS_GPU_RELOAD_OWN=0; do
   env "$v" "$TALUS" info --shaders 2>&1 | sed -n '/^Compiled passes/,$p' >> "$WORK/shaders.txt"
 done
 grep -E "^Compiled|^  (forces|kick_drift|body_kick)" "$WORK/shaders.txt"
