@@ -83,6 +83,22 @@ fn surface_contact(i: u32, key: u32, p: PairParamsGpu, s: f32, n_w: vec3<f32>, u
 override CONTACT_MODEL: u32 = ANY_CONTACT_MODEL;
 override ENERGY_TRACKING: bool = true;
 override ADHESION_MODEL: u32 = ANY_ADHESION_MODEL;
+// Where the pairs' models differ: a bit per model (1 << MODEL_*) some pair has (every bit where
+// not said), and the lowest of them.
+override CONTACT_MODELS: u32 = 0xffffffffu;
+override FIRST_CONTACT_MODEL: u32 = 0u;
+
+// A pair's `model` as one of the models some pair has: the same value, written so that the
+// compiler keeps only those models' laws (a scene mixing two models compiles two, not five).
+fn model_of_scene(model: u32) -> u32 {
+    var m = FIRST_CONTACT_MODEL;
+    for (var k = 0u; k < 32u; k = k + 1u) {
+        if ((CONTACT_MODELS & (1u << k)) != 0u && model == k) {
+            m = k;
+        }
+    }
+    return m;
+}
 
 // The parameters of the pair of materials a and b as the contact code reads them: the table's
 // values, with what the overrides above say written in so that the compiler keeps only that
@@ -92,6 +108,8 @@ fn pair_params(a: u32, b: u32) -> PairParamsGpu {
     var p = pairs[a * sim.n_materials + b];
     if (CONTACT_MODEL != ANY_CONTACT_MODEL) {
         p.model = CONTACT_MODEL;
+    } else if (CONTACT_MODELS != 0xffffffffu) {
+        p.model = model_of_scene(p.model);
     }
     if (!ENERGY_TRACKING) {
         p.flags = p.flags | PAIR_FLAG_NO_ENERGY_TRACKING;

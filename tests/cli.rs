@@ -307,6 +307,15 @@ fn shader_variants_write_the_same_bytes() {
     for ((f, x), (g, y)) in a.iter().zip(&b) {
         assert!(f == g && x == y, "settle_box untracked: {f} differs with every law compiled in");
     }
+    // a scene whose pairs mix `hooke` and `hertz`: its force pass compiled with those two laws
+    // only (`ContactVariant::models`), the same bits as with every one
+    run("mixed_models_box.json", "600", &[], &dir.path().join("mixed"));
+    run("mixed_models_box.json", "600", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("mixed_every_law"));
+    let (a, b) = (files(&dir.path().join("mixed")), files(&dir.path().join("mixed_every_law")));
+    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
+    for ((f, x), (g, y)) in a.iter().zip(&b) {
+        assert!(f == g && x == y, "mixed_models_box: {f} differs with every law compiled in");
+    }
     // JKR adhesion (wet_granules above has liquid bridges): its force pass compiled with that
     // adhesion model only, the same bits as with every one
     run("cohesive_heap.json", "400", &[], &dir.path().join("jkr"));

@@ -154,6 +154,9 @@ pub struct GpuLayout {
     /// The contact code compiled into the force pass (`pipelines::ContactVariant`): the one
     /// model of every pair (`None`: every law), and whether the energy booking is.
     pub contact_model: Option<&'static str>,
+    /// Where the pairs' models differ, the models whose laws are compiled in (`None`: every
+    /// one).
+    pub contact_models: Option<Vec<&'static str>>,
     pub contact_booking: bool,
     /// In a scene with adhesion, the one adhesion model of every pair (`None`: every one).
     pub contact_adhesion: Option<Option<&'static str>>,
@@ -178,9 +181,10 @@ impl std::fmt::Display for GpuLayout {
         if self.slot_places {
             write!(f, "; slots placed by SIMD group")?;
         }
-        match self.contact_model {
-            Some(m) => write!(f, "; contact law {m} only")?,
-            None => write!(f, "; every contact law")?,
+        match (self.contact_model, &self.contact_models) {
+            (Some(m), _) => write!(f, "; contact law {m} only")?,
+            (None, Some(ms)) => write!(f, "; contact laws {} only", ms.join(", "))?,
+            (None, None) => write!(f, "; every contact law")?,
         }
         match self.contact_adhesion {
             Some(Some(a)) => write!(f, ", adhesion {a} only")?,
@@ -800,6 +804,7 @@ impl GpuBackend {
             reload_own: self.ctx.reload_own,
             slot_places: self.buffers.split.places,
             contact_model: self.pipelines.contact.model.and_then(crate::contact::params::ContactModel::from_code).map(|c| c.name()),
+            contact_models: self.pipelines.contact.model_codes().map(|codes| codes.into_iter().filter_map(crate::contact::params::ContactModel::from_code).map(|c| c.name()).collect()),
             contact_booking: self.pipelines.contact.energy_tracking,
             contact_adhesion: self.buffers.adhesion.then(|| self.pipelines.contact.adhesion.and_then(crate::contact::params::Adhesion::from_code).map(|c| c.name())),
         })

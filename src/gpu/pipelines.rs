@@ -7,15 +7,19 @@ use crate::contact::params::PairParamsGpu;
 use crate::error::{Result, TalusError};
 
 /// What a scene's pair table lets the contact code leave out: the force pass and `wall_loads`
-/// are compiled with the one contact model and the one adhesion model all pairs have and, where
-/// no pair books its energy, without the booking (overrides `CONTACT_MODEL`, `ADHESION_MODEL`
-/// and `ENERGY_TRACKING`, read by `pair_params` in `shaders/wall_contact.wgsl`). The code a
+/// are compiled with the one contact model and the one adhesion model all pairs have (where the
+/// contact models differ, with the laws of those the pairs have only) and, where no pair books
+/// its energy, without the booking (overrides `CONTACT_MODEL`, `CONTACT_MODELS`,
+/// `FIRST_CONTACT_MODEL`, `ADHESION_MODEL` and `ENERGY_TRACKING`, read by `pair_params` in
+/// `shaders/wall_contact.wgsl`). The code a
 /// scene's contacts run is the same either way, and so are its bits; the compiler keeps fewer
 /// instructions and, untracked, fewer registers (docs/performance.md, "Registers").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContactVariant {
     /// The model of every pair (`MODEL_*`), `None` where they differ.
     pub model: Option<u32>,
+    /// A bit (1 << `MODEL_*`) per model some pair has; every bit where not known (`ANY`).
+    pub models: u32,
     /// Whether some pair books its energy (`PAIR_FLAG_NO_ENERGY_TRACKING` not set).
     pub energy_tracking: bool,
     /// The adhesion model of every pair (`ADHESION_*`), `None` where they differ.
@@ -24,7 +28,7 @@ pub struct ContactVariant {
 
 impl ContactVariant {
     /// Every model and the booking compiled in.
-    pub const ANY: ContactVariant = ContactVariant { model: None, energy_tracking: true, adhesion: None };
+    pub const ANY: ContactVariant = ContactVariant { model: None, models: u32::MAX, energy_tracking: true, adhesion: None };
 
     /// The variant of the pair table `pairs` (every material pair, walls' too).
     pub fn of(pairs: &[PairParamsGpu]) -> Self {
@@ -32,17 +36,26 @@ impl ContactVariant {
         // the value every pair has, if they share one
         let shared = |code: fn(&PairParamsGpu) -> u32| pairs.iter().all(|p| code(p) == code(first)).then_some(code(first));
         let energy_tracking = pairs.iter().any(|p| p.flags & crate::layout::consts::PAIR_FLAG_NO_ENERGY_TRACKING == 0);
-        ContactVariant { model: shared(|p| p.model), energy_tracking, adhesion: shared(|p| p.adhesion) }
+        // (a model code past the mask's bits, which no pair has, leaves every law in)
+        let models = pairs.iter().try_fold(0u32, |m, p| 1u32.checked_shl(p.model).map(|bit| m | bit)).unwrap_or(u32::MAX);
+        ContactVariant { model: shared(|p| p.model), models, energy_tracking, adhesion: shared(|p| p.adhesion) }
     }
 
     /// The pipeline constants that say it.
-    pub fn constants(&self) -> [(&'static str, f64); 3] {
+    pub fn constants(&self) -> [(&'static str, f64); 5] {
         use crate::layout::consts::{ANY_ADHESION_MODEL, ANY_CONTACT_MODEL};
         [
             ("CONTACT_MODEL", self.model.unwrap_or(ANY_CONTACT_MODEL) as f64),
             ("ENERGY_TRACKING", if self.energy_tracking { 1.0 } else { 0.0 }),
             ("ADHESION_MODEL", self.adhesion.unwrap_or(ANY_ADHESION_MODEL) as f64),
+            ("CONTACT_MODELS", self.models as f64),
+            ("FIRST_CONTACT_MODEL", self.models.trailing_zeros().min(31) as f64),
         ]
+    }
+
+    /// The contact models some pair has (`MODEL_*` codes, ascending), `None` where not known.
+    pub fn model_codes(&self) -> Option<Vec<u32>> {
+        (self.models != u32::MAX).then(|| (0..32).filter(|k| self.models & (1 << k) != 0).collect())
     }
 }
 
@@ -216,12 +229,12 @@ fn contact_pipelines(ctx: &GpuContext, mesh_walls: bool, adhesion: bool, contact
     let adhesive = if adhesion { 1.0 } else { 0.0 };
     let early = if ctx.force_early_loads { 1.0 } else { 0.0 };
     let reload = if ctx.reload_own { 1.0 } else { 0.0 };
-    let [model, tracking, adhering] = contact.constants();
+    let [model, tracking, adhering, models, first] = contact.constants();
     let forces = module(ctx, "forces", split, adhesion)?;
     Ok((
-        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering])?,
-        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering])?,
-        pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking, adhering])?,
+        pipeline(ctx, &forces, "forces", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering, models, first])?,
+        pipeline(ctx, &forces, "forces_init", "main", &[("WRITE_HISTORY", 0.0), ("MESH_WALLS", meshes), ("ADHESION", adhesive), ("EARLY_LOADS", early), ("RELOAD_OWN", reload), model, tracking, adhering, models, first])?,
+        pipeline(ctx, &module(ctx, "wall_loads", split, adhesion)?, "wall_loads", "main", &[("MESH_WALLS", meshes), ("ADHESION", adhesive), model, tracking, adhering, models, first])?,
     ))
 }
 
@@ -241,17 +254,23 @@ mod tests {
     fn the_variant_of_a_pair_table() {
         let hm = pair(MODEL_HERTZ_MINDLIN, 0);
         let dry = Some(ADHESION_NONE);
-        assert_eq!(ContactVariant::of(&[hm, hm, hm, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: dry });
-        assert_eq!(ContactVariant::of(&[hm, pair(MODEL_HERTZ, 0)]), ContactVariant { model: None, energy_tracking: true, adhesion: dry });
+        let only_hm = 1 << MODEL_HERTZ_MINDLIN;
+        assert_eq!(ContactVariant::of(&[hm, hm, hm, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), models: only_hm, energy_tracking: true, adhesion: dry });
+        // two models: both laws, and only theirs
+        let two = ContactVariant::of(&[hm, pair(MODEL_HERTZ, 0)]);
+        assert_eq!(two, ContactVariant { model: None, models: only_hm | 1 << MODEL_HERTZ, energy_tracking: true, adhesion: dry });
+        assert_eq!(two.model_codes(), Some(vec![MODEL_HERTZ, MODEL_HERTZ_MINDLIN]));
+        assert_eq!(two.constants()[3..], [("CONTACT_MODELS", 9.0), ("FIRST_CONTACT_MODEL", MODEL_HERTZ as f64)]);
         let quiet = pair(MODEL_HERTZ_MINDLIN, PAIR_FLAG_NO_ENERGY_TRACKING);
-        assert_eq!(ContactVariant::of(&[quiet, quiet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: false, adhesion: dry });
-        assert_eq!(ContactVariant::of(&[quiet, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: dry });
+        assert_eq!(ContactVariant::of(&[quiet, quiet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), models: only_hm, energy_tracking: false, adhesion: dry });
+        assert_eq!(ContactVariant::of(&[quiet, hm]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), models: only_hm, energy_tracking: true, adhesion: dry });
         // one adhesion model in every pair is compiled alone, two are not
         let wet = PairParamsGpu { adhesion: ADHESION_CAPILLARY, ..hm };
-        assert_eq!(ContactVariant::of(&[wet, wet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), energy_tracking: true, adhesion: Some(ADHESION_CAPILLARY) });
+        assert_eq!(ContactVariant::of(&[wet, wet]), ContactVariant { model: Some(MODEL_HERTZ_MINDLIN), models: only_hm, energy_tracking: true, adhesion: Some(ADHESION_CAPILLARY) });
         assert_eq!(ContactVariant::of(&[wet, hm]).adhesion, None);
         assert_eq!(ContactVariant::of(&[wet, PairParamsGpu { adhesion: ADHESION_JKR, ..hm }]).adhesion, None);
         assert_eq!(ContactVariant::of(&[]), ContactVariant::ANY);
-        assert_eq!(ContactVariant::ANY.constants(), [("CONTACT_MODEL", u32::MAX as f64), ("ENERGY_TRACKING", 1.0), ("ADHESION_MODEL", u32::MAX as f64)]);
+        assert_eq!(ContactVariant::ANY.constants(), [("CONTACT_MODEL", u32::MAX as f64), ("ENERGY_TRACKING", 1.0), ("ADHESION_MODEL", u32::MAX as f64), ("CONTACT_MODELS", u32::MAX as f64), ("FIRST_CONTACT_MODEL", 0.0)]);
+        assert_eq!(ContactVariant::ANY.model_codes(), None);
     }
 }

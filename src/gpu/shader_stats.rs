@@ -73,7 +73,8 @@ const fn bed(label: &'static str, module: &'static str, constants: &'static [(&'
 /// compiles them (overrides for `mesh_walls` = false, `adhesion` = false, `ContactVariant` of
 /// one model, tracked); then the force pass of the same bed untracked (`talus bench
 /// --untracked`) and with its slots placed (`TALUS_GPU_SLOT_PLACES=1`), of a scene whose pairs
-/// mix models (every law compiled in), of a scene with mesh walls, of two with adhesion
+/// mix models (every law compiled in, `TALUS_GPU_SPECIALISE=0`) and of one whose pairs are
+/// `hooke` and `hertz` (those two laws compiled in), of a scene with mesh walls, of two with adhesion
 /// (liquid bridges, JKR) and of one whose pairs mix adhesion models (every one compiled in), and
 /// the body passes of a clump step (`BodyPipelines::new`).
 pub const STEP_PASSES: &[PassSpec] = &[
@@ -92,6 +93,7 @@ pub const STEP_PASSES: &[PassSpec] = &[
     bed("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY], Layout::Rolling),
     bed("forces+placed", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::RollingPlaced),
     dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]),
+    dry("forces+two", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), HOOKE_AND_HERTZ, ("FIRST_CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ as f64), TRACKED]),
     dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
     PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY], layout: Layout::Rolling },
     PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR], layout: Layout::Rolling },
@@ -104,6 +106,9 @@ pub const STEP_PASSES: &[PassSpec] = &[
 /// booked.
 const HERTZ_MINDLIN: (&str, f64) = ("CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ_MINDLIN as f64);
 const TRACKED: (&str, f64) = ("ENERGY_TRACKING", 1.0);
+/// `ContactVariant::constants`' models of a scene whose pairs are `hooke` and `hertz`
+/// (`mixed_models_box`).
+const HOOKE_AND_HERTZ: (&str, f64) = ("CONTACT_MODELS", ((1 << crate::layout::consts::MODEL_HOOKE) | (1 << crate::layout::consts::MODEL_HERTZ)) as f64);
 /// `ContactVariant::constants`' adhesion model of a dry scene, and of wet granules (liquid
 /// bridges, `wet_granules`) and of a cohesive powder (JKR, `cohesive_heap`).
 const DRY: (&str, f64) = ("ADHESION_MODEL", crate::layout::consts::ADHESION_NONE as f64);
