@@ -297,34 +297,25 @@ fn shader_variants_write_the_same_bytes() {
             }
         }
     }
-    // a scene that books no energy: its force pass compiled without the booking, the same bits
+    // the scene's contact code only, against every law and adhesion model compiled in
+    // (`TALUS_GPU_SPECIALISE=0`): the same bits
     let dir = tempfile::tempdir().unwrap();
-    let untracked = ["--set", "energy_tracking=false"];
-    run_with("settle_box.json", "600", &[], &dir.path().join("default"), &untracked);
-    run_with("settle_box.json", "600", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("every_law"), &untracked);
-    let (a, b) = (files(&dir.path().join("default")), files(&dir.path().join("every_law")));
-    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
-    for ((f, x), (g, y)) in a.iter().zip(&b) {
-        assert!(f == g && x == y, "settle_box untracked: {f} differs with every law compiled in");
-    }
-    // a scene whose pairs mix `hooke` and `hertz`: its force pass compiled with those two laws
-    // only (`ContactVariant::models`), the same bits as with every one
-    run("mixed_models_box.json", "600", &[], &dir.path().join("mixed"));
-    run("mixed_models_box.json", "600", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("mixed_every_law"));
-    let (a, b) = (files(&dir.path().join("mixed")), files(&dir.path().join("mixed_every_law")));
-    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
-    for ((f, x), (g, y)) in a.iter().zip(&b) {
-        assert!(f == g && x == y, "mixed_models_box: {f} differs with every law compiled in");
-    }
-    // JKR adhesion (wet_granules above has liquid bridges): its force pass compiled with that
-    // adhesion model only, the same bits as with every one
-    run("cohesive_heap.json", "400", &[], &dir.path().join("jkr"));
-    run("cohesive_heap.json", "400", &[("TALUS_GPU_SPECIALISE", "0")], &dir.path().join("jkr_every_law"));
-    let (a, b) = (files(&dir.path().join("jkr")), files(&dir.path().join("jkr_every_law")));
-    assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
-    for ((f, x), (g, y)) in a.iter().zip(&b) {
-        assert!(f == g && x == y, "cohesive_heap: {f} differs with every law and adhesion model compiled in");
-    }
+    let same_as_every_law = |name: &str, steps: &str, extra: &[&str], what: &str| {
+        let (own, every) = (dir.path().join(format!("{what}_own")), dir.path().join(format!("{what}_every")));
+        run_with(name, steps, &[], &own, extra);
+        run_with(name, steps, &[("TALUS_GPU_SPECIALISE", "0")], &every, extra);
+        let (a, b) = (files(&own), files(&every));
+        assert!(a.len() >= 2 && a.len() == b.len(), "{:?}", a.iter().map(|(f, _)| f).collect::<Vec<_>>());
+        for ((f, x), (g, y)) in a.iter().zip(&b) {
+            assert!(f == g && x == y, "{name} ({what}): {f} differs with every law and adhesion model compiled in");
+        }
+    };
+    // a scene that books no energy: its force pass compiled without the booking
+    same_as_every_law("settle_box.json", "600", &["--set", "energy_tracking=false"], "untracked");
+    // a scene whose pairs mix `hooke` and `hertz`: those two laws only (`ContactVariant::models`)
+    same_as_every_law("mixed_models_box.json", "600", &[], "two laws");
+    // JKR adhesion (wet_granules above has liquid bridges): that adhesion model only
+    same_as_every_law("cohesive_heap.json", "400", &[], "jkr");
     for var in ["TALUS_GPU_SHADER_CHECKS", "TALUS_GPU_EARLY_LOADS", "TALUS_GPU_SPECIALISE", "TALUS_GPU_RELOAD_OWN", "TALUS_GPU_SLOT_PLACES"] {
         let o = Command::new(env!("CARGO_BIN_EXE_talus")).args(["run", &scene("settle_box.json"), "--backend", "gpu", "--steps", "2", "--no-progress"]).env(var, "no").output().unwrap();
         assert!(!o.status.success());
