@@ -694,7 +694,8 @@ fn print_shader_statistics() -> talus::error::Result<()> {
     // rolling work booked and no periodic axis (the settle box; the bed's rows of
     // `STEP_PASSES`, which books rolling work, take three motion rows, `shader_stats::Layout`),
     // the list slots placed where TALUS_GPU_SLOT_PLACES says
-    let split = talus::gpu::split::SplitLayout::new(cap, 1_000_000, 3_500_000, talus::gpu::split::motion_rows(false)).with_images(false).with_places(1_000_000, 3_500_000, talus::gpu::slot_places_wanted()?);
+    let (n, slots) = (shader_stats::STATS_PARTICLES, shader_stats::STATS_SLOTS);
+    let split = talus::gpu::split::SplitLayout::new(cap, n, slots, talus::gpu::split::motion_rows(false)).with_images(false).with_places(n, slots, talus::gpu::slot_places_wanted()?);
     let checks = if target.shader_checks { "with naga's runtime checks" } else { "without naga's runtime checks" };
     let own = if target.reload_own { "own state read again at each contact" } else { "own state kept in registers" };
     println!("Compiled passes on {} ({checks}, {}; force pass: {own}, {}), as the driver reports them:", target.describe(), talus::gpu::SHADER_CHECKS_ENV, talus::gpu::RELOAD_OWN_ENV);

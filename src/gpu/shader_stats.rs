@@ -31,6 +31,11 @@ pub struct PassSpec {
     pub layout: Layout,
 }
 
+/// The particles and list slots `talus info --shaders` cuts the split arrays for: a million at
+/// the default list (3.5 slots a particle).
+pub const STATS_PARTICLES: u64 = 1_000_000;
+pub const STATS_SLOTS: u64 = 3_500_000;
+
 /// A pass's layout against the one `pass_statistics` is given (the settle box's: two motion
 /// rows, no periodic images).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,8 +51,7 @@ pub enum Layout {
 impl Layout {
     /// `split` as this pass's set-up cuts it.
     pub fn of(self, split: &SplitLayout) -> SplitLayout {
-        // (the parts: a million particles at the default list, as `talus info --shaders` cuts)
-        let (n, slots) = (1_000_000, 3_500_000);
+        let (n, slots) = (STATS_PARTICLES, STATS_SLOTS);
         let rolling = |places: bool| SplitLayout::new(split.cap_bytes, n, slots, super::split::motion_rows(true)).with_images(split.images).with_places(n, slots, places);
         match self {
             Layout::Given => split.clone(),
