@@ -3,7 +3,12 @@
 
 use talus::gpu::layout::struct_layouts;
 use talus::gpu::shader::{compose, contact_sources, pass_module, pass_sources, pass_splits};
-use talus::gpu::split::{Split, SplitLayout};
+use talus::gpu::split::{RecordLayout, Split, SplitLayout};
+
+/// Every way a set-up's slot records may be laid out (`RecordLayout::of_setup`).
+fn record_layouts() -> Vec<RecordLayout> {
+    [(true, true), (false, true), (true, false), (false, false)].into_iter().map(|(impact, dashpot)| RecordLayout { impact, dashpot }).collect()
+}
 
 fn validate(name: &str, src: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("pass `{name}` does not parse:\n{}", e.emit_to_string(src)));
@@ -57,7 +62,16 @@ fn every_composed_pass_validates() {
         validate(name, &talus::gpu::shader::pass_module_for(name, &one, false));
         let parts = validate(name, &pass_module(name, &cut));
         assert_eq!(storage_bindings(&parts), storage_bindings(&whole) + cut.extra_bindings(pass_splits(name)), "pass `{name}`: one binding per part");
+        // the slot records as each set-up's laws need them, whole and cut
+        for record in record_layouts() {
+            validate(name, &pass_module(name, &one.clone().with_record(10_000, 35_000, record)));
+            validate(name, &pass_module(name, &cut.clone().with_record(10_000, 35_000, record)));
+        }
     }
+    // 32-byte records (a Hertz-family law with energy booked): 5 parts each where 40-byte ones
+    // take 7
+    let lean = cut.clone().with_record(10_000, 35_000, RecordLayout { impact: false, dashpot: true });
+    assert_eq!(lean.parts(Split::History), 5);
 }
 
 /// Storage buffers a module binds.
@@ -147,4 +161,22 @@ fn slot_records_move_in_8_byte_words() {
         let end = last.offset + if is_vec2(last) { 8 } else { 4 };
         assert_eq!(end as u64, data_bytes, "{name}: the data the shaders move");
     }
+    // the slot tables' records as stored: the same rule, at the stride and with the data the
+    // Rust side counts (`RecordLayout::bytes`, `data_bytes`), and every field of a
+    // `HistoryRecord` through them and back where it is stored
+    for record in record_layouts() {
+        let src = compose(&format!("{}@group(0) @binding(0) var<storage, read_write> use_0: array<SlotRecord>;\n", record.wgsl()));
+        let module = validate("slot records", &src);
+        let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some("SlotRecord") || (record == RecordLayout::FULL && t.name.as_deref() == Some("HistoryRecord"))).expect("in the module");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("SlotRecord is not a struct") };
+        let is_vec2 = |m: &naga::StructMember| matches!(module.types[m.ty].inner, naga::TypeInner::Vector { size: naga::VectorSize::Bi, .. });
+        let scalars: Vec<usize> = members.iter().enumerate().filter(|(_, m)| !is_vec2(m)).map(|(k, _)| k).collect();
+        assert!(scalars.is_empty() || scalars == [members.len() - 1], "{record:?}: scalar members at {scalars:?}");
+        assert_eq!(*span as u64, record.bytes(), "{record:?}: the stride");
+        assert_eq!(members.len() as u64, record.accesses(), "{record:?}: one member an access");
+        let last = members.last().unwrap();
+        let end = last.offset + if is_vec2(last) { 8 } else { 4 };
+        assert_eq!(end as u64, record.data_bytes(), "{record:?}: the data the shaders move");
+    }
+    assert_eq!(record_layouts().iter().map(|r| r.bytes()).collect::<Vec<_>>(), [40, 32, 24, 24]);
 }

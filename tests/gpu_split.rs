@@ -28,7 +28,9 @@ fn settling() -> Setup {
 /// grown from 16 slots (one part) and the pipelines are compiled again, its shares and history
 /// tables several each; the run matches the whole arrays bit for bit, and again after a state
 /// export and import into both. The same box without rolling friction keeps two motion rows
-/// (32 B a grain), which take 2 bindings at a 29.25 KiB cap.
+/// (32 B a grain), which take 2 bindings at a 29.25 KiB cap. Its records keep the fields its
+/// law reads (32 bytes, `RecordLayout`); once with every field (40 bytes, which do not divide a
+/// part's bytes) the tables take three bindings or more.
 #[test]
 fn capped_bindings_change_nothing() {
     let rolling = settling();
@@ -38,16 +40,17 @@ fn capped_bindings_change_nothing() {
         p.rolling_fric = 0.0;
     }
     assert!(!dry.rolling_booked());
-    capped_bindings_match_whole(&rolling, 2304 * 14, 3, 2, false, 16);
-    capped_bindings_match_whole(&dry, 2304 * 13, 2, 2, false, 16);
+    capped_bindings_match_whole(&rolling, 2304 * 14, 3, 2, false, 16, true);
+    capped_bindings_match_whole(&rolling, 2304 * 14, 3, 2, false, 16, false);
+    capped_bindings_match_whole(&dry, 2304 * 13, 2, 2, false, 16, false);
     // slots placed by SIMD group: two words a slot (partner word, place), in 2 parts at a
     // 31.5 KiB cap from 4032 slots on (the 16-slot list grows to 1842 only; the motion rows
     // stay whole, so that the force pass's 31 bindings fit lavapipe's 32)
-    capped_bindings_match_whole(&dry, 2304 * 14, 2, 1, true, 4100);
+    capped_bindings_match_whole(&dry, 2304 * 14, 2, 1, true, 4100, false);
 }
 
-fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32, motion_parts: u32, places: bool, list: u32) {
-    let opts = GpuOptions { slot_places: Some(places), ..GpuOptions::default() };
+fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32, motion_parts: u32, places: bool, list: u32, full_records: bool) {
+    let opts = GpuOptions { slot_places: Some(places), full_records, ..GpuOptions::default() };
     let mut whole = gpu(setup, opts.clone());
     let mut cut = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(list), ..opts.clone() });
     assert_eq!(cut.split_layout().motion_rows, rows);
@@ -60,7 +63,8 @@ fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32, motion_parts:
     }
     let grown = cut.split_layout().clone();
     assert!(cut.list_capacity() > 16, "the list never grew from 16 slots");
-    assert!(grown.parts(Split::History) >= 3, "the grown list's history tables should take several bindings: {grown:?}");
+    assert_eq!(grown.record == talus::gpu::split::RecordLayout::FULL, full_records);
+    assert!(grown.parts(Split::History) >= if full_records { 3 } else { 2 }, "the grown list's history tables should take several bindings: {grown:?}");
     assert!(grown.parts(Split::Shares) >= 2, "the grown list's shares should take several bindings: {grown:?}");
     assert!(grown.describe().is_some_and(|d| d.contains("slot history")), "{:?}", grown.describe());
     if places {
@@ -91,7 +95,7 @@ fn too_low_a_cap_is_refused() {
 }
 
 /// `talus run` with `TALUS_GPU_MAX_BINDING_BYTES` = 1 MiB: the 10k settle box's history tables
-/// (35,000 slots × 36 B) take two bindings each, and every output is byte-identical to the run
+/// (35,000 slots × 32 B) take two bindings each, and every output is byte-identical to the run
 /// without the cap. The fill starts on the floor (its box lowered by the 2 mm that the shipped
 /// scene leaves under it), so that contacts, and with them the split history tables, are live
 /// from the first steps of the 300 (the shipped scene falls about 850 steps before its first
@@ -248,4 +252,58 @@ fn a_wall_table_growth_beyond_the_memory_budget_is_refused() {
     let mut roomy = gpu(&setup, GpuOptions { max_device_bytes: Some(3 * made), ..small });
     roomy.step(5).unwrap();
     assert!(roomy.hash_capacity() > 4);
+}
+
+/// The slot records keep only the fields their set-up's laws read (`RecordLayout::of_setup`):
+/// 32 bytes for a Hertz-family law with energy booked, 24 without it or with the impact
+/// velocity of the hooke and hysteretic laws, 40 for those with energy booked. Each such run is
+/// bit-identical to one that stores every field (`GpuOptions::full_records`): trajectories,
+/// forces and energies, the exported pair history, and a run resumed from it; and its two
+/// tables take what the layout says less.
+#[test]
+fn slot_records_keep_what_the_laws_read_and_change_no_bit() {
+    use talus::gpu::split::RecordLayout;
+    let untracked = |mut s: Setup| {
+        s.pairs.entries.iter_mut().for_each(|p| p.energy_tracking = false);
+        s
+    };
+    let hysteretic = || {
+        let mut s = settling();
+        s.pairs.entries.iter_mut().for_each(|p| p.model = ContactModel::Hysteretic);
+        s
+    };
+    let cases = [
+        ("hertz_mindlin, energy booked", settling(), RecordLayout { impact: false, dashpot: true }),
+        ("hertz_mindlin, untracked", untracked(settling()), RecordLayout { impact: false, dashpot: false }),
+        ("hysteretic, untracked", untracked(hysteretic()), RecordLayout { impact: true, dashpot: false }),
+        ("hysteretic, energy booked", hysteretic(), RecordLayout::FULL),
+    ];
+    for (what, setup, record) in cases {
+        assert_eq!(RecordLayout::of_setup(&setup), record, "{what}");
+        let mut lean = gpu(&setup, GpuOptions::default());
+        let mut full = gpu(&setup, GpuOptions { full_records: true, ..GpuOptions::default() });
+        assert_eq!((lean.split_layout().record, full.split_layout().record), (record, RecordLayout::FULL), "{what}");
+        let slots = lean.list_capacity() as u64;
+        assert_eq!(lean.list_capacity(), full.list_capacity());
+        assert_eq!(full.device_bytes() - lean.device_bytes(), 2 * slots * (40 - record.bytes()), "{what}: the two tables' bytes");
+        for batch in 1..=3u64 {
+            lean.step(40).unwrap();
+            full.step(40).unwrap();
+            assert!(fingerprint(&mut lean) == fingerprint(&mut full), "{what}: a bit changed after {} steps", 40 * batch);
+            assert_eq!(format!("{:?}", lean.energies().unwrap()), format!("{:?}", full.energies().unwrap()), "{what}: the energies after {} steps", 40 * batch);
+        }
+        // the exported history (a checkpoint's) is the same, and so is a run resumed from it
+        let state = lean.export_state().unwrap();
+        assert!(state.history.iter().any(|c| c.partner & talus::layout::consts::WALL_KEY_BIT == 0), "{what}: no pair history to carry");
+        assert_eq!(state.history, full.export_state().unwrap().history, "{what}: the exported pair history");
+        let mut lean_again = gpu(&setup, GpuOptions::default());
+        let mut full_again = gpu(&setup, GpuOptions { full_records: true, ..GpuOptions::default() });
+        lean_again.import_state(&state).unwrap();
+        full_again.import_state(&state).unwrap();
+        for b in [&mut lean_again, &mut full_again] {
+            b.step(40).unwrap();
+        }
+        assert!(fingerprint(&mut lean_again) == fingerprint(&mut full_again), "{what}: a bit changed after an import");
+        assert_eq!(format!("{:?}", lean_again.energies().unwrap()), format!("{:?}", full_again.energies().unwrap()), "{what}: the energies after an import");
+    }
 }

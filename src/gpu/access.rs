@@ -4,19 +4,16 @@
 //! computed on (`talus bench --profile` prints it, on lavapipe too).
 //!
 //! `forces` runs a thread per owner; the threads of a SIMD group of `SCHEDULE_LANES` evaluate
-//! their m-th slots together. An active contact's record (`HistoryRecord`, 40 bytes apart) is
-//! read in five 8-byte loads and written in five stores, each one instruction of the group. An
+//! their m-th slots together. An active contact's record (`split::RecordLayout`: 40 bytes apart
+//! with every field, 32 for the bench bed's law) is read in five (four) 8-byte loads and
+//! written in as many stores, each one instruction of the group. An
 //! instruction costs the L1 one pass per 128-byte line its threads touch, and the memory one
 //! 32-byte sector each; so a group reading 32 records of 32 owners' runs, three slots or so
 //! apart, touches 32 lines per instruction, and 32 consecutive records (slots placed,
 //! `split::SplitLayout::places`) 10.
 
+use super::split::RecordLayout;
 use crate::layout::consts::SCHEDULE_LANES;
-
-/// Bytes between two records in a slot table (`HistoryRecord`).
-const RECORD_STRIDE: u64 = 40;
-/// The record's 8-byte words (`HistoryRecord`: four `vec2`s and an `f32`), each one access.
-const RECORD_WORDS: [u64; 5] = [0, 8, 16, 24, 32];
 
 /// The records' accesses of one force pass, per active contact, and the partner words', per
 /// slot.
@@ -24,9 +21,9 @@ const RECORD_WORDS: [u64; 5] = [0, 8, 16, 24, 32];
 pub struct RecordAccess {
     /// Active contacts (slots whose active bit is set).
     pub records: u64,
-    /// 128-byte lines the SIMD groups' record loads touch, summed over the five loads of each
-    /// record, per active contact: 5 where no two threads share a line, 50/32 = 1.56 where a
-    /// group's 32 threads read consecutive records.
+    /// 128-byte lines the SIMD groups' record loads touch, summed over the loads of each
+    /// record, per active contact: 5 (full records) where no two threads share a line, 50/32 =
+    /// 1.56 where a group's 32 threads read consecutive records (4 and 1 for 32-byte ones).
     pub lines_per_record: f64,
     /// 32-byte sectors the same loads touch, per active contact: 2 to 3 scattered, 1.25
     /// consecutive.
@@ -45,9 +42,9 @@ pub struct RecordAccess {
 
 /// The accesses of a force pass whose threads take the particles in `order` (storage indices,
 /// thread by thread), particle i owning slots `start[i] .. start[i + 1]`, of which `active`
-/// ones hold active contacts, slot k's record at `place(k)` and its word `word_stride` bytes
-/// apart by place.
-pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> bool, place: impl Fn(usize) -> u64, word_stride: u64) -> RecordAccess {
+/// ones hold active contacts, slot k's record at `place(k)` (records laid out as `record`) and
+/// its word `word_stride` bytes apart by place.
+pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> bool, place: impl Fn(usize) -> u64, word_stride: u64, record: RecordLayout) -> RecordAccess {
     let mut out = RecordAccess::default();
     let (mut lines, mut sectors, mut lines_at, mut sectors_at) = (0u64, 0u64, 0u64, 0u64);
     let (mut word_lines, mut word_lines_at) = (0u64, 0u64);
@@ -81,10 +78,10 @@ pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> boo
             word_lines += words.len() as u64;
             word_lines_at += words_at.len() as u64;
             out.records += placed.len() as u64;
-            let (l, s) = touched(&mut placed);
+            let (l, s) = touched(&mut placed, record);
             lines += l;
             sectors += s;
-            let (l, s) = touched(&mut at_slots);
+            let (l, s) = touched(&mut at_slots, record);
             lines_at += l;
             sectors_at += s;
         }
@@ -101,16 +98,18 @@ pub fn record_access(order: &[u32], start: &[u32], active: impl Fn(usize) -> boo
 }
 
 /// The 128-byte lines (summed over the record's word loads, each an instruction of the group)
-/// and the 32-byte sectors (all of them together) that one group's records at `places` touch.
-fn touched(places: &mut [u64]) -> (u64, u64) {
+/// and the 32-byte sectors (all of them together) that one group's records at `places`, laid
+/// out as `record`, touch.
+fn touched(places: &mut [u64], record: RecordLayout) -> (u64, u64) {
     let mut lines = 0;
-    let mut all_sectors = Vec::with_capacity(places.len() * RECORD_WORDS.len());
+    let mut all_sectors = Vec::with_capacity(places.len() * record.accesses() as usize);
     places.sort_unstable();
-    for w in RECORD_WORDS {
-        let mut at: Vec<u64> = places.iter().map(|&p| (p * RECORD_STRIDE + w) / 128).collect();
+    let stride = record.bytes();
+    for w in (0..record.accesses()).map(|a| 8 * a) {
+        let mut at: Vec<u64> = places.iter().map(|&p| (p * stride + w) / 128).collect();
         at.dedup();
         lines += at.len() as u64;
-        all_sectors.extend(places.iter().map(|&p| (p * RECORD_STRIDE + w) / 32));
+        all_sectors.extend(places.iter().map(|&p| (p * stride + w) / 32));
     }
     all_sectors.sort_unstable();
     all_sectors.dedup();
@@ -127,25 +126,36 @@ mod tests {
         let order: Vec<u32> = (0..32).collect();
         let start: Vec<u32> = (0..=32).map(|i| 3 * i).collect();
         // unplaced: thread t's m-th record at 3t + m, 120 bytes apart within a column
-        let at_slots = record_access(&order, &start, |_| true, |k| k as u64, 4);
+        let at_slots = record_access(&order, &start, |_| true, |k| k as u64, 4, RecordLayout::FULL);
         assert_eq!(at_slots.records, 96);
         assert!((at_slots.lines_per_record - 5.0 * 30.0 / 32.0).abs() < 0.2, "{at_slots:?}");
         assert_eq!(at_slots.lines_per_record, at_slots.lines_per_record_at_slots);
         // 32 words 12 bytes apart: 3 lines a column
         assert!((at_slots.word_lines_per_slot - 3.0 / 32.0).abs() < 0.02, "{at_slots:?}");
         // placed column by column: thread t's m-th record at 32m + t
-        let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8);
+        let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8, RecordLayout::FULL);
         // 32 placed words 8 bytes apart: 2 lines a column
         assert!((placed.word_lines_per_slot - 2.0 / 32.0).abs() < 0.01, "{placed:?}");
         assert!((placed.lines_per_record - 50.0 / 32.0).abs() < 0.1, "{placed:?}");
         assert!((placed.sectors_per_record - 1.25).abs() < 0.01, "{placed:?}");
         assert!(placed.sectors_per_record_at_slots >= 2.0, "{placed:?}");
         // inactive slots are not read
-        let none = record_access(&order, &start, |_| false, |k| k as u64, 4);
+        let none = record_access(&order, &start, |_| false, |k| k as u64, 4, RecordLayout::FULL);
         assert_eq!((none.records, none.lines_per_record, none.slots), (0, 0.0, 96));
         // owners 40 slots apart: every thread's word on a line of its own
         let sparse: Vec<u32> = (0..=32).map(|i| 40 * i).collect();
-        let apart = record_access(&order, &sparse, |_| true, |k| k as u64, 4);
+        let apart = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::FULL);
         assert!((apart.word_lines_per_slot - 1.0).abs() < 1e-9, "{apart:?}");
+        // 32-byte records (a Hertz-family law with energy booked): four loads; 32 consecutive
+        // ones fill 8 lines and 32 sectors a load
+        let lean = RecordLayout { impact: false, dashpot: true };
+        let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8, lean);
+        assert_eq!((placed.lines_per_record, placed.sectors_per_record), (1.0, 1.0), "{placed:?}");
+        // scattered, each load a line of its own, but a record one sector (32 bytes, aligned),
+        // where a full one spans two
+        let scattered = record_access(&order, &sparse, |_| true, |k| k as u64, 4, lean);
+        assert_eq!((scattered.lines_per_record, scattered.sectors_per_record), (4.0, 1.0), "{scattered:?}");
+        let full = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::FULL);
+        assert_eq!((full.lines_per_record, full.sectors_per_record), (5.0, 2.0), "{full:?}");
     }
 }

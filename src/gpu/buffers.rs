@@ -3,7 +3,7 @@
 use super::context::GpuContext;
 use super::layout::*;
 use super::readback::Source;
-use super::split::{Split, SplitBuffer, SplitLayout};
+use super::split::{ArrayShape, Split, SplitBuffer, SplitLayout};
 use crate::error::Result;
 use wgpu::BufferUsages as U;
 
@@ -76,7 +76,8 @@ pub struct Buffers {
     /// `list_capacity` slots: the partner (j > owner) of each owned pair with its flags
     /// (`SLOT_ACTIVE_BIT`, `SLOT_HISTORY_BIT0/1`; the id is `& SLOT_PARTNER_MASK`).
     pub list_partner: SplitBuffer,
-    /// Per slot, two tables (`HistoryRecord`): the pair's contact history; step s reads table
+    /// Per slot, two tables (the fields of a `HistoryRecord` the set-up reads, `RecordLayout`):
+    /// the pair's contact history; step s reads table
     /// s % 2 (valid where the partner word has that table's bit) and writes the other.
     pub slot_history: [SplitBuffer; 2],
     /// n + 1 counts of pairs each particle is the partner of, scanned into run starts.
@@ -120,8 +121,7 @@ pub const MAX_REBUILD_DISPATCHES: u64 = 16;
 const STATE: U = U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST);
 /// List-slot buffers whose contents move into larger ones when the list grows.
 const LIST: U = STATE;
-/// Bytes of a slot's history record and of its share.
-pub const RECORD: u64 = std::mem::size_of::<HistoryRecord>() as u64;
+/// Bytes of a slot's share.
 pub const SHARE: u64 = std::mem::size_of::<PairShare>() as u64;
 
 /// Workgroups of a one-particle-per-thread pass over `n` particles (at least 1): the force
@@ -171,7 +171,8 @@ pub fn scan_levels(ctx: &GpuContext, n: u64) -> Result<Vec<ScanLevel>> {
 /// anything is created. `GpuBackend::build` refuses a set-up that does not fit; a test keeps
 /// this equal to `Buffers::device_bytes` of a fresh backend.
 #[allow(clippy::too_many_arguments)]
-pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, motion_rows: u32, images: bool, places: bool) -> u64 {
+pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, shape: ArrayShape) -> u64 {
+    let ArrayShape { images, places, .. } = shape;
     let r = |b: u64| b.max(16).div_ceil(16) * 16;
     let n = capacity.max(n_particles).max(1) as u64;
     let live = n_particles.max(1) as u64;
@@ -189,7 +190,8 @@ pub fn planned_bytes(n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32
             len = wgs;
         }
     };
-    let split = |s: Split| r(s.elements(n, slots, motion_rows, super::split::slot_words(places)) * s.element().1);
+    let layout = SplitLayout::of_shape(u64::MAX, n, slots, shape);
+    let split = |s: Split| r(layout.elements(s, n, slots) * layout.element(s).1);
     let hash = r(2 * hash_capacity as u64 * std::mem::size_of::<HashSlot>() as u64);
     r(std::mem::size_of::<SimParams>() as u64)
         + 2 * r(16 * n)
@@ -259,7 +261,8 @@ impl Buffers {
     /// arrays have room for `capacity` particles (at least `n_particles`); the per-workgroup
     /// ones, the energy partials and the list's prefix sum are made for the `n_particles` held
     /// (`resize_live`).
-    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, motion_rows: u32, images: bool, places: bool) -> Result<Self> {
+    pub fn new(ctx: &GpuContext, n_particles: u32, capacity: u32, n_walls: u32, n_loads: u32, wall_rows: u32, n_pairs: u32, n_cells: u32, hash_capacity: u32, list_capacity: u32, n_partials: u32, mesh_data: wgpu::Buffer, cap_bytes: u64, adhesion: bool, shape: ArrayShape) -> Result<Self> {
+        let ArrayShape { images, places, .. } = shape;
         let capacity = capacity.max(n_particles);
         let n = capacity.max(1) as u64;
         let v4 = 16 * n;
@@ -271,7 +274,7 @@ impl Buffers {
         let groups = work_groups(n_particles);
         let (step_rows, work_pairs) = adhesion_rows(adhesion);
         let dissipation_bytes = 8 * work_pairs * groups;
-        let split = SplitLayout::new(cap_bytes, n, slots, motion_rows).with_images(images).with_places(n, slots, places);
+        let split = SplitLayout::of_shape(cap_bytes, n, slots, shape);
         let sb = |label: &str, array: Split, usage: U| SplitBuffer::new(ctx, label, array, split.elements(array, n, slots), &split, usage);
         Ok(Buffers {
             n_particles,
@@ -358,7 +361,7 @@ impl Buffers {
     pub fn list_bytes(&self, capacity: u32) -> u64 {
         let slots = capacity.max(1) as u64;
         let n = self.capacity.max(1) as u64;
-        [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|&a| self.split.elements(a, n, slots) * a.element().1).sum()
+        [Split::ListPartner, Split::History, Split::History, Split::Incoming, Split::Shares].iter().map(|&a| self.split.elements(a, n, slots) * self.split.element(a).1).sum()
     }
 
     /// Replace the list-slot buffers by ones of `capacity` slots; the partner words and both

@@ -129,7 +129,8 @@ impl GpuBackend {
         let force_torque: Vec<[f32; 4]> = o.to_ids(&bytemuck::pod_collect_to_vec(&data[6]), 2);
         let start: Vec<u32> = bytemuck::pod_collect_to_vec(&data[7]);
         let partner: Vec<u32> = bytemuck::pod_collect_to_vec(&data[8]);
-        let records: Vec<HistoryRecord> = bytemuck::pod_collect_to_vec(&data[9]);
+        // the slot records as stored (`RecordLayout`), every field of each
+        let records: Vec<HistoryRecord> = b.split.record.decode(&data[9]);
         let v3 = |x: [f32; 4]| [x[0] as f64, x[1] as f64, x[2] as f64];
         let blk = self.grid.block;
         let mut particles = Particles::default();
@@ -253,7 +254,7 @@ impl GpuBackend {
     /// particle, grid, list and table buffers; the mesh data and a body table are made apart).
     pub(crate) fn fresh_bytes(&self, n: u32, capacity: u32, wall_records: u32) -> u64 {
         let (n_loads, cap, list_capacity, partials) = self.fresh_capacities(n, wall_records);
-        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.motion_rows, self.buffers.split.images, self.buffers.split.places)
+        super::buffers::planned_bytes(n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, self.pairs.len() as u32, self.cells, cap, list_capacity, partials, self.buffers.split.shape())
             + super::buffers::adhesion_planned_bytes(n, self.buffers.adhesion)
     }
 
@@ -274,7 +275,7 @@ impl GpuBackend {
         }
         let planned = self.fresh_bytes(n, capacity, wall_records) + self.meshes.data.size();
         super::check_fits(capacity, planned, list_capacity, self.memory, cap_bytes, &super::describe_memory(&self.ctx, self.memory))?;
-        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.motion_rows, self.buffers.split.images, self.buffers.split.places)?;
+        let fresh = Buffers::new(&self.ctx, n, capacity, self.walls.len() as u32, n_loads, self.wall_rows_capacity as u32, n_pairs, self.cells, cap, list_capacity, partials, self.meshes.data.clone(), cap_bytes, self.buffers.adhesion, self.buffers.split.shape())?;
         let old = std::mem::replace(&mut self.buffers, fresh);
         if self.pipelines.split != self.buffers.split {
             self.pipelines = Self::pipelines_for(&self.ctx, self.shared_pipelines, !self.meshes.walls.is_empty(), self.buffers.adhesion, self.pipelines.contact, &self.buffers.split)?;

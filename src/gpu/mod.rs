@@ -78,12 +78,18 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
     )))
 }
 
+/// What the arrays of the set-up `default_bytes_per_particle` sizes hold: two motion rows (no
+/// rolling work booked), no periodic images, slots not placed, records of a Hertz-family law
+/// with energy booked (32 bytes).
+pub const DEFAULT_SHAPE: split::ArrayShape = split::ArrayShape { motion_rows: crate::layout::consts::MOTION_ROWS_DRY, images: false, places: false, record: split::RecordLayout { impact: false, dashpot: true } };
+
 /// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
 /// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles, no rolling
-/// work booked, no periodic axis): what `talus info` sizes an adapter by.
+/// work booked, no periodic axis, a Hertz-family law with energy booked: `DEFAULT_SHAPE`):
+/// what `talus info` sizes an adapter by.
 pub fn default_bytes_per_particle(count: u32) -> f64 {
     let cells = count / 2 + 1;
-    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, split::motion_rows(false), false, false);
+    let bytes = buffers::planned_bytes(count, count, 5, 5, 1, 1, cells, capacity::initial_hash_capacity(count, 5), capacity::initial_list_capacity(count), energy::reduce_dispatch(count, 65535).0 * energy::reduce_dispatch(count, 65535).1, DEFAULT_SHAPE);
     bytes as f64 / count.max(1) as f64
 }
 
@@ -127,6 +133,10 @@ pub struct GpuOptions {
     /// by a bit); `None` = the device's choice, `GpuContext::slot_places`
     /// (`TALUS_GPU_SLOT_PLACES`).
     pub slot_places: Option<bool>,
+    /// Whether the slot records keep every field of a contact's history
+    /// (`split::RecordLayout::FULL`) rather than only those the set-up's laws read
+    /// (`RecordLayout::of_setup`; no output changes by a bit: tests compare the two).
+    pub full_records: bool,
 }
 
 /// How a GPU backend stores its particles and schedules its force pass (`GpuBackend::layout`).
@@ -317,7 +327,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None, slot_places: None }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None, slot_places: None, full_records: false }
     }
 }
 
@@ -498,7 +508,10 @@ impl GpuBackend {
         let images = setup.periodic.iter().any(|&p| p);
         // each list slot's place, where slots are placed (`GpuContext::slot_places`)
         let places = opts.slot_places.unwrap_or(ctx.slot_places);
-        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, motion_rows, images, places);
+        // the fields of a contact's history the pairs' laws read
+        let record = if opts.full_records { split::RecordLayout::FULL } else { split::RecordLayout::of_setup(setup) };
+        let shape = split::ArrayShape { motion_rows, images, places, record };
+        let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, shape);
         if !setup.bodies.is_empty() {
             planned += bodies::planned_bytes(n, setup.bodies.len() as u32);
         }
@@ -508,10 +521,10 @@ impl GpuBackend {
         check_fits(n, planned, list_capacity, memory, cap_bytes, &describe_memory(&ctx, memory))?;
         let pairs: Vec<PairParamsGpu> = setup.pairs.entries.iter().map(PairParamsGpu::from).collect();
         let contact = if ctx.specialise { pipelines::ContactVariant::of(&pairs) } else { pipelines::ContactVariant::ANY };
-        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::new(cap_bytes, n as u64, list_capacity as u64, motion_rows).with_images(images).with_places(n as u64, list_capacity as u64, places))?;
+        let pipelines = Self::pipelines_for(&ctx, shared_pipelines, !setup.meshes.is_empty(), adhesion, contact, &split::SplitLayout::of_shape(cap_bytes, n as u64, list_capacity as u64, shape))?;
         let meshes = GpuMeshes::new(&ctx, &pipelines, setup, &grid, wall_rows_capacity as u32)?;
         let mesh_layout = meshes.layout;
-        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, motion_rows, images, places)?;
+        let buffers = Buffers::new(&ctx, n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, meshes.data.clone(), cap_bytes, adhesion, shape)?;
         let groups = BindGroups::new(&ctx.device, &pipelines, &buffers);
 
         let g = setup.gravity;
@@ -698,23 +711,24 @@ impl GpuBackend {
     ///   indices, 16; the list's partner words, 8 per slot) → (464 + 8 per slot) / renumber_every.
     /// - list (rebuild steps, amortised likewise): list count (36, and the ids, 4) and its scan
     ///   (16); list stash (4; per current slot its partner word read and copied, 8; per valid
-    ///   record read and copied, 2 × 36); list fill and the history carry (40; per slot 32:
+    ///   record read and copied, 2 × R); list fill and the history carry (40; per slot 32:
     ///   partner written, incoming count, the current word found and the new one written, the
-    ///   partners' ids; per record moved 2 × 36); incoming scan (16), fill (8 + 24 per slot,
+    ///   partners' ids; per record moved 2 × R); incoming scan (16), fill (8 + 24 per slot,
     ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
-    ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 144 per contact (4 per byte
-    ///   of a record's data); with the force pass's schedule (`SimParams::balanced`) its pass
+    ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 4 R per contact, R the
+    ///   bytes of a stored record's fields (`split::RecordLayout::data_bytes`: 36 with every
+    ///   field, 32 for a Hertz-family law with energy booked, 20 without); with the force pass's schedule (`SimParams::balanced`) its pass
     ///   (`schedule.wgsl`: the run start read, the schedule written, 8) → 140.
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100, and where it takes the schedule the particle each thread takes (4) → 104;
     ///   per slot the partner word (4); per workgroup the step's work written (16,
-    ///   → 16 / 64); per active owned contact the slot-history record read (36) and written
-    ///   (36; `RECORD_DATA_BYTES`, the record's padding untouched), the partner's share
+    ///   → 16 / 64); per active owned contact the slot-history record read (R) and written
+    ///   (R; the record's padding untouched), the partner's share
     ///   written (24), and at a contact's start or end its partner word, slot position and
     ///   incoming entry (12 each time; counted here as 12 per contact-step, an upper bound
     ///   while contacts last 3 steps or more: a collision at the scenes' time steps lasts
-    ///   tens) → 108; a wall or mesh contact's table lookup and insert (≤ 2 × 44 + 4) stays
-    ///   below that.
+    ///   tens) → 2 R + 36 (108 with every field, 100 for the bench bed's records); a wall or
+    ///   mesh contact's table lookup and insert (≤ 2 × 44 + 4, full records) stays below that.
     /// - kick closing each batch of `steps_per_submit` steps, beyond the gather `drift`
     ///   already counts: read and write motion and force (128) / steps per batch.
     ///
@@ -733,7 +747,8 @@ impl GpuBackend {
         let steps_per_rebuild = if builds > 0 { (steps as f64 / builds as f64).max(1.0) } else { 1.0 };
         let group = crate::layout::consts::WORKGROUP_SIZE as f64;
         let batch = self.batch_len() as f64;
-        let record = layout::RECORD_DATA_BYTES as f64;
+        // the bytes of a slot record the passes move (`split::RecordLayout`)
+        let record = self.buffers.split.record.data_bytes() as f64;
         let renumber = match self.sim.renumber_every {
             0 => 0.0,
             every => (464.0 + 8.0 * slots) / every as f64,
@@ -856,9 +871,10 @@ impl GpuBackend {
         let order: Vec<u32> = if taken { schedule[..n].to_vec() } else { (0..n as u32).collect() };
         let (words, places) = self.slot_words()?;
         let active = |k: usize| words[k] & SLOT_ACTIVE_BIT != 0;
+        let record = self.buffers.split.record;
         Ok(match &places {
-            Some(p) => access::record_access(&order, &start, active, |k| p[k] as u64, 8),
-            None => access::record_access(&order, &start, active, |k| k as u64, 4),
+            Some(p) => access::record_access(&order, &start, active, |k| p[k] as u64, 8, record),
+            None => access::record_access(&order, &start, active, |k| k as u64, 4, record),
         })
     }
 

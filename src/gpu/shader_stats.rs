@@ -14,7 +14,7 @@
 //! a GPU (`tests/cli.rs`, docs/performance.md).
 
 use super::shader::pass_module_for;
-use super::split::SplitLayout;
+use super::split::{RecordLayout, SplitLayout};
 use crate::error::{Result, TalusError};
 use ash::vk;
 
@@ -29,6 +29,21 @@ pub struct PassSpec {
     pub constants: &'static [(&'static str, f64)],
     /// How its set-up's arrays differ from the layout `pass_statistics` is given.
     pub layout: Layout,
+    /// The fields its set-up's slot records keep (`split::RecordLayout::of_setup`): a
+    /// Hertz-family law with energy booked unless said (`with_records`).
+    pub record: RecordLayout,
+}
+
+/// The slot records of a Hertz-family law with energy booked (the settle box, the bed).
+const HERTZ_RECORDS: RecordLayout = RecordLayout { impact: false, dashpot: true };
+/// Without energy booked (`talus bench --untracked`).
+const UNTRACKED_RECORDS: RecordLayout = RecordLayout { impact: false, dashpot: false };
+
+impl PassSpec {
+    /// This pass with its set-up's slot records laid out as `record` says.
+    const fn with_records(self, record: RecordLayout) -> PassSpec {
+        PassSpec { record, ..self }
+    }
 }
 
 /// The particles and list slots `talus info --shaders` cuts the split arrays for: a million at
@@ -63,12 +78,12 @@ impl Layout {
 
 /// A pass of a dry scene.
 const fn dry(label: &'static str, module: &'static str, constants: &'static [(&'static str, f64)]) -> PassSpec {
-    PassSpec { label, module, adhesion: false, entry: "main", constants, layout: Layout::Given }
+    PassSpec { label, module, adhesion: false, entry: "main", constants, layout: Layout::Given, record: HERTZ_RECORDS }
 }
 
 /// A pass of the bench bed (rolling work booked: three motion rows).
 const fn bed(label: &'static str, module: &'static str, constants: &'static [(&'static str, f64)], layout: Layout) -> PassSpec {
-    PassSpec { label, module, adhesion: false, entry: "main", constants, layout }
+    PassSpec { label, module, adhesion: false, entry: "main", constants, layout, record: HERTZ_RECORDS }
 }
 
 /// The pipelines of a dry sphere step without mesh walls (the bench bed's: every pair
@@ -94,14 +109,14 @@ pub const STEP_PASSES: &[PassSpec] = &[
     dry("list_fill", "list_build", &[("FILL", 1.0)]),
     dry("schedule", "schedule", &[]),
     bed("wall_loads", "wall_loads", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::Rolling),
-    bed("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY], Layout::Rolling),
+    bed("forces+untracked", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, ("ENERGY_TRACKING", 0.0), DRY], Layout::Rolling).with_records(UNTRACKED_RECORDS),
     bed("forces+placed", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY], Layout::RollingPlaced),
-    dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]),
-    dry("forces+two", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), HOOKE_AND_HERTZ, ("FIRST_CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ as f64), TRACKED]),
+    dry("forces+any", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), TRACKED]).with_records(RecordLayout::FULL),
+    dry("forces+two", "forces", &[("MESH_WALLS", 0.0), ("ADHESION", 0.0), ("CONTACT_MODEL", crate::layout::consts::ANY_CONTACT_MODEL as f64), HOOKE_AND_HERTZ, ("FIRST_CONTACT_MODEL", crate::layout::consts::MODEL_HERTZ as f64), TRACKED]).with_records(RecordLayout::FULL),
     dry("forces+mesh", "forces", &[("MESH_WALLS", 1.0), ("ADHESION", 0.0), HERTZ_MINDLIN, TRACKED, DRY]),
-    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY], layout: Layout::Rolling },
-    PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR], layout: Layout::Rolling },
-    PassSpec { label: "forces+anyglue", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED], layout: Layout::Rolling },
+    PassSpec { label: "forces+adhesion", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, CAPILLARY], layout: Layout::Rolling, record: HERTZ_RECORDS },
+    PassSpec { label: "forces+jkr", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED, JKR], layout: Layout::Rolling, record: HERTZ_RECORDS },
+    PassSpec { label: "forces+anyglue", module: "forces", adhesion: true, entry: "main", constants: &[("MESH_WALLS", 0.0), ("ADHESION", 1.0), HERTZ_MINDLIN, TRACKED], layout: Layout::Rolling, record: HERTZ_RECORDS },
     dry("body_kick", "body_kick", &[("MODE", 1.0)]),
     dry("body_place", "body_place", &[("MODE", 1.0), ("ADHESION", 0.0)]),
 ];
@@ -173,7 +188,7 @@ pub fn pass_sources(t: &CompileTarget, split: &SplitLayout, passes: &[PassSpec])
                 constants.push(("EARLY_LOADS".to_string(), if t.force_early_loads { 1.0 } else { 0.0 }));
                 constants.push(("RELOAD_OWN".to_string(), if t.reload_own { 1.0 } else { 0.0 }));
             }
-            Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, &p.layout.of(split), p.adhesion), entry: p.entry.to_string(), constants }
+            Source { label: p.label.to_string(), wgsl: pass_module_for(p.module, &p.layout.of(split).with_record(STATS_PARTICLES, STATS_SLOTS, p.record), p.adhesion), entry: p.entry.to_string(), constants }
         })
         .collect()
 }

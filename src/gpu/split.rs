@@ -24,8 +24,8 @@ use crate::layout::consts::{MOTION_ROWS, MOTION_ROWS_DRY};
 pub const MAX_BINDING_ENV: &str = "TALUS_GPU_MAX_BINDING_BYTES";
 
 /// Byte alignment of every part: a multiple of wgpu's storage offset alignment, 256, and of
-/// the element sizes below but `HistoryRecord`'s 40, whose parts hold cap / 40 records (a
-/// part's bytes may then fall up to 36 short of the cap).
+/// the element sizes below (the stored records' 24 and 32 too) but the full record's 40, whose
+/// parts hold cap / 40 records (a part's bytes may then fall up to 36 short of the cap).
 const PART_ALIGN: u64 = 2304;
 
 /// The arrays that may be split.
@@ -45,20 +45,22 @@ pub enum Split {
     Incoming,
     /// A `PairShare` per list slot.
     Shares,
-    /// A `HistoryRecord` per list slot (each of the two tables).
+    /// A record per list slot (each of the two tables): the fields of a `HistoryRecord` the
+    /// set-up's models use (`RecordLayout`), stored as `SlotRecord`.
     History,
 }
 
 impl Split {
     pub const ALL: [Split; 6] = [Split::Motion, Split::Force, Split::ListPartner, Split::Incoming, Split::Shares, Split::History];
 
-    /// WGSL element type and its size in bytes.
-    pub fn element(self) -> (&'static str, u64) {
+    /// WGSL element type as stored and its size in bytes, the slot records as `record` lays
+    /// them out.
+    pub fn element(self, record: RecordLayout) -> (&'static str, u64) {
         match self {
             Split::Motion | Split::Force => ("vec4<f32>", 16),
             Split::ListPartner | Split::Incoming => ("u32", 4),
             Split::Shares => ("PairShare", std::mem::size_of::<PairShare>() as u64),
-            Split::History => ("HistoryRecord", std::mem::size_of::<HistoryRecord>() as u64),
+            Split::History => ("SlotRecord", record.bytes()),
         }
     }
 
@@ -91,6 +93,160 @@ impl Split {
     }
 }
 
+/// One 4-byte field of a contact's history as the slot tables may store it, in the order of
+/// `HistoryRecord`'s data (the index of each is its float's index in `HistoryRecord`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    ShearX,
+    ShearY,
+    ShearZ,
+    Normal,
+    Impact,
+    Compliance,
+    DashpotX,
+    DashpotY,
+    DashpotZ,
+}
+
+impl Word {
+    const ALL: [Word; 9] = [Word::ShearX, Word::ShearY, Word::ShearZ, Word::Normal, Word::Impact, Word::Compliance, Word::DashpotX, Word::DashpotY, Word::DashpotZ];
+
+    /// The field in a WGSL `HistoryRecord` named `r`.
+    fn in_record(self) -> &'static str {
+        match self {
+            Word::ShearX => "r.shear_xy.x",
+            Word::ShearY => "r.shear_xy.y",
+            Word::ShearZ => "r.shear_z_normal.x",
+            Word::Normal => "r.shear_z_normal.y",
+            Word::Impact => "r.impact_compliance.x",
+            Word::Compliance => "r.impact_compliance.y",
+            Word::DashpotX => "r.dashpot_xy.x",
+            Word::DashpotY => "r.dashpot_xy.y",
+            Word::DashpotZ => "r.dashpot_z",
+        }
+    }
+}
+
+/// Which fields of a contact's history the slot tables store (`SplitLayout::record`): the
+/// shear displacement, |F_n| and the shear compliance always; the impact velocity only where
+/// a pair's law reads it (hooke, hysteretic), and the last step's dashpot force only where
+/// energy is booked (the dashpot work's trapezoid reads it). A field a set-up never reads is
+/// always zero in `HistoryRecord`, so it is not stored: the bench bed's records (hertz_mindlin,
+/// tracked) take 32 bytes in four 8-byte accesses, untracked 24 in three, where the full
+/// record takes 40 in five (docs/performance.md, "Records as the set-up's laws need them").
+/// The passes read and write `HistoryRecord`s through the tables' accessors, which
+/// convert (`wgsl`); the wall-contact table and the host keep the full record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecordLayout {
+    /// The impact velocity is stored.
+    pub impact: bool,
+    /// The dashpot force of the last step is stored.
+    pub dashpot: bool,
+}
+
+impl RecordLayout {
+    /// Every field: `HistoryRecord` itself.
+    pub const FULL: RecordLayout = RecordLayout { impact: true, dashpot: true };
+
+    /// The fields `setup`'s pairs read: the impact velocity where some pair has the hooke or
+    /// hysteretic law, the dashpot force where some pair books energy.
+    pub fn of_setup(setup: &crate::setup::Setup) -> Self {
+        use crate::contact::params::ContactModel;
+        let pairs = &setup.pairs.entries;
+        RecordLayout {
+            impact: pairs.iter().any(|p| matches!(p.model, ContactModel::Hooke | ContactModel::Hysteretic)),
+            dashpot: pairs.iter().any(|p| p.energy_tracking),
+        }
+    }
+
+    fn words(self) -> Vec<Word> {
+        Word::ALL.into_iter().filter(|w| match w {
+            Word::Impact => self.impact,
+            Word::DashpotX | Word::DashpotY | Word::DashpotZ => self.dashpot,
+            _ => true,
+        }).collect()
+    }
+
+    /// The 8-byte accesses that move a stored record (its last may hold one field).
+    pub fn accesses(self) -> u64 {
+        self.words().len().div_ceil(2) as u64
+    }
+
+    /// Bytes between two stored records: 8 per access.
+    pub fn bytes(self) -> u64 {
+        8 * self.accesses()
+    }
+
+    /// Bytes of a stored record that the shaders move (its fields; the padding untouched).
+    pub fn data_bytes(self) -> u64 {
+        4 * self.words().len() as u64
+    }
+
+    /// WGSL: `SlotRecord`, the record as stored, and `slot_record_of(r)` /
+    /// `history_record_of(s)` between it and `HistoryRecord` (a field not stored reads 0).
+    pub fn wgsl(self) -> String {
+        if self == RecordLayout::FULL {
+            return "alias SlotRecord = HistoryRecord;\n\
+                    fn slot_record_of(r: HistoryRecord) -> SlotRecord { return r; }\n\
+                    fn history_record_of(s: SlotRecord) -> HistoryRecord { return s; }\n"
+                .to_string();
+        }
+        let words = self.words();
+        let field = |k: usize| if k % 2 == 0 && k + 1 == words.len() { format!("w{}", k / 2) } else { format!("w{}.{}", k / 2, ["x", "y"][k % 2]) };
+        let mut decl = Vec::new();
+        let mut pack = Vec::new();
+        for (a, pair) in words.chunks(2).enumerate() {
+            match pair {
+                [x, y] => {
+                    decl.push(format!("w{a}: vec2<f32>"));
+                    pack.push(format!("vec2<f32>({}, {})", x.in_record(), y.in_record()));
+                }
+                [x] => {
+                    decl.push(format!("w{a}: f32"));
+                    pack.push(x.in_record().to_string());
+                }
+                _ => unreachable!("chunks of two"),
+            }
+        }
+        let get = |w: Word| match words.iter().position(|&x| x == w) {
+            Some(k) => format!("s.{}", field(k)),
+            None => "0.0".to_string(),
+        };
+        let two = |a: Word, b: Word| format!("vec2<f32>({}, {})", get(a), get(b));
+        format!(
+            "struct SlotRecord {{ {} }}\n\
+             fn slot_record_of(r: HistoryRecord) -> SlotRecord {{ return SlotRecord({}); }}\n\
+             fn history_record_of(s: SlotRecord) -> HistoryRecord {{ return HistoryRecord({}, {}, {}, {}, {}); }}\n",
+            decl.join(", "),
+            pack.join(", "),
+            two(Word::ShearX, Word::ShearY),
+            two(Word::ShearZ, Word::Normal),
+            two(Word::Impact, Word::Compliance),
+            two(Word::DashpotX, Word::DashpotY),
+            get(Word::DashpotZ)
+        )
+    }
+
+    /// The `HistoryRecord`s of stored records `bytes` (a slot table read back), the fields not
+    /// stored zero.
+    pub fn decode(self, bytes: &[u8]) -> Vec<HistoryRecord> {
+        let words = self.words();
+        let floats: Vec<f32> = bytemuck::pod_collect_to_vec(bytes);
+        let stride = (self.bytes() / 4) as usize;
+        floats
+            .chunks_exact(stride)
+            .map(|stored| {
+                let mut full = [0.0f32; 10];
+                for (k, w) in words.iter().enumerate() {
+                    full[*w as usize] = stored[k];
+                }
+                bytemuck::cast(full)
+            })
+            .collect()
+    }
+
+}
+
 /// How every split array is cut: the cap on one binding, and the parts each array has now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SplitLayout {
@@ -113,7 +269,20 @@ pub struct SplitLayout {
     /// (`shaders/list_build.wgsl`'s `slot_place_of`, `forces.wgsl`'s `slot_place_in_pass`).
     /// The passes see it as the WGSL constants `SLOT_PLACES` and `SLOT_WORDS`.
     pub places: bool,
+    /// The fields the slot-history tables store (`RecordLayout`; every field unless set).
+    pub record: RecordLayout,
     parts: [u32; 6],
+}
+
+/// What a set-up's split arrays hold, whatever their lengths: the motion rows, whether the
+/// periodic images are held, whether the slots are placed and the fields a slot record keeps
+/// (`SplitLayout`'s fields of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayShape {
+    pub motion_rows: u32,
+    pub images: bool,
+    pub places: bool,
+    pub record: RecordLayout,
 }
 
 /// Words per list slot in `Split::ListPartner`: 2 where slots carry their place, else 1.
@@ -168,15 +337,23 @@ impl SplitLayout {
     /// The parts every array needs for `n` particles of `motion_rows` motion rows
     /// (`motion_rows`) and `slots` list slots under `cap_bytes`.
     pub fn new(cap_bytes: u64, n: u64, slots: u64, motion_rows: u32) -> Self {
-        SplitLayout::cut(cap_bytes, n, slots, motion_rows, true, false)
+        SplitLayout::of_shape(cap_bytes, n, slots, ArrayShape { motion_rows, images: true, places: false, record: RecordLayout::FULL })
     }
 
-    fn cut(cap_bytes: u64, n: u64, slots: u64, motion_rows: u32, images: bool, places: bool) -> Self {
+    /// The layout of arrays of `shape` for `n` particles and `slots` list slots under
+    /// `cap_bytes`.
+    pub fn of_shape(cap_bytes: u64, n: u64, slots: u64, shape: ArrayShape) -> Self {
+        let ArrayShape { motion_rows, images, places, record } = shape;
         let parts = Split::ALL.map(|s| {
-            let (_, bytes) = s.element();
+            let (_, bytes) = s.element(record);
             (s.elements(n.max(1), slots.max(1), motion_rows, slot_words(places)) * bytes).div_ceil(cap_bytes).max(1) as u32
         });
-        SplitLayout { cap_bytes, motion_rows, images, places, parts }
+        SplitLayout { cap_bytes, motion_rows, images, places, record, parts }
+    }
+
+    /// What these arrays hold (`ArrayShape`).
+    pub fn shape(&self) -> ArrayShape {
+        ArrayShape { motion_rows: self.motion_rows, images: self.images, places: self.places, record: self.record }
     }
 
     /// This layout with the periodic images held or not (`images`).
@@ -186,19 +363,29 @@ impl SplitLayout {
 
     /// This layout for `n` particles and `slots` slots, the slots placed or not (`places`).
     pub fn with_places(self, n: u64, slots: u64, places: bool) -> Self {
-        SplitLayout::cut(self.cap_bytes, n, slots, self.motion_rows, self.images, places)
+        SplitLayout::of_shape(self.cap_bytes, n, slots, ArrayShape { places, ..self.shape() })
     }
 
-    /// The same cut for `n` particles and `slots` slots (the motion rows, images and places
-    /// kept).
+    /// This layout for `n` particles and `slots` slots, the slot records laid out as `record`
+    /// says.
+    pub fn with_record(self, n: u64, slots: u64, record: RecordLayout) -> Self {
+        SplitLayout::of_shape(self.cap_bytes, n, slots, ArrayShape { record, ..self.shape() })
+    }
+
+    /// The same cut for `n` particles and `slots` slots (what the arrays hold kept).
     pub fn resized(&self, n: u64, slots: u64) -> Self {
-        SplitLayout::cut(self.cap_bytes, n, slots, self.motion_rows, self.images, self.places)
+        SplitLayout::of_shape(self.cap_bytes, n, slots, self.shape())
     }
 
     /// Elements of `s` for `n` particles and `slots` list slots with this layout's motion rows
     /// and slot words.
     pub fn elements(&self, s: Split, n: u64, slots: u64) -> u64 {
         s.elements(n, slots, self.motion_rows, slot_words(self.places))
+    }
+
+    /// The WGSL element type of `s` as stored and its size in bytes.
+    pub fn element(&self, s: Split) -> (&'static str, u64) {
+        s.element(self.record)
     }
 
     /// Parts of `s`.
@@ -208,7 +395,7 @@ impl SplitLayout {
 
     /// Elements of `s` per part (every part but the last is full).
     pub fn part_elements(&self, s: Split) -> u64 {
-        self.cap_bytes / s.element().1
+        self.cap_bytes / self.element(s).1
     }
 
     /// Storage bindings the split arrays of a pass take beyond one each.
@@ -231,9 +418,10 @@ impl SplitLayout {
 }
 
 /// WGSL of the split arrays a pass uses, `(name, array, read_write)` in binding order: the
-/// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them;
-/// first the constants `MOTION_ROWS`, the layout's rows of `motion`, and `IMAGES`, whether the
-/// device holds the periodic images.
+/// part bindings in group 1, and `NAME_at(k)` (and, read-write, `NAME_put(k, v)`) over them
+/// (the slot-history tables' take and give `HistoryRecord`s, stored as `SlotRecord`,
+/// `RecordLayout::wgsl`); first the constants `MOTION_ROWS`, the layout's rows of `motion`, and
+/// `IMAGES`, whether the device holds the periodic images.
 pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String {
     let mut s = format!(
         "const MOTION_ROWS: u32 = {}u;\nconst IMAGES: bool = {};\nconst SLOT_PLACES: bool = {};\nconst SLOT_WORDS: u32 = {}u;\n",
@@ -242,13 +430,21 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
         layout.places,
         slot_words(layout.places)
     );
+    if uses.iter().any(|&(_, array, _)| array == Split::History) {
+        s.push_str(&layout.record.wgsl());
+    }
     let mut binding = 0;
     for &(name, array, rw) in uses {
-        let (ty, _) = array.element();
+        let (stored, _) = layout.element(array);
+        // the type the accessors take and give, and the conversions from and to the stored one
+        let (ty, read, write) = match array {
+            Split::History => ("HistoryRecord", "history_record_of", "slot_record_of"),
+            _ => (stored, "", ""),
+        };
         let parts = layout.parts(array);
         let access = if rw { "read_write" } else { "read" };
         for p in 0..parts {
-            s.push_str(&format!("@group(1) @binding({binding}) var<storage, {access}> {name}_{p}: array<{ty}>;\n"));
+            s.push_str(&format!("@group(1) @binding({binding}) var<storage, {access}> {name}_{p}: array<{stored}>;\n"));
             binding += 1;
         }
         if array == Split::ListPartner {
@@ -256,9 +452,9 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
         }
         let per = layout.part_elements(array);
         if parts == 1 {
-            s.push_str(&format!("fn {name}_at(k: u32) -> {ty} {{ return {name}_0[k]; }}\n"));
+            s.push_str(&format!("fn {name}_at(k: u32) -> {ty} {{ return {read}({name}_0[k]); }}\n"));
             if rw {
-                s.push_str(&format!("fn {name}_put(k: u32, v: {ty}) {{ {name}_0[k] = v; }}\n"));
+                s.push_str(&format!("fn {name}_put(k: u32, v: {ty}) {{ {name}_0[k] = {write}(v); }}\n"));
             }
             continue;
         }
@@ -271,13 +467,13 @@ pub fn split_wgsl(layout: &SplitLayout, uses: &[(&str, Split, bool)]) -> String 
             c
         };
         s.push_str(&format!(
-            "fn {name}_at(k: u32) -> {ty} {{\n    let e = k % {per}u;\n    var v: {ty};\n    switch (k / {per}u) {{\n{}    }}\n    return v;\n}}\n",
+            "fn {name}_at(k: u32) -> {ty} {{\n    let e = k % {per}u;\n    var v: {stored};\n    switch (k / {per}u) {{\n{}    }}\n    return {read}(v);\n}}\n",
             cases(&|p| format!("v = {name}_{p}[e];"))
         ));
         if rw {
             s.push_str(&format!(
-                "fn {name}_put(k: u32, v: {ty}) {{\n    let e = k % {per}u;\n    switch (k / {per}u) {{\n{}    }}\n}}\n",
-                cases(&|p| format!("{name}_{p}[e] = v;"))
+                "fn {name}_put(k: u32, v: {ty}) {{\n    let e = k % {per}u;\n    let stored = {write}(v);\n    switch (k / {per}u) {{\n{}    }}\n}}\n",
+                cases(&|p| format!("{name}_{p}[e] = stored;"))
             ));
         }
     }
@@ -310,6 +506,8 @@ fn slot_word_wgsl(name: &str, rw: bool) -> String {
 /// An array kept as parts of at most `SplitLayout::cap_bytes` each.
 pub struct SplitBuffer {
     pub array: Split,
+    /// Bytes of one element as stored (`SplitLayout::element`).
+    element_bytes: u64,
     /// The parts, in order; every part but the last holds `part_elements` elements.
     pub parts: Vec<wgpu::Buffer>,
     pub part_elements: u64,
@@ -320,7 +518,7 @@ pub struct SplitBuffer {
 impl SplitBuffer {
     /// `elements` elements of `array` cut as `layout` says, each part created with `usage`.
     pub fn new(ctx: &GpuContext, label: &str, array: Split, elements: u64, layout: &SplitLayout, usage: wgpu::BufferUsages) -> Result<Self> {
-        let (_, bytes) = array.element();
+        let (_, bytes) = layout.element(array);
         let per = layout.part_elements(array);
         let elements = elements.max(1);
         let n_parts = elements.div_ceil(per);
@@ -331,7 +529,7 @@ impl SplitBuffer {
             let name = if n_parts == 1 { label.to_string() } else { format!("{label} part {p}") };
             parts.push(ctx.create_buffer(&name, len * bytes, usage)?);
         }
-        Ok(SplitBuffer { array, parts, part_elements: per, elements })
+        Ok(SplitBuffer { array, element_bytes: bytes, parts, part_elements: per, elements })
     }
 
     /// Bytes of all parts.
@@ -341,7 +539,7 @@ impl SplitBuffer {
 
     /// Bytes of one element.
     pub fn element_bytes(&self) -> u64 {
-        self.array.element().1
+        self.element_bytes
     }
 
     /// (part, byte offset in it, bytes) of the elements `[first, first + count)`, part by part.
@@ -381,6 +579,7 @@ impl SplitBuffer {
     /// Copy the first `count` elements of `src` (same array) into this one's, part by part.
     pub fn copy_from(&self, enc: &mut wgpu::CommandEncoder, src: &SplitBuffer, count: u64) {
         let eb = self.element_bytes();
+        debug_assert_eq!(eb, src.element_bytes(), "copies between arrays of one element layout");
         let mut k = 0;
         for (buf, off, len) in src.ranges(0, count) {
             let n = len / eb;
@@ -391,5 +590,48 @@ impl SplitBuffer {
             }
             k += n;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `records` as the slot tables store them under `record` (what `slot_record_of` writes).
+    fn encode(record: RecordLayout, records: &[HistoryRecord]) -> Vec<u8> {
+        let words = record.words();
+        let stride = (record.bytes() / 4) as usize;
+        let mut out = vec![0.0f32; stride * records.len()];
+        for (r, stored) in records.iter().zip(out.chunks_exact_mut(stride)) {
+            let full: [f32; 10] = bytemuck::cast(*r);
+            for (k, w) in words.iter().enumerate() {
+                stored[k] = full[*w as usize];
+            }
+        }
+        bytemuck::cast_slice(&out).to_vec()
+    }
+
+    #[test]
+    fn stored_records_decode_to_their_fields_and_zeros() {
+        let records: Vec<HistoryRecord> = (0..5).map(|k| bytemuck::cast(std::array::from_fn::<f32, 10, _>(|j| if j == 9 { 0.0 } else { (10 * k + j + 1) as f32 }))).collect();
+        for (impact, dashpot) in [(true, true), (false, true), (true, false), (false, false)] {
+            let record = RecordLayout { impact, dashpot };
+            let bytes = encode(record, &records);
+            assert_eq!(bytes.len() as u64, 5 * record.bytes());
+            for (back, r) in record.decode(&bytes).iter().zip(&records) {
+                let (back, r): ([f32; 10], [f32; 10]) = (bytemuck::cast(*back), bytemuck::cast(*r));
+                for j in 0..9 {
+                    let stored = match Word::ALL[j] {
+                        Word::Impact => impact,
+                        Word::DashpotX | Word::DashpotY | Word::DashpotZ => dashpot,
+                        _ => true,
+                    };
+                    assert_eq!(back[j], if stored { r[j] } else { 0.0 }, "{record:?}, field {:?}", Word::ALL[j]);
+                }
+            }
+        }
+        // the full layout is `HistoryRecord` byte for byte
+        assert_eq!(RecordLayout::FULL.bytes(), std::mem::size_of::<HistoryRecord>() as u64);
+        assert_eq!(RecordLayout::FULL.decode(bytemuck::cast_slice(&records)), records);
     }
 }
