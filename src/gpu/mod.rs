@@ -161,6 +161,9 @@ pub struct GpuLayout {
     /// Whether list slots carry their place (`GpuContext::slot_places`,
     /// `TALUS_GPU_SLOT_PLACES`).
     pub slot_places: bool,
+    /// Bytes apart of the slot records (`split::RecordLayout::bytes`: 32 for a Hertz-family law
+    /// with energy booked, 40 with every field).
+    pub record_bytes: u64,
     /// The contact code compiled into the force pass (`pipelines::ContactVariant`): the one
     /// model of every pair (`None`: every law), and whether the energy booking is.
     pub contact_model: Option<&'static str>,
@@ -191,6 +194,7 @@ impl std::fmt::Display for GpuLayout {
         if self.slot_places {
             write!(f, "; slots placed by SIMD group")?;
         }
+        write!(f, "; {}-byte slot records", self.record_bytes)?;
         match (self.contact_model, &self.contact_models) {
             (Some(m), _) => write!(f, "; contact law {m} only")?,
             (None, Some(ms)) => write!(f, "; contact laws {} only", ms.join(", "))?,
@@ -818,6 +822,7 @@ impl GpuBackend {
             early_loads: self.ctx.force_early_loads,
             reload_own: self.ctx.reload_own,
             slot_places: self.buffers.split.places,
+            record_bytes: self.buffers.split.record.bytes(),
             contact_model: self.pipelines.contact.model.and_then(crate::contact::params::ContactModel::from_code).map(|c| c.name()),
             contact_models: self.pipelines.contact.model_codes().map(|codes| codes.into_iter().filter_map(crate::contact::params::ContactModel::from_code).map(|c| c.name()).collect()),
             contact_booking: self.pipelines.contact.energy_tracking,
