@@ -5,6 +5,8 @@
 // (ADHESION), BONDED_APART (a bridge holding the surfaces apart, whose model history is
 // empty), which the record carries as |F_n| = −1: no model ever stores a negative
 // |F_n|, and the record keeps its 36 bytes (four vec2s and a scalar: five loads or stores).
+// The list slots' tables store only the fields the set-up's laws read (`SlotRecord`,
+// src/gpu/split.rs's `RecordLayout`); their accessors give and take `HistoryRecord`s.
 
 fn record_history(r: HistoryRecord) -> HistoryGpu {
     if (ADHESION && r.shear_z_normal.y < 0.0) {

@@ -186,7 +186,9 @@ gpu_struct! {
     /// at a 36-byte stride is only 4-byte aligned, and NVIDIA's compiler then moves it in nine
     /// 4-byte accesses, each a cache line of its own across a warp whose threads read slots
     /// apart (docs/performance.md, "Records moved in 8-byte words"). The last 4 bytes are
-    /// padding, which no shader reads or writes.
+    /// padding, which no shader reads or writes. The wall tables, imports and exports hold
+    /// this record; the list slots' two tables store only the fields the set-up's laws read
+    /// (`split::RecordLayout`, as `SlotRecord`), and their accessors convert.
     pub struct HistoryRecord {
         /// The elastic shear displacement, x and y.
         shear_xy: [f32; 2] => "vec2<f32>",
