@@ -7,7 +7,7 @@ use talus::gpu::split::{RecordLayout, Split, SplitLayout};
 
 /// Every way a set-up's slot records may be laid out (`RecordLayout::of_setup`).
 fn record_layouts() -> Vec<RecordLayout> {
-    [(true, true), (false, true), (true, false), (false, false)].into_iter().map(|(impact, dashpot)| RecordLayout { impact, dashpot }).collect()
+    [(true, true), (false, true), (true, false), (false, false)].into_iter().map(|(impact, booked)| RecordLayout { impact, booked }).collect()
 }
 
 fn validate(name: &str, src: &str) -> naga::Module {
@@ -70,7 +70,7 @@ fn every_composed_pass_validates() {
     }
     // 32-byte records (a Hertz-family law with energy booked): 5 parts each where 40-byte ones
     // take 7
-    let lean = cut.clone().with_record(10_000, 35_000, RecordLayout { impact: false, dashpot: true });
+    let lean = cut.clone().with_record(10_000, 35_000, RecordLayout { impact: false, booked: true });
     assert_eq!(lean.parts(Split::History), 5);
 }
 
@@ -178,5 +178,5 @@ fn slot_records_move_in_8_byte_words() {
         let end = last.offset + if is_vec2(last) { 8 } else { 4 };
         assert_eq!(end as u64, record.data_bytes(), "{record:?}: the data the shaders move");
     }
-    assert_eq!(record_layouts().iter().map(|r| r.bytes()).collect::<Vec<_>>(), [40, 32, 24, 24]);
+    assert_eq!(record_layouts().iter().map(|r| r.bytes()).collect::<Vec<_>>(), [40, 32, 24, 16]);
 }

@@ -148,7 +148,7 @@ mod tests {
         assert!((apart.word_lines_per_slot - 1.0).abs() < 1e-9, "{apart:?}");
         // 32-byte records (a Hertz-family law with energy booked): four loads; 32 consecutive
         // ones fill 8 lines and 32 sectors a load
-        let lean = RecordLayout { impact: false, dashpot: true };
+        let lean = RecordLayout { impact: false, booked: true };
         let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8, lean);
         assert_eq!((placed.lines_per_record, placed.sectors_per_record), (1.0, 1.0), "{placed:?}");
         // scattered, each load a line of its own, but a record one sector (32 bytes, aligned),

@@ -81,7 +81,7 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 /// What the arrays of the set-up `default_bytes_per_particle` sizes hold: two motion rows (no
 /// rolling work booked), no periodic images, slots not placed, records of a Hertz-family law
 /// with energy booked (32 bytes).
-pub const DEFAULT_SHAPE: split::ArrayShape = split::ArrayShape { motion_rows: crate::layout::consts::MOTION_ROWS_DRY, images: false, places: false, record: split::RecordLayout { impact: false, dashpot: true } };
+pub const DEFAULT_SHAPE: split::ArrayShape = split::ArrayShape { motion_rows: crate::layout::consts::MOTION_ROWS_DRY, images: false, places: false, record: split::RecordLayout { impact: false, booked: true } };
 
 /// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
 /// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles, no rolling

@@ -35,9 +35,9 @@ pub struct PassSpec {
 }
 
 /// The slot records of a Hertz-family law with energy booked (the settle box, the bed).
-const HERTZ_RECORDS: RecordLayout = RecordLayout { impact: false, dashpot: true };
+const HERTZ_RECORDS: RecordLayout = RecordLayout { impact: false, booked: true };
 /// Without energy booked (`talus bench --untracked`).
-const UNTRACKED_RECORDS: RecordLayout = RecordLayout { impact: false, dashpot: false };
+const UNTRACKED_RECORDS: RecordLayout = RecordLayout { impact: false, booked: false };
 
 impl PassSpec {
     /// This pass with its set-up's slot records laid out as `record` says.

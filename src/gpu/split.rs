@@ -128,41 +128,44 @@ impl Word {
 }
 
 /// Which fields of a contact's history the slot tables store (`SplitLayout::record`): the
-/// shear displacement, |F_n| and the shear compliance always; the impact velocity only where
-/// a pair's law reads it (hooke, hysteretic), and the last step's dashpot force only where
-/// energy is booked (the dashpot work's trapezoid reads it). A field a set-up never reads is
-/// always zero in `HistoryRecord`, so it is not stored: the bench bed's records (hertz_mindlin,
-/// tracked) take 32 bytes in four 8-byte accesses, untracked 24 in three, where the full
-/// record takes 40 in five (docs/performance.md, "Records as the set-up's laws need them").
-/// The passes read and write `HistoryRecord`s through the tables' accessors, which
-/// convert (`wgsl`); the wall-contact table and the host keep the full record.
+/// shear displacement and |F_n| always; the impact velocity only where a pair's law reads it
+/// (hooke, hysteretic); the shear compliance and the last step's dashpot force only where
+/// energy is booked (the stiffness work and the dashpot work's trapezoid read them, nothing
+/// else does). A field a set-up never reads is not stored: it reads as zero. The bench bed's
+/// records (hertz_mindlin, energy booked) take 32 bytes in four 8-byte accesses, untracked 16
+/// in two, where the full record takes 40 in five (docs/performance.md, "Records as the
+/// set-up's laws need them"). The passes read and write `HistoryRecord`s through the tables'
+/// accessors, which convert (`wgsl`); the wall-contact table and the host keep the full
+/// record. (A checkpoint of an untracked run therefore carries no shear compliance; it resumes
+/// with its own scene, untracked, which never reads it.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RecordLayout {
     /// The impact velocity is stored.
     pub impact: bool,
-    /// The dashpot force of the last step is stored.
-    pub dashpot: bool,
+    /// The shear compliance and the dashpot force of the last step are stored (energy is
+    /// booked).
+    pub booked: bool,
 }
 
 impl RecordLayout {
     /// Every field: `HistoryRecord` itself.
-    pub const FULL: RecordLayout = RecordLayout { impact: true, dashpot: true };
+    pub const FULL: RecordLayout = RecordLayout { impact: true, booked: true };
 
     /// The fields `setup`'s pairs read: the impact velocity where some pair has the hooke or
-    /// hysteretic law, the dashpot force where some pair books energy.
+    /// hysteretic law, the shear compliance and dashpot force where some pair books energy.
     pub fn of_setup(setup: &crate::setup::Setup) -> Self {
         use crate::contact::params::ContactModel;
         let pairs = &setup.pairs.entries;
         RecordLayout {
             impact: pairs.iter().any(|p| matches!(p.model, ContactModel::Hooke | ContactModel::Hysteretic)),
-            dashpot: pairs.iter().any(|p| p.energy_tracking),
+            booked: pairs.iter().any(|p| p.energy_tracking),
         }
     }
 
     fn words(self) -> Vec<Word> {
         Word::ALL.into_iter().filter(|w| match w {
             Word::Impact => self.impact,
-            Word::DashpotX | Word::DashpotY | Word::DashpotZ => self.dashpot,
+            Word::Compliance | Word::DashpotX | Word::DashpotY | Word::DashpotZ => self.booked,
             _ => true,
         }).collect()
     }
@@ -614,8 +617,8 @@ mod tests {
     #[test]
     fn stored_records_decode_to_their_fields_and_zeros() {
         let records: Vec<HistoryRecord> = (0..5).map(|k| bytemuck::cast(std::array::from_fn::<f32, 10, _>(|j| if j == 9 { 0.0 } else { (10 * k + j + 1) as f32 }))).collect();
-        for (impact, dashpot) in [(true, true), (false, true), (true, false), (false, false)] {
-            let record = RecordLayout { impact, dashpot };
+        for (impact, booked) in [(true, true), (false, true), (true, false), (false, false)] {
+            let record = RecordLayout { impact, booked };
             let bytes = encode(record, &records);
             assert_eq!(bytes.len() as u64, 5 * record.bytes());
             for (back, r) in record.decode(&bytes).iter().zip(&records) {
@@ -623,7 +626,7 @@ mod tests {
                 for j in 0..9 {
                     let stored = match Word::ALL[j] {
                         Word::Impact => impact,
-                        Word::DashpotX | Word::DashpotY | Word::DashpotZ => dashpot,
+                        Word::Compliance | Word::DashpotX | Word::DashpotY | Word::DashpotZ => booked,
                         _ => true,
                     };
                     assert_eq!(back[j], if stored { r[j] } else { 0.0 }, "{record:?}, field {:?}", Word::ALL[j]);
