@@ -142,7 +142,8 @@ fn packed_structs_are_whole_words() {
 /// and made of `vec2`s (docs/performance.md, "Records moved in 8-byte words"): a struct of
 /// scalars at a 4-byte-aligned stride is moved a word at a time by NVIDIA's compiler. At most
 /// one scalar, last; the record's padding is WGSL's implicit tail, not a member the shaders
-/// would write, and the traffic model counts the bytes before it.
+/// would write, and the traffic model counts the bytes before it. The slot tables' records of
+/// 16 or 32 bytes (`RecordLayout`) are `vec4`s, moved in 16-byte words.
 #[test]
 fn slot_records_move_in_8_byte_words() {
     let mut uses = String::new();
@@ -161,22 +162,28 @@ fn slot_records_move_in_8_byte_words() {
         let end = last.offset + if is_vec2(last) { 8 } else { 4 };
         assert_eq!(end as u64, data_bytes, "{name}: the data the shaders move");
     }
-    // the slot tables' records as stored: the same rule, at the stride and with the data the
-    // Rust side counts (`RecordLayout::bytes`, `data_bytes`), and every field of a
-    // `HistoryRecord` through them and back where it is stored
+    // the slot tables' records as stored: `vec4`s where the fields fill them (16 or 32 bytes:
+    // one or two 16-byte accesses), else the same rule as above; at the stride, with the
+    // accesses and the data the Rust side counts (`RecordLayout::bytes`, `accesses`,
+    // `data_bytes`)
     for record in record_layouts() {
         let src = compose(&format!("{}@group(0) @binding(0) var<storage, read_write> use_0: array<SlotRecord>;\n", record.wgsl()));
         let module = validate("slot records", &src);
         let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some("SlotRecord") || (record == RecordLayout::FULL && t.name.as_deref() == Some("HistoryRecord"))).expect("in the module");
         let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("SlotRecord is not a struct") };
-        let is_vec2 = |m: &naga::StructMember| matches!(module.types[m.ty].inner, naga::TypeInner::Vector { size: naga::VectorSize::Bi, .. });
-        let scalars: Vec<usize> = members.iter().enumerate().filter(|(_, m)| !is_vec2(m)).map(|(k, _)| k).collect();
-        assert!(scalars.is_empty() || scalars == [members.len() - 1], "{record:?}: scalar members at {scalars:?}");
+        let width = |m: &naga::StructMember| match module.types[m.ty].inner {
+            naga::TypeInner::Vector { size, .. } => size as u64,
+            _ => 1,
+        };
+        let wide = record.access_bytes() / 4;
+        let narrow: Vec<usize> = members.iter().enumerate().filter(|(_, m)| width(m) != wide).map(|(k, _)| k).collect();
+        assert!(narrow.is_empty() || (narrow == [members.len() - 1] && width(&members[narrow[0]]) == 1), "{record:?}: members of another width at {narrow:?}");
         assert_eq!(*span as u64, record.bytes(), "{record:?}: the stride");
         assert_eq!(members.len() as u64, record.accesses(), "{record:?}: one member an access");
         let last = members.last().unwrap();
-        let end = last.offset + if is_vec2(last) { 8 } else { 4 };
-        assert_eq!(end as u64, record.data_bytes(), "{record:?}: the data the shaders move");
+        assert_eq!((last.offset as u64 + 4 * width(last)), record.data_bytes(), "{record:?}: the data the shaders move");
     }
+    // 16-byte accesses where the record is 16 or 32 bytes
+    assert_eq!(record_layouts().iter().map(|r| (r.accesses(), r.access_bytes())).collect::<Vec<_>>(), [(5, 8), (2, 16), (3, 8), (1, 16)]);
     assert_eq!(record_layouts().iter().map(|r| r.bytes()).collect::<Vec<_>>(), [40, 32, 24, 16]);
 }

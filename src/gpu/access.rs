@@ -5,8 +5,8 @@
 //!
 //! `forces` runs a thread per owner; the threads of a SIMD group of `SCHEDULE_LANES` evaluate
 //! their m-th slots together. An active contact's record (`split::RecordLayout`: 40 bytes apart
-//! with every field, 32 for the bench bed's law) is read in five (four) 8-byte loads and
-//! written in as many stores, each one instruction of the group. An
+//! with every field, read in five 8-byte loads; 32 for the bench bed's law, two 16-byte loads)
+//! is written in as many stores, each one instruction of the group. An
 //! instruction costs the L1 one pass per 128-byte line its threads touch, and the memory one
 //! 32-byte sector each; so a group reading 32 records of 32 owners' runs, three slots or so
 //! apart, touches 32 lines per instruction, and 32 consecutive records (slots placed,
@@ -23,7 +23,7 @@ pub struct RecordAccess {
     pub records: u64,
     /// 128-byte lines the SIMD groups' record loads touch, summed over the loads of each
     /// record, per active contact: 5 (full records) where no two threads share a line, 50/32 =
-    /// 1.56 where a group's 32 threads read consecutive records (4 and 1 for 32-byte ones).
+    /// 1.56 where a group's 32 threads read consecutive records (2 and 0.5 for 32-byte ones).
     pub lines_per_record: f64,
     /// 32-byte sectors the same loads touch, per active contact: 2 to 3 scattered, 1.25
     /// consecutive.
@@ -105,7 +105,7 @@ fn touched(places: &mut [u64], record: RecordLayout) -> (u64, u64) {
     let mut all_sectors = Vec::with_capacity(places.len() * record.accesses() as usize);
     places.sort_unstable();
     let stride = record.bytes();
-    for w in (0..record.accesses()).map(|a| 8 * a) {
+    for w in (0..record.accesses()).map(|a| a * record.access_bytes()) {
         let mut at: Vec<u64> = places.iter().map(|&p| (p * stride + w) / 128).collect();
         at.dedup();
         lines += at.len() as u64;
@@ -146,15 +146,18 @@ mod tests {
         let sparse: Vec<u32> = (0..=32).map(|i| 40 * i).collect();
         let apart = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::FULL);
         assert!((apart.word_lines_per_slot - 1.0).abs() < 1e-9, "{apart:?}");
-        // 32-byte records (a Hertz-family law with energy booked): four loads; 32 consecutive
-        // ones fill 8 lines and 32 sectors a load
+        // 32-byte records (a Hertz-family law with energy booked): two 16-byte loads; 32
+        // consecutive ones fill 8 lines a load and 32 sectors
         let lean = RecordLayout { impact: false, booked: true };
         let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8, lean);
-        assert_eq!((placed.lines_per_record, placed.sectors_per_record), (1.0, 1.0), "{placed:?}");
+        assert_eq!((placed.lines_per_record, placed.sectors_per_record), (0.5, 1.0), "{placed:?}");
         // scattered, each load a line of its own, but a record one sector (32 bytes, aligned),
         // where a full one spans two
         let scattered = record_access(&order, &sparse, |_| true, |k| k as u64, 4, lean);
-        assert_eq!((scattered.lines_per_record, scattered.sectors_per_record), (4.0, 1.0), "{scattered:?}");
+        assert_eq!((scattered.lines_per_record, scattered.sectors_per_record), (2.0, 1.0), "{scattered:?}");
+        // untracked, 16 bytes: one load
+        let untracked = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout { impact: false, booked: false });
+        assert_eq!((untracked.lines_per_record, untracked.sectors_per_record), (1.0, 1.0), "{untracked:?}");
         let full = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::FULL);
         assert_eq!((full.lines_per_record, full.sectors_per_record), (5.0, 2.0), "{full:?}");
     }

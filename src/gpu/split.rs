@@ -132,9 +132,9 @@ impl Word {
 /// (hooke, hysteretic); the shear compliance and the last step's dashpot force only where
 /// energy is booked (the stiffness work and the dashpot work's trapezoid read them, nothing
 /// else does). A field a set-up never reads is not stored: it reads as zero. The bench bed's
-/// records (hertz_mindlin, energy booked) take 32 bytes in four 8-byte accesses, untracked 16
-/// in two, where the full record takes 40 in five (docs/performance.md, "Records as the
-/// set-up's laws need them"). The passes read and write `HistoryRecord`s through the tables'
+/// records (hertz_mindlin, energy booked) take 32 bytes in two 16-byte accesses, untracked 16
+/// in one, where the full record takes 40 in five 8-byte ones (docs/performance.md, "Records
+/// as the set-up's laws need them"). The passes read and write `HistoryRecord`s through the tables'
 /// accessors, which convert (`wgsl`); the wall-contact table and the host keep the full
 /// record. (A checkpoint of an untracked run therefore carries no shear compliance; it resumes
 /// with its own scene, untracked, which never reads it.)
@@ -170,14 +170,30 @@ impl RecordLayout {
         }).collect()
     }
 
-    /// The 8-byte accesses that move a stored record (its last may hold one field).
-    pub fn accesses(self) -> u64 {
-        self.words().len().div_ceil(2) as u64
+    /// Fields per access: 4 (`vec4`s, 16 bytes) where the record's fields fill whole `vec4`s,
+    /// so that a record 16 or 32 bytes long moves in one or two 16-byte accesses; else 2
+    /// (`vec2`s, the last access maybe one `f32`), as the full record.
+    fn per_access(self) -> usize {
+        if self.words().len() % 4 == 0 {
+            4
+        } else {
+            2
+        }
     }
 
-    /// Bytes between two stored records: 8 per access.
+    /// The accesses that move a stored record, each one load or store instruction.
+    pub fn accesses(self) -> u64 {
+        self.words().len().div_ceil(self.per_access()) as u64
+    }
+
+    /// Bytes apart of the accesses within a record (16 or 8).
+    pub fn access_bytes(self) -> u64 {
+        4 * self.per_access() as u64
+    }
+
+    /// Bytes between two stored records: the accesses' bytes, a whole number of 8.
     pub fn bytes(self) -> u64 {
-        8 * self.accesses()
+        (4 * self.words().len() as u64).next_multiple_of(8)
     }
 
     /// Bytes of a stored record that the shaders move (its fields; the padding untouched).
@@ -195,21 +211,20 @@ impl RecordLayout {
                 .to_string();
         }
         let words = self.words();
-        let field = |k: usize| if k % 2 == 0 && k + 1 == words.len() { format!("w{}", k / 2) } else { format!("w{}.{}", k / 2, ["x", "y"][k % 2]) };
+        let per = self.per_access();
+        let lanes = ["x", "y", "z", "w"];
+        // field k of the stored record: its member, and the component unless it is an f32
+        let field = |k: usize| if k % per == 0 && k + 1 == words.len() { format!("w{}", k / per) } else { format!("w{}.{}", k / per, lanes[k % per]) };
         let mut decl = Vec::new();
         let mut pack = Vec::new();
-        for (a, pair) in words.chunks(2).enumerate() {
-            match pair {
-                [x, y] => {
-                    decl.push(format!("w{a}: vec2<f32>"));
-                    pack.push(format!("vec2<f32>({}, {})", x.in_record(), y.in_record()));
-                }
-                [x] => {
-                    decl.push(format!("w{a}: f32"));
-                    pack.push(x.in_record().to_string());
-                }
-                _ => unreachable!("chunks of two"),
-            }
+        for (a, part) in words.chunks(per).enumerate() {
+            let ty = match part.len() {
+                1 => "f32".to_string(),
+                n => format!("vec{n}<f32>"),
+            };
+            let values: Vec<&str> = part.iter().map(|w| w.in_record()).collect();
+            pack.push(if part.len() == 1 { values[0].to_string() } else { format!("{ty}({})", values.join(", ")) });
+            decl.push(format!("w{a}: {ty}"));
         }
         let get = |w: Word| match words.iter().position(|&x| x == w) {
             Some(k) => format!("s.{}", field(k)),
