@@ -32,8 +32,10 @@
 #              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
 #              issued early (TALUS_GPU_EARLY_LOADS=1), and with every contact law compiled into
 #              the force pass (TALUS_GPU_SPECIALISE=0), and with each particle's own state kept
-#              in the force pass's registers (TALUS_GPU_RELOAD_OWN=0), new binary only (default "bed1M
-#              shuffled1M clumps1M", where run; "" for none): what each is worth on the card
+#              in the force pass's registers (TALUS_GPU_RELOAD_OWN=0), and with every field of a
+#              contact's history in its slot record (TALUS_GPU_FULL_RECORDS=1: 40 bytes where the
+#              bed's law needs 32), new binary only (default "bed1M shuffled1M clumps1M", where
+#              run; "" for none): what each is worth on the card
 #   PLACED     cases also run with the list slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1:
 #              each warp's records, shares and incoming entries laid out column by column, so
 #              that its threads' m-th contacts are consecutive), new binary only, right after
@@ -118,6 +120,7 @@ layout_ab() {
   TALUS_GPU_EARLY_LOADS=1 talus_json "$TALUS" "${c}_early" "$@"
   TALUS_GPU_SPECIALISE=0 talus_json "$TALUS" "${c}_everylaw" "$@"
   TALUS_GPU_RELOAD_OWN=0 talus_json "$TALUS" "${c}_keepown" "$@"
+  TALUS_GPU_FULL_RECORDS=1 talus_json "$TALUS" "${c}_fullrec" "$@"
 }
 # talus_json BIN TAG ARGS...: one `talus bench` into $WORK/TAG.json; a failure is logged, not fatal
 talus_json() {
@@ -225,7 +228,7 @@ for c in cases:
     row += f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | {dev:.0f} |" if dev else \
            f" {f(d, 'particle_steps_per_s') if d else '-'} | {ratio} | {first['contacts_per_particle']:.2f} | - |"
     print(row)
-    for sfx, label in (("_placed", "slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1)"), ("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)"), ("_keepown", "own state kept in registers (TALUS_GPU_RELOAD_OWN=0)")):
+    for sfx, label in (("_placed", "slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1)"), ("_nobalance", "schedule off (TALUS_GPU_BALANCE=0)"), ("_idorder", "id order (TALUS_GPU_CELL_ORDER=0)"), ("_unchecked", "no runtime checks (TALUS_GPU_SHADER_CHECKS=0)"), ("_early", "early loads (TALUS_GPU_EARLY_LOADS=1)"), ("_everylaw", "every contact law compiled in (TALUS_GPU_SPECIALISE=0)"), ("_keepown", "own state kept in registers (TALUS_GPU_RELOAD_OWN=0)"), ("_fullrec", "every history field in the slot records (TALUS_GPU_FULL_RECORDS=1)")):
         v = talus(c + sfx)
         if v:
             print(f"|  | {label}: {f(v)} particle-steps/s, {v['particle_steps_per_second'] / first['particle_steps_per_second']:.3f} x the default ({(v.get('gpu_layout') or {}).get('schedule', '-')}) |")

@@ -70,7 +70,7 @@ fn every_composed_pass_validates() {
     }
     // 32-byte records (a Hertz-family law with energy booked): 5 parts each where 40-byte ones
     // take 7
-    let lean = cut.clone().with_record(10_000, 35_000, RecordLayout { impact: false, booked: true });
+    let lean = cut.clone().with_record(10_000, 35_000, RecordLayout::HERTZ_BOOKED);
     assert_eq!(lean.parts(Split::History), 5);
 }
 

@@ -50,7 +50,7 @@ fn capped_bindings_change_nothing() {
 }
 
 fn capped_bindings_match_whole(setup: &Setup, cap: u64, rows: u32, motion_parts: u32, places: bool, list: u32, full_records: bool) {
-    let opts = GpuOptions { slot_places: Some(places), full_records, ..GpuOptions::default() };
+    let opts = GpuOptions { slot_places: Some(places), full_records: Some(full_records), ..GpuOptions::default() };
     let mut whole = gpu(setup, opts.clone());
     let mut cut = gpu(setup, GpuOptions { max_binding_bytes: Some(cap), list_capacity: Some(list), ..opts.clone() });
     assert_eq!(cut.split_layout().motion_rows, rows);
@@ -274,15 +274,15 @@ fn slot_records_keep_what_the_laws_read_and_change_no_bit() {
         s
     };
     let cases = [
-        ("hertz_mindlin, energy booked", settling(), RecordLayout { impact: false, booked: true }),
-        ("hertz_mindlin, untracked", untracked(settling()), RecordLayout { impact: false, booked: false }),
+        ("hertz_mindlin, energy booked", settling(), RecordLayout::HERTZ_BOOKED),
+        ("hertz_mindlin, untracked", untracked(settling()), RecordLayout::HERTZ_UNTRACKED),
         ("hysteretic, untracked", untracked(hysteretic()), RecordLayout { impact: true, booked: false }),
         ("hysteretic, energy booked", hysteretic(), RecordLayout::FULL),
     ];
     for (what, setup, record) in cases {
         assert_eq!(RecordLayout::of_setup(&setup), record, "{what}");
-        let mut lean = gpu(&setup, GpuOptions::default());
-        let mut full = gpu(&setup, GpuOptions { full_records: true, ..GpuOptions::default() });
+        let mut lean = gpu(&setup, GpuOptions { full_records: Some(false), ..GpuOptions::default() });
+        let mut full = gpu(&setup, GpuOptions { full_records: Some(true), ..GpuOptions::default() });
         assert_eq!((lean.split_layout().record, full.split_layout().record), (record, RecordLayout::FULL), "{what}");
         let slots = lean.list_capacity() as u64;
         assert_eq!(lean.list_capacity(), full.list_capacity());
@@ -309,8 +309,8 @@ fn slot_records_keep_what_the_laws_read_and_change_no_bit() {
             assert!(left_out > 0, "{what}: no compliance to leave out");
         }
         assert_eq!(state.history, full_history, "{what}: the exported pair history");
-        let mut lean_again = gpu(&setup, GpuOptions::default());
-        let mut full_again = gpu(&setup, GpuOptions { full_records: true, ..GpuOptions::default() });
+        let mut lean_again = gpu(&setup, GpuOptions { full_records: Some(false), ..GpuOptions::default() });
+        let mut full_again = gpu(&setup, GpuOptions { full_records: Some(true), ..GpuOptions::default() });
         lean_again.import_state(&state).unwrap();
         full_again.import_state(&state).unwrap();
         for b in [&mut lean_again, &mut full_again] {

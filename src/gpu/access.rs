@@ -148,7 +148,7 @@ mod tests {
         assert!((apart.word_lines_per_slot - 1.0).abs() < 1e-9, "{apart:?}");
         // 32-byte records (a Hertz-family law with energy booked): two 16-byte loads; 32
         // consecutive ones fill 8 lines a load and 32 sectors
-        let lean = RecordLayout { impact: false, booked: true };
+        let lean = RecordLayout::HERTZ_BOOKED;
         let placed = record_access(&order, &start, |_| true, |k| (32 * (k % 3) + k / 3) as u64, 8, lean);
         assert_eq!((placed.lines_per_record, placed.sectors_per_record), (0.5, 1.0), "{placed:?}");
         // scattered, each load a line of its own, but a record one sector (32 bytes, aligned),
@@ -156,7 +156,7 @@ mod tests {
         let scattered = record_access(&order, &sparse, |_| true, |k| k as u64, 4, lean);
         assert_eq!((scattered.lines_per_record, scattered.sectors_per_record), (2.0, 1.0), "{scattered:?}");
         // untracked, 16 bytes: one load
-        let untracked = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout { impact: false, booked: false });
+        let untracked = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::HERTZ_UNTRACKED);
         assert_eq!((untracked.lines_per_record, untracked.sectors_per_record), (1.0, 1.0), "{untracked:?}");
         let full = record_access(&order, &sparse, |_| true, |k| k as u64, 4, RecordLayout::FULL);
         assert_eq!((full.lines_per_record, full.sectors_per_record), (5.0, 2.0), "{full:?}");

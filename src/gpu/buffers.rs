@@ -77,8 +77,8 @@ pub struct Buffers {
     /// (`SLOT_ACTIVE_BIT`, `SLOT_HISTORY_BIT0/1`; the id is `& SLOT_PARTNER_MASK`).
     pub list_partner: SplitBuffer,
     /// Per slot, two tables (the fields of a `HistoryRecord` the set-up reads, `RecordLayout`):
-    /// the pair's contact history; step s reads table
-    /// s % 2 (valid where the partner word has that table's bit) and writes the other.
+    /// the pair's contact history; step s reads table s % 2 (valid where the partner word has
+    /// that table's bit) and writes the other.
     pub slot_history: [SplitBuffer; 2],
     /// n + 1 counts of pairs each particle is the partner of, scanned into run starts.
     pub incoming_count: wgpu::Buffer,

@@ -81,7 +81,7 @@ pub fn check_fits(n: u32, planned: u64, list_capacity: u32, memory: Option<u64>,
 /// What the arrays of the set-up `default_bytes_per_particle` sizes hold: two motion rows (no
 /// rolling work booked), no periodic images, slots not placed, records of a Hertz-family law
 /// with energy booked (32 bytes).
-pub const DEFAULT_SHAPE: split::ArrayShape = split::ArrayShape { motion_rows: crate::layout::consts::MOTION_ROWS_DRY, images: false, places: false, record: split::RecordLayout { impact: false, booked: true } };
+pub const DEFAULT_SHAPE: split::ArrayShape = split::ArrayShape { motion_rows: crate::layout::consts::MOTION_ROWS_DRY, images: false, places: false, record: split::RecordLayout::HERTZ_BOOKED };
 
 /// Device bytes per particle of a `count`-particle set-up at the default capacities (the list
 /// at 3.5 slots per particle, a box with 5 walls, one grid cell per two particles, no rolling
@@ -135,8 +135,9 @@ pub struct GpuOptions {
     pub slot_places: Option<bool>,
     /// Whether the slot records keep every field of a contact's history
     /// (`split::RecordLayout::FULL`) rather than only those the set-up's laws read
-    /// (`RecordLayout::of_setup`; no output changes by a bit: tests compare the two).
-    pub full_records: bool,
+    /// (`RecordLayout::of_setup`; no output changes by a bit: tests compare the two); `None` =
+    /// the environment variable `TALUS_GPU_FULL_RECORDS` (`1` or `0`), else no.
+    pub full_records: Option<bool>,
 }
 
 /// How a GPU backend stores its particles and schedules its force pass (`GpuBackend::layout`).
@@ -257,6 +258,10 @@ pub fn slot_places_wanted() -> Result<bool> {
     switch_or(None, SLOT_PLACES_ENV, false, "1 (slots placed by SIMD group) or 0 (the default)")
 }
 
+/// The environment variable that makes the slot records keep every field of a contact's
+/// history (`1`; `GpuOptions::full_records`), not only those the set-up's laws read.
+pub const FULL_RECORDS_ENV: &str = "TALUS_GPU_FULL_RECORDS";
+
 /// The environment variable that makes the force pass read each particle's own state again at
 /// each contact (`1`) or keep it in registers (`0`).
 pub const RELOAD_OWN_ENV: &str = "TALUS_GPU_RELOAD_OWN";
@@ -331,7 +336,7 @@ pub fn memory_budget(adapter: Option<u64>, lowered: Option<u64>) -> Result<Optio
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None, slot_places: None, full_records: false }
+        GpuOptions { hash_capacity: None, steps_per_submit: 64, list_capacity: None, max_binding_bytes: None, grid: None, max_device_bytes: None, cell_order: None, renumber_every: None, balanced: None, slot_places: None, full_records: None }
     }
 }
 
@@ -513,7 +518,10 @@ impl GpuBackend {
         // each list slot's place, where slots are placed (`GpuContext::slot_places`)
         let places = opts.slot_places.unwrap_or(ctx.slot_places);
         // the fields of a contact's history the pairs' laws read
-        let record = if opts.full_records { split::RecordLayout::FULL } else { split::RecordLayout::of_setup(setup) };
+        let record = match switch_or(opts.full_records, FULL_RECORDS_ENV, false, "1 (every field of a contact's history in the slot records) or 0 (the default)")? {
+            true => split::RecordLayout::FULL,
+            false => split::RecordLayout::of_setup(setup),
+        };
         let shape = split::ArrayShape { motion_rows, images, places, record };
         let mut planned = buffers::planned_bytes(n, n, n_walls, n_walls + n_meshes, wall_rows_capacity as u32, n_mat * n_mat, cells, hash_capacity, list_capacity, rx * ry, shape);
         if !setup.bodies.is_empty() {
@@ -721,7 +729,8 @@ impl GpuBackend {
     ///   with the owner's id as key), sort with the keys and the new run starts (12 + 20 per
     ///   slot), the slot positions (8 per slot) → 132 + 92 per slot + 4 R per contact, R the
     ///   bytes of a stored record's fields (`split::RecordLayout::data_bytes`: 36 with every
-    ///   field, 32 for a Hertz-family law with energy booked, 20 without); with the force pass's schedule (`SimParams::balanced`) its pass
+    ///   field, 32 for a Hertz-family law with energy booked, 16 without); with the force pass's
+    ///   schedule (`SimParams::balanced`) its pass
     ///   (`schedule.wgsl`: the run start read, the schedule written, 8) → 140.
     /// - `forces`: read own pos_block, pos_offset, motion (64), run start (4), write force
     ///   (32) → 100, and where it takes the schedule the particle each thread takes (4) → 104;

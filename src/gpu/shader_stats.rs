@@ -34,10 +34,10 @@ pub struct PassSpec {
     pub record: RecordLayout,
 }
 
-/// The slot records of a Hertz-family law with energy booked (the settle box, the bed).
-const HERTZ_RECORDS: RecordLayout = RecordLayout { impact: false, booked: true };
-/// Without energy booked (`talus bench --untracked`).
-const UNTRACKED_RECORDS: RecordLayout = RecordLayout { impact: false, booked: false };
+/// The slot records of a Hertz-family law with energy booked (the settle box, the bed), and
+/// untracked (`talus bench --untracked`).
+const HERTZ_RECORDS: RecordLayout = RecordLayout::HERTZ_BOOKED;
+const UNTRACKED_RECORDS: RecordLayout = RecordLayout::HERTZ_UNTRACKED;
 
 impl PassSpec {
     /// This pass with its set-up's slot records laid out as `record` says.

@@ -150,6 +150,11 @@ pub struct RecordLayout {
 impl RecordLayout {
     /// Every field: `HistoryRecord` itself.
     pub const FULL: RecordLayout = RecordLayout { impact: true, booked: true };
+    /// A Hertz-family law (`hertz`, `hertz_mindlin`, `hertz_viscous`) with energy booked: 32
+    /// bytes.
+    pub const HERTZ_BOOKED: RecordLayout = RecordLayout { impact: false, booked: true };
+    /// A Hertz-family law untracked: 16 bytes.
+    pub const HERTZ_UNTRACKED: RecordLayout = RecordLayout { impact: false, booked: false };
 
     /// The fields `setup`'s pairs read: the impact velocity where some pair has the hooke or
     /// hysteretic law, the shear compliance and dashpot force where some pair books energy.
@@ -262,7 +267,6 @@ impl RecordLayout {
             })
             .collect()
     }
-
 }
 
 /// How every split array is cut: the cap on one binding, and the parts each array has now.
