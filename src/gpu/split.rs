@@ -179,7 +179,7 @@ impl RecordLayout {
     /// so that a record 16 or 32 bytes long moves in one or two 16-byte accesses; else 2
     /// (`vec2`s, the last access maybe one `f32`), as the full record.
     fn per_access(self) -> usize {
-        if self.words().len() % 4 == 0 {
+        if self.words().len().is_multiple_of(4) {
             4
         } else {
             2
@@ -219,7 +219,7 @@ impl RecordLayout {
         let per = self.per_access();
         let lanes = ["x", "y", "z", "w"];
         // field k of the stored record: its member, and the component unless it is an f32
-        let field = |k: usize| if k % per == 0 && k + 1 == words.len() { format!("w{}", k / per) } else { format!("w{}.{}", k / per, lanes[k % per]) };
+        let field = |k: usize| if k.is_multiple_of(per) && k + 1 == words.len() { format!("w{}", k / per) } else { format!("w{}.{}", k / per, lanes[k % per]) };
         let mut decl = Vec::new();
         let mut pack = Vec::new();
         for (a, part) in words.chunks(per).enumerate() {
