@@ -138,6 +138,22 @@ fn packed_structs_are_whole_words() {
     }
 }
 
+/// Struct `name` of `module` as a record moved member by member: every member a vector of
+/// `wide` f32s but maybe the last, one f32. Returns (members, stride, bytes up to the last
+/// member's end: the data the shaders move).
+fn record_members(module: &naga::Module, name: &str, wide: u64) -> (u64, u64, u64) {
+    let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("{name} is not in the module"));
+    let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
+    let width = |m: &naga::StructMember| match module.types[m.ty].inner {
+        naga::TypeInner::Vector { size, .. } => size as u64,
+        _ => 1,
+    };
+    let narrow: Vec<usize> = members.iter().enumerate().filter(|(_, m)| width(m) != wide).map(|(k, _)| k).collect();
+    assert!(narrow.is_empty() || (narrow == [members.len() - 1] && width(&members[narrow[0]]) == 1), "{name}: members of another width than {wide} at {narrow:?}");
+    let last = members.last().unwrap();
+    (members.len() as u64, *span as u64, last.offset as u64 + 4 * width(last))
+}
+
 /// The per-slot records the force pass moves across a warp's scattered slots are 8-byte aligned
 /// and made of `vec2`s (docs/performance.md, "Records moved in 8-byte words"): a struct of
 /// scalars at a 4-byte-aligned stride is moved a word at a time by NVIDIA's compiler. At most
@@ -152,15 +168,9 @@ fn slot_records_move_in_8_byte_words() {
     }
     let module = validate("records", &compose(&uses));
     for (name, data_bytes) in [("HistoryRecord", talus::gpu::layout::RECORD_DATA_BYTES), ("PairShare", 24)] {
-        let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect("in the module");
-        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is not a struct") };
-        let is_vec2 = |m: &naga::StructMember| matches!(module.types[m.ty].inner, naga::TypeInner::Vector { size: naga::VectorSize::Bi, .. });
-        let scalars: Vec<usize> = members.iter().enumerate().filter(|(_, m)| !is_vec2(m)).map(|(k, _)| k).collect();
-        assert!(scalars.is_empty() || scalars == [members.len() - 1], "{name}: scalar members at {scalars:?}");
+        let (_, span, end) = record_members(&module, name, 2);
         assert_eq!(span % 8, 0, "{name}: a stride of {span} bytes is not 8-byte aligned");
-        let last = members.last().unwrap();
-        let end = last.offset + if is_vec2(last) { 8 } else { 4 };
-        assert_eq!(end as u64, data_bytes, "{name}: the data the shaders move");
+        assert_eq!(end, data_bytes, "{name}: the data the shaders move");
     }
     // the slot tables' records as stored: `vec4`s where the fields fill them (16 or 32 bytes:
     // one or two 16-byte accesses), else the same rule as above; at the stride, with the
@@ -169,19 +179,11 @@ fn slot_records_move_in_8_byte_words() {
     for record in record_layouts() {
         let src = compose(&format!("{}@group(0) @binding(0) var<storage, read_write> use_0: array<SlotRecord>;\n", record.wgsl()));
         let module = validate("slot records", &src);
-        let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some("SlotRecord") || (record == RecordLayout::FULL && t.name.as_deref() == Some("HistoryRecord"))).expect("in the module");
-        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("SlotRecord is not a struct") };
-        let width = |m: &naga::StructMember| match module.types[m.ty].inner {
-            naga::TypeInner::Vector { size, .. } => size as u64,
-            _ => 1,
-        };
-        let wide = record.access_bytes() / 4;
-        let narrow: Vec<usize> = members.iter().enumerate().filter(|(_, m)| width(m) != wide).map(|(k, _)| k).collect();
-        assert!(narrow.is_empty() || (narrow == [members.len() - 1] && width(&members[narrow[0]]) == 1), "{record:?}: members of another width at {narrow:?}");
-        assert_eq!(*span as u64, record.bytes(), "{record:?}: the stride");
-        assert_eq!(members.len() as u64, record.accesses(), "{record:?}: one member an access");
-        let last = members.last().unwrap();
-        assert_eq!((last.offset as u64 + 4 * width(last)), record.data_bytes(), "{record:?}: the data the shaders move");
+        let name = if record == RecordLayout::FULL { "HistoryRecord" } else { "SlotRecord" };
+        let (members, span, end) = record_members(&module, name, record.access_bytes() / 4);
+        assert_eq!(span, record.bytes(), "{record:?}: the stride");
+        assert_eq!(members, record.accesses(), "{record:?}: one member an access");
+        assert_eq!(end, record.data_bytes(), "{record:?}: the data the shaders move");
     }
     // 16-byte accesses where the record is 16 or 32 bytes
     assert_eq!(record_layouts().iter().map(|r| (r.accesses(), r.access_bytes())).collect::<Vec<_>>(), [(5, 8), (2, 16), (3, 8), (1, 16)]);
