@@ -56,6 +56,6 @@ old=(); [ -x "$B/talus_old" ] && old=(TALUS_OLD="$B/talus_old")
 # (the 10M bed, the target, third: before shuffled1M and clumps1M and their layout rows, so
 # that DEADLINE cuts those rather than it)
 env TALUS="$B/talus" "${old[@]}" OLD_CASES="${OLD_CASES:-settle1M bed1M bed10M}" \
-  CASES="${CASES:-settle1M bed1M bed10M shuffled1M clumps1M wet1M jkr1M settle10M}" \
+  CASES="${CASES:-settle1M bed1M bed10M shuffled1M clumps1M drum1M wet1M jkr1M settle10M}" \
   DEME_DIR="${DEME_DIR:-$PWD/.deme_peer}" DEME10="${DEME10:-0}" \
   bash benches/gpu_peers.sh "${1:-${OUT:+$OUT/gpu_peers}}"

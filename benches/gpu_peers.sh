@@ -26,7 +26,10 @@
 #              its ids shuffled, `--ids shuffled`, as a poured scene numbers its grains; also
 #              bed100M: the 100M-particle bed; wet1M, jkr1M: the 1M bed with liquid bridges or
 #              JKR adhesion (`--adhesion`); clumps1M: 1M component spheres in four-sphere
-#              tablets, `--packing clumps --ids shuffled`, numbered at random as poured)
+#              tablets, `--packing clumps --ids shuffled`, numbered at random as poured;
+#              drum1M: about 1M grains packed in the lower half of a turning mesh drum,
+#              `--packing drum`, the moving-mesh contact search at scale; a binary without
+#              that packing skips it)
 #   LAYOUT_AB  the cases also run with the force pass's schedule off (TALUS_GPU_BALANCE=0),
 #              stored in id order (TALUS_GPU_CELL_ORDER=0), with the shaders compiled without
 #              naga's runtime checks (TALUS_GPU_SHADER_CHECKS=0) and with the force pass's loads
@@ -132,7 +135,7 @@ talus_json() {
     grep -E "particle-steps/s|device memory|bytes/particle" "$WORK/$tag.log" | head -n 3
   fi
 }
-OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//; s/wet1M//; s/jkr1M//')}
+OLD_CASES=${OLD_CASES:-$(echo "$CASES" | sed 's/bed100M//; s/clumps1M//; s/shuffled1M//; s/wet1M//; s/jkr1M//; s/drum1M//')}
 TRACKED=${TRACKED:-"settle1M settle10M"}
 UNTRACKED=${UNTRACKED-"bed1M bed10M"}
 PLACED=${PLACED-"bed1M shuffled1M bed10M clumps1M"}
@@ -176,6 +179,10 @@ for c in $CASES; do
         # the 1M bed with liquid bridges (as wet_granules) or JKR adhesion (as cohesive_heap)
         glue=capillary; [ $c = jkr1M ] && glue=jkr
         talus_json "$bin" "$c$sfx" --packing bed --model hertz_mindlin --adhesion $glue --particles "$NBED" --steps "$S" --warmup "$W" "${prof[@]}" ;;
+      drum1M)
+        # the grains of a turning mesh drum (binaries before the drum packing have none)
+        "$bin" bench --help | grep -q "drum:" || { echo "gpu_peers.sh: $bin has no --packing drum; $c skipped"; continue; }
+        talus_json "$bin" "$c$sfx" --packing drum --model hertz_mindlin --particles "$NBED" --steps "$S" --warmup "$W" "${prof[@]}" ;;
       clumps1M)
         # the tablets numbered at random, as a clump generator numbers what it pours
         args=(--packing clumps --model hertz_mindlin --particles 1000000 --ids shuffled --steps "$S" --warmup "$W" "${prof[@]}")

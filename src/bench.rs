@@ -97,6 +97,9 @@ pub enum Packing {
     /// Rigid clumps (`clump_setup`): four-sphere tablets falling from a lattice into a box;
     /// `particles` counts component spheres, so particle-steps are component-steps.
     Clumps,
+    /// A rotating drum (`drum_setup`): a triangle-mesh cylinder turning about its axis, its
+    /// lower half packed as the bed is: the moving-mesh contact path at scale.
+    Drum,
 }
 
 impl Packing {
@@ -105,6 +108,7 @@ impl Packing {
             Packing::Settling => "settling",
             Packing::Bed => "bed",
             Packing::Clumps => "clumps",
+            Packing::Drum => "drum",
         }
     }
 }
@@ -116,7 +120,8 @@ impl std::str::FromStr for Packing {
             "settling" => Ok(Packing::Settling),
             "bed" => Ok(Packing::Bed),
             "clumps" => Ok(Packing::Clumps),
-            _ => Err(format!("unknown packing `{s}`; use settling, bed or clumps")),
+            "drum" => Ok(Packing::Drum),
+            _ => Err(format!("unknown packing `{s}`; use settling, bed, clumps or drum")),
         }
     }
 }
@@ -233,6 +238,82 @@ fn bed_with(particles: usize, contacts: serde_json::Value) -> Result<Setup> {
     for r in &mut setup.particles.radius {
         *r *= 1.0025;
     }
+    Ok(setup)
+}
+
+/// Facet width of the bench drum's mesh, m: four lattice spacings around and along (a coarse
+/// CAD drum beside 2 mm grains).
+pub const DRUM_FACET: f64 = 4.0 * BED_SPACING;
+/// The bench drum's turning speed, rad/s (a rolling regime at the drum sizes of 10k–10M grains).
+pub const DRUM_OMEGA: f64 = 1.0;
+
+/// About `particles` grains in a rotating drum: a closed cylinder mesh about z (radius R, length
+/// R, facets `DRUM_FACET` wide, `generate::drum`) turning at `DRUM_OMEGA` rad/s, gravity −y, its
+/// lower half (y < 0) filled with the bed's lattice and radii (`bed_with`): every lattice point
+/// whose grain lies inside the drum, with half a spacing to spare. R is chosen so that the half
+/// holds about `particles` grains. The grains start at rest and packed, so the timed steps see
+/// the bed's contacts, and the ones next to the drum touch its turning mesh; every grain's
+/// force pass searches the moving mesh (`mesh_ball`).
+pub fn drum_setup(particles: usize, model: ContactModel) -> Setup {
+    drum_with(particles, model_contacts(model)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `drum_setup` with `contacts.default` = `contacts`.
+fn drum_with(particles: usize, contacts: serde_json::Value) -> Result<Setup> {
+    use crate::mesh::{generate, TriangleMesh};
+    use crate::motion::{Profile, WallMotion};
+    use crate::setup::MeshWall;
+    use glam::DVec3;
+    let s = BED_SPACING;
+    // the lower half of the cylinder of radius R and length R holds π R³ / 2 / s³ lattice points
+    let n = particles.max(1) as f64;
+    let radius = (s * (2.0 * n / std::f64::consts::PI).cbrt() + s).max(8.0 * s);
+    let length = radius;
+    let nx = (2.0 * radius / s).ceil() as usize;
+    let nz = (length / s).ceil() as usize;
+    let text = serde_json::json!({
+        "description": "talus bench: a rotating drum, half full",
+        "gravity": [0.0, -9.81, 0.0],
+        "time_step": "auto",
+        "time_step_fraction": 0.2,
+        "steps": 1000,
+        "output": { "every_steps": 100 },
+        "snapshot_every": 0,
+        "domain": { "min": [-radius, -radius, -0.5 * length], "max": [radius, radius, 0.5 * length] },
+        "materials": {
+            "glass": { "density": 2500.0, "hz_shear": 5.0e7, "hz_poiss": 0.3, "fric": 0.5 },
+            "steel": { "density": 7800.0, "hz_shear": 8.0e10, "hz_poiss": 0.3, "fric": 0.4 }
+        },
+        "contacts": { "default": contacts },
+        "generators": [
+            {
+                "type": "lattice",
+                "origin": [-0.5 * nx as f64 * s + 0.5 * s, -radius + 0.5 * s, -0.5 * nz as f64 * s + 0.5 * s],
+                "count": [nx, nx / 2, nz],
+                "spacing": s,
+                "radius": { "distribution": "uniform", "min": 0.995e-3, "max": 1.0e-3 },
+                "material": "glass",
+                "seed": 1
+            }
+        ]
+    })
+    .to_string();
+    let mut setup = crate::scene::parse_str(&text, Path::new("<bench drum>")).map_err(|e| TalusError::Other(format!("the bench drum cannot be made: {e}")))?;
+    // the grains inside the drum, half a spacing clear of its facets (chords of the circle)
+    let inside = |x: &[f64; 3], r: f64| (x[0] * x[0] + x[1] * x[1]).sqrt() + r <= radius - 0.5 * s && x[2].abs() + r <= 0.5 * length - 0.5 * s && x[1] < 0.0;
+    let p = std::mem::take(&mut setup.particles);
+    for i in 0..p.len() {
+        let r = p.radius[i] * 1.0025;
+        if inside(&p.position[i], r) {
+            setup.particles.push(p.position[i], p.velocity[i], p.angular_velocity[i], r, p.material[i]);
+        }
+    }
+    let segments = ((std::f64::consts::TAU * radius / DRUM_FACET).ceil() as usize).max(16);
+    let rings = ((length / DRUM_FACET).ceil() as usize).max(1);
+    let mesh = TriangleMesh::new("<bench drum>", generate::drum(radius, length, segments, rings, true))?;
+    let steel = setup.materials.iter().position(|m| m.name == "steel").expect("the drum's material") as u32;
+    let motion = WallMotion { angular_speed: Profile::constant(DRUM_OMEGA), axis: DVec3::Z, center: DVec3::ZERO, ..WallMotion::default() };
+    setup.meshes.push(MeshWall { motion, load_point: [0.0; 3], ..MeshWall::new("drum", mesh, steel) });
     Ok(setup)
 }
 
@@ -647,6 +728,7 @@ pub fn bench(choice: BackendChoice, particles: usize, steps: u64, warmup: u64, p
         Packing::Settling => settling_with(particles, 1, contacts)?,
         Packing::Bed => bed_with(particles, contacts)?,
         Packing::Clumps => clumps_with(particles, contacts)?,
+        Packing::Drum => drum_with(particles, contacts)?,
     };
     if ids == Ids::Shuffled {
         shuffle_ids(&mut setup, SHUFFLE_SEED);
@@ -701,6 +783,33 @@ mod tests {
             let w = (n as f64 * 4.0 / 3.0 * std::f64::consts::PI * mean_r3 / FILL_FRACTION / 2.0).cbrt();
             let v: serde_json::Value = serde_json::from_str(&bench_scene_json(n, 1, ContactModel::Hertz)).unwrap();
             assert_eq!(v["generators"][0]["box"]["max"][0].as_f64().unwrap(), w, "{n}");
+        }
+    }
+
+    /// The bench drum: about the grains asked for, every one in the lower half of the drum and
+    /// half a lattice spacing clear of its facets (chords of the circle, end caps), the drum
+    /// turning about its axis; no grain starts overlapping another by more than the bed's 5 µm.
+    #[test]
+    fn drum_holds_its_grains_inside_the_turning_mesh() {
+        for n in [2000usize, 20_000, 100_000] {
+            let s = drum_setup(n, ContactModel::HertzMindlin);
+            let got = s.particles.len();
+            assert!((got as f64 - n as f64).abs() < 0.15 * n as f64, "{n} asked, {got} made");
+            assert_eq!(s.meshes.len(), 1);
+            let drum = &s.meshes[0];
+            assert_eq!(drum.motion.angular_speed.value(0.0), DRUM_OMEGA);
+            assert_eq!(drum.motion.axis, glam::DVec3::Z);
+            let (lo, hi) = drum.mesh.bounds();
+            let radius = drum.mesh.triangles.iter().flatten().map(|v| v.truncate().length()).fold(0.0, f64::max);
+            let half = hi.z;
+            assert!((lo.z + half).abs() < 1e-12 && (radius - 2.0 * half).abs() < 1e-12, "{lo} {hi}: radius {radius}");
+            for (x, &r) in s.particles.position.iter().zip(&s.particles.radius) {
+                assert!(x[1] < 0.0, "{x:?} above the axis");
+                assert!((x[0] * x[0] + x[1] * x[1]).sqrt() + r <= radius - 0.5 * BED_SPACING + 1e-12, "{x:?} too near the side");
+                assert!(x[2].abs() + r <= half - 0.5 * BED_SPACING + 1e-12, "{x:?} too near a cap");
+            }
+            let r_max = s.particles.radius.iter().cloned().fold(0.0, f64::max);
+            assert!(2.0 * r_max - BED_SPACING < 5.1e-6, "largest overlap {} m", 2.0 * r_max - BED_SPACING);
         }
     }
 

@@ -170,7 +170,7 @@ enum Command {
         /// --model hertz_mindlin
         #[arg(long, default_value = "none", value_parser = parse_adhesion)]
         adhesion: talus::contact::params::Adhesion,
-        /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres)
+        /// settling: particles falling into a box (few contacts); bed: a packed bed (~3 contacts per particle); clumps: rigid four-sphere tablets falling into a box (--particles counts their spheres); drum: a turning mesh drum, its lower half packed as the bed (the moving-mesh contact search at scale)
         #[arg(long, default_value = "settling")]
         packing: talus::bench::Packing,
         /// placed: the bench scenes number their particles (clumps: their bodies) row by row as

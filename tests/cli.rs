@@ -495,6 +495,19 @@ fn bench_ids_shuffled_and_the_gpu_layout() {
     assert_eq!(placed["particles"], shuffled["particles"]);
     assert_eq!(placed["contacts_per_particle"], shuffled["contacts_per_particle"], "the shuffled clumps are not the same clumps");
     assert_eq!(clumps("clumps_gpu", "gpu", "shuffled")["gpu_layout"]["cell_order"], true);
+    // the rotating drum (a turning mesh): the same grains on both backends, and the GPU's contacts
+    // within a few percent of the CPU's after 40 steps
+    let drum = |backend: &str| {
+        let path = json(&format!("drum_{backend}"));
+        let o = talus(&["bench", "--backend", backend, "--packing", "drum", "--model", "hertz_mindlin", "--particles", "2000", "--steps", "40", "--warmup", "0", "--json", path.to_str().unwrap()]);
+        assert!(o.status.success(), "drum {backend}: stderr: {}", text(&o.stderr));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let (cpu, gpu) = (drum("cpu"), drum("gpu"));
+    assert_eq!(cpu["particles"], gpu["particles"]);
+    assert_eq!(gpu["scene"], "drum, hertz_mindlin");
+    let (c, g) = (cpu["contacts_per_particle"].as_f64().unwrap(), gpu["contacts_per_particle"].as_f64().unwrap());
+    assert!(c > 0.5 && (c - g).abs() <= 0.03 * c, "drum contacts per particle: CPU {c}, GPU {g}");
     let o = talus(&["bench", "--ids", "random"]);
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("random"), "{}", text(&o.stderr));
@@ -522,8 +535,8 @@ fn bench_scene_from_after_the_end_is_refused() {
 /// them broken: `benches/device_pack.sh` packs two binaries (gzipped) and the Vulkan loader,
 /// and `benches/device_gpu.sh` unpacks them and runs `benches/gpu_peers.sh` on lavapipe
 /// (`ANY_ADAPTER=1`: no NVIDIA adapter asked for; a 2,000-grain bed, DEME off), whose table has
-/// the bed's row with the "before" binary's column and both binaries' per-pass times, and the
-/// bed with the slots placed.
+/// the bed's row with the "before" binary's column and both binaries' per-pass times, the bed
+/// with the slots placed, and the turning drum's row.
 #[test]
 fn device_scripts_run_end_to_end_on_lavapipe() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -536,7 +549,7 @@ fn device_scripts_run_end_to_end_on_lavapipe() {
         assert!(device.join(f).is_file(), "device_pack.sh packed no {f}");
     }
     let work = dir.path().join("work");
-    let vars = [("ANY_ADAPTER", "1"), ("DEME", "0"), ("NBED", "2000"), ("W", "2"), ("S", "4"), ("CASES", "bed1M"), ("OLD_CASES", "bed1M"), ("LAYOUT_AB", ""), ("UNTRACKED", ""), ("PROFILE", "1")];
+    let vars = [("ANY_ADAPTER", "1"), ("DEME", "0"), ("NBED", "2000"), ("W", "2"), ("S", "4"), ("CASES", "bed1M drum1M"), ("OLD_CASES", "bed1M drum1M"), ("LAYOUT_AB", ""), ("UNTRACKED", ""), ("PROFILE", "1")];
     let call = Command::new("bash").arg(format!("{root}/benches/device_gpu.sh")).arg(&work).env("DEVICE_DIR", &device).envs(vars).output().unwrap();
     let said = format!("{}{}", text(&call.stdout), text(&call.stderr));
     assert!(call.status.success(), "device_gpu.sh: {said}");
@@ -551,4 +564,8 @@ fn device_scripts_run_end_to_end_on_lavapipe() {
     // the bed again with the slots placed (PLACED's default), its rate and passes
     assert!(table.contains("|  | slots placed by SIMD group (TALUS_GPU_SLOT_PLACES=1): ") && table.contains("|  | slots placed: passes, ms/step"), "{table}");
     assert!(table.contains("|  | access model: ") && table.contains("|  | slots placed: access model: "), "{table}");
+    // the turning drum, new and "before" binary (the same one here)
+    let row = table.lines().find(|l| l.starts_with("| drum1M |")).unwrap_or_else(|| panic!("no drum1M row: {table}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert!(cells[4].parse::<f64>().is_ok_and(|r| r > 0.0) && cells[6].parse::<f64>().is_ok_and(|r| r > 0.0), "{row}");
 }
