@@ -185,6 +185,34 @@ fn slot_place_in_pass(t: u32, k: u32, m: u32) -> u32 {
     return list_partner_place(k);
 }
 
+// Ball i's contacts with the mesh of mb, which has candidate triangles near it (`mesh_ball`):
+// added to `out`, their history into the table the step writes. Its own function, so that the
+// kept list is zeroed only for such a ball (`mesh_ball_contacts`).
+fn owned_mesh_contacts(out: ptr<function, Gathered>, i: u32, mb: MeshBall, bi0: vec4<i32>, oi0: vec4<f32>, vi0: vec4<f32>, wi0: vec4<f32>) {
+    let read_epoch = state.step + 1u;
+    let write_epoch = state.step + 2u;
+    var kept: GroupContacts;
+    let survivors = mesh_ball_contacts(mb, &kept);
+    if (kept.dropped > 0u) {
+        // more near facet groups than a thread keeps: the host stops with an error
+        atomicOr(&state.flags, OVERFLOW_MESH_GROUPS);
+        atomicMax(&state.mesh_overflow, mb.view.index + 1u);
+        atomicMax(&state.mesh_overflow_particle, i + 1u);
+    }
+    for (var k = 0u; k < kept.count; k = k + 1u) {
+        if ((survivors & (1u << k)) == 0u) { continue; }
+        let p = own_mesh_pair(i, mb.view.header.material, mb.p);
+        let wc = mesh_contact(i, mb.view, kept_contact(vec3<f32>(0.0), kept.items[k]), p, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
+        if (!wc.touching) {
+            add_ended_adhesive(out, vec4<f32>(wc.ended, wc.broken));
+            continue;
+        }
+        check_overlap(i, wc.depth, own_offset(i, oi0).w);
+        add_wall(out, i, wc.key, wc.c, write_epoch);
+        (*out).wall_work = (*out).wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
+    }
+}
+
 // The contacts particle i owns: writes its force and torque sums, the partners' shares and the
 // history; returns the work of the step (slip, dashpot, stiffness, wall): none for a ghost of a
 // decomposed run.
@@ -321,26 +349,12 @@ fn owned_contacts(i: u32, t: u32) -> vec4<f32> {
         out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
     }
 
-    // the mesh walls at the same time: one contact per near facet group (after deduplication)
+    // the mesh walls at the same time: one contact per near facet group (after deduplication),
+    // searched only where the ball has candidate triangles (`mesh_ball_contacts`)
     for (var m = 0u; MESH_WALLS && m < sim.n_meshes; m = m + 1u) {
         let mb = mesh_ball(m, time_index, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0));
-        if (mb.kept.dropped > 0u) {
-            // more near facet groups than a thread keeps: the host stops with an error
-            atomicOr(&state.flags, OVERFLOW_MESH_GROUPS);
-            atomicMax(&state.mesh_overflow, m + 1u);
-            atomicMax(&state.mesh_overflow_particle, i + 1u);
-        }
-        for (var k = 0u; k < mb.kept.count; k = k + 1u) {
-            if ((mb.survivors & (1u << k)) == 0u) { continue; }
-            let p = own_mesh_pair(i, mb.view.header.material, mb.p);
-            let wc = mesh_contact(i, mb.view, mb.kept.items[k], p, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0), own_motion(i, 1u, wi0), read_epoch);
-            if (!wc.touching) {
-                add_ended_adhesive(&out, vec4<f32>(wc.ended, wc.broken));
-                continue;
-            }
-            check_overlap(i, wc.depth, own_offset(i, oi0).w);
-            add_wall(&out, i, wc.key, wc.c, write_epoch);
-            out.wall_work = out.wall_work - dot(wc.c.force_j, wc.u) * sim.dt;
+        if (mb.range.x < mb.range.y) {
+            owned_mesh_contacts(&out, i, mb, bi0, oi0, vi0, wi0);
         }
     }
 

@@ -137,13 +137,14 @@ fn wall_contact(i: u32, w: u32, wall: WallGpu, bi: vec4<i32>, oi: vec4<f32>, vi:
     return out;
 }
 
-// The contacts of ball i with mesh m at time index t: the view, the pair, the kept contact of
-// every near facet group and the mask of those that count (shaders/mesh/contacts.wgsl).
+// Ball i against mesh m at time index t: the view, the pair, the reach of the contact search
+// and the candidate range [x, y) of the binned triangle ids (empty for a ball far from the
+// mesh, which then has no contact with it).
 struct MeshBall {
     view: MeshView,
     p: PairParamsGpu,
-    kept: GroupContacts,
-    survivors: u32,
+    reach: f32,
+    range: vec2<u32>,
 }
 
 // Mesh m against the ball (bi, oi, velocity vi) at time index t. The search reaches the
@@ -156,14 +157,18 @@ fn mesh_ball(m: u32, t: u32, bi: vec4<i32>, oi: vec4<f32>, vi: vec4<f32>) -> Mes
     out.p = pair_params(material_of(bi), h.material);
     let contact_reach = (oi.w + max(contact_gap(out.p, oi.w), 0.0)) * MESH_REACH_SLACK;
     out.view = mesh_view(m, h, t, bi, oi, contact_reach);
-    let reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);
-    let range = mesh_candidates(out.view);
-    // a whole local variable as the pointer argument (naga's SPIR-V writer does not take a
-    // pointer to a struct member there)
-    var kept: GroupContacts;
-    out.survivors = ball_mesh_contacts(vec3<f32>(0.0), reach, out.view, range.x, range.y, &kept);
-    out.kept = kept;
+    out.reach = contact_reach + mesh_travel(out.view, vi.xyz, contact_reach, sim.dt);
+    out.range = mesh_candidates(out.view);
     return out;
+}
+
+// The kept contact of every near facet group of the ball with mb's mesh into `kept`, and the
+// mask of those that count (shaders/mesh/contacts.wgsl). The caller calls it only where
+// mb.range is not empty, and declares `kept` in a function of its own that it calls there: a
+// function variable is zeroed where its function starts (MESH_GROUPS_MAX contacts, kept in
+// scratch memory for their dynamic index), and most balls have no candidate.
+fn mesh_ball_contacts(mb: MeshBall, kept: ptr<function, GroupContacts>) -> u32 {
+    return ball_mesh_contacts(vec3<f32>(0.0), mb.reach, mb.view, mb.range.x, mb.range.y, kept);
 }
 
 // How far the ball (moving with v, at view.from_center from the mesh's rotation centre) and

@@ -63,9 +63,19 @@ fn add_plane_load(f: ptr<function, vec3<f32>>, t: ptr<function, vec3<f32>>, i: u
 fn add_mesh_load(f: ptr<function, vec3<f32>>, t: ptr<function, vec3<f32>>, i: u32, m: u32, time_index: u32, r: LoadRows, read_epoch: u32) {
     if (i >= sim.n_particles || is_ghost(r.b)) { return; }
     let mb = mesh_ball(m, time_index, r.b, r.o, r.v);
-    for (var k = 0u; k < mb.kept.count; k = k + 1u) {
-        if ((mb.survivors & (1u << k)) == 0u) { continue; }
-        let wc = mesh_contact(i, mb.view, mb.kept.items[k], mb.p, r.b, r.o, r.v, r.w, read_epoch);
+    if (mb.range.x < mb.range.y) {
+        add_mesh_contact_loads(f, t, i, mb, r, read_epoch);
+    }
+}
+
+// The same for a ball with candidate triangles of the mesh (`mesh_ball_contacts`: its own
+// function, so that the kept list is zeroed only for such a ball).
+fn add_mesh_contact_loads(f: ptr<function, vec3<f32>>, t: ptr<function, vec3<f32>>, i: u32, mb: MeshBall, r: LoadRows, read_epoch: u32) {
+    var kept: GroupContacts;
+    let survivors = mesh_ball_contacts(mb, &kept);
+    for (var k = 0u; k < kept.count; k = k + 1u) {
+        if ((survivors & (1u << k)) == 0u) { continue; }
+        let wc = mesh_contact(i, mb.view, kept_contact(vec3<f32>(0.0), kept.items[k]), mb.p, r.b, r.o, r.v, r.w, read_epoch);
         if (wc.touching) {
             *f = *f + wc.c.force_j;
             *t = *t + cross(wc.lever, wc.c.force_j) + wc.c.torque_j;

@@ -3,8 +3,13 @@
 // module doc). Differences: the ball's frame (the centre is the origin, `mesh_corners` gives
 // the triangles relative to it), the candidates are the range [first, end) of the binned ids
 // (`mesh_candidate`), the view's f32 tolerance, at most MESH_GROUPS_MAX kept groups per ball
-// (`dropped` counts the groups that did not fit: the caller raises OVERFLOW_MESH_GROUPS), and
-// the survivors come back as a bit mask over the kept contacts instead of a copied list.
+// (`dropped` counts the groups that did not fit: the caller raises OVERFLOW_MESH_GROUPS), the
+// survivors come back as a bit mask over the kept contacts instead of a copied list, and the
+// kept list holds each contact without its normal (`KeptContact`, 32 bytes against 48), which
+// is found again where it is needed (`kept_contact`: from the point and distance, or the
+// triangle's normal for a face contact, by the arithmetic of `triangle_contact`, so the same
+// bits). The list is a function variable with a dynamic index, which a GPU keeps in scratch
+// memory and zeroes where the function that declares it starts.
 // Needs shaders/mesh/closest.wgsl and shaders/mesh/data.wgsl.
 
 // One ball–mesh contact (twin of `MeshContact`); point and normal in the ball's frame.
@@ -17,9 +22,20 @@ struct MeshContact {
     feature: u32,
 }
 
+// A kept contact: a MeshContact without its normal, and whether it is a face contact whose
+// normal `triangle_contact` turned to the centre's side of a two-sided face (GPU only).
+struct KeptContact {
+    point: vec3<f32>,
+    distance: f32,
+    group: u32,
+    triangle: u32,
+    feature: u32,
+    flipped: u32,
+}
+
 // The nearest contact of every facet group, sorted by group.
 struct GroupContacts {
-    items: array<MeshContact, MESH_GROUPS_MAX>,
+    items: array<KeptContact, MESH_GROUPS_MAX>,
     count: u32,
     // groups met that did not fit (> 0: overflow)
     dropped: u32,
@@ -45,9 +61,29 @@ fn contact_with(center: vec3<f32>, mesh: MeshView, t: u32) -> MeshContact {
     return MeshContact(tc.point, tc.distance, tc.normal, tri.group, t, tc.feature);
 }
 
+// The kept form of contact c (GPU only).
+fn kept_of(c: MeshContact) -> KeptContact {
+    let flipped = c.feature == FEATURE_FACE && dot(c.normal, mesh_triangle(c.triangle).normal.xyz) < 0.0;
+    return KeptContact(c.point, c.distance, c.group, c.triangle, c.feature, select(0u, 1u, flipped));
+}
+
+// The whole contact of kept contact e of a ball centred at `center` (GPU only): the normal of a
+// face contact is the triangle's, turned where e was flipped; that of an edge or vertex contact
+// points from e's point to the centre, as `triangle_contact` forms them.
+fn kept_contact(center: vec3<f32>, e: KeptContact) -> MeshContact {
+    let face_normal = mesh_triangle(e.triangle).normal.xyz;
+    var normal: vec3<f32>;
+    if (e.feature == FEATURE_FACE) {
+        normal = face_normal * select(1.0, -1.0, e.flipped != 0u);
+    } else {
+        normal = select(face_normal, (center - e.point) / e.distance, e.distance > 0.0);
+    }
+    return MeshContact(e.point, e.distance, normal, e.group, e.triangle, e.feature);
+}
+
 // Whether near contact x comes before y of the same group: nearer (|distance|), then a face
 // contact before an edge or vertex one, then the lower triangle index.
-fn nearer(x: MeshContact, y: MeshContact) -> bool {
+fn nearer(x: KeptContact, y: KeptContact) -> bool {
     let dx = abs(x.distance);
     let dy = abs(y.distance);
     if (dx != dy) {
@@ -69,7 +105,7 @@ fn nearest_per_group(center: vec3<f32>, reach: f32, mesh: MeshView, first: u32, 
     for (var k = first; k < end; k = k + 1u) {
         let c = contact_with(center, mesh, mesh_candidate(k));
         if (abs(c.distance) <= reach) {
-            keep_if_nearest(kept, c);
+            keep_if_nearest(kept, kept_of(c));
         }
     }
 }
@@ -77,7 +113,7 @@ fn nearest_per_group(center: vec3<f32>, reach: f32, mesh: MeshView, first: u32, 
 // Put c into kept (sorted by group, one contact per group): a new group is inserted at its
 // place (or counted in `dropped` when the list is full), a known group's contact is replaced
 // if c is `nearer`.
-fn keep_if_nearest(kept: ptr<function, GroupContacts>, c: MeshContact) {
+fn keep_if_nearest(kept: ptr<function, GroupContacts>, c: KeptContact) {
     var k = (*kept).count;
     while (k > 0u && (*kept).items[k - 1u].group > c.group) {
         k = k - 1u;
@@ -100,7 +136,7 @@ fn keep_if_nearest(kept: ptr<function, GroupContacts>, c: MeshContact) {
 }
 
 // Rule 2: whether the kept edge/vertex contact e gives way to another group's contact.
-fn superseded(e: MeshContact, kept: ptr<function, GroupContacts>, center: vec3<f32>, reach: f32, mesh: MeshView, first: u32, end: u32) -> bool {
+fn superseded(e: KeptContact, kept: ptr<function, GroupContacts>, center: vec3<f32>, reach: f32, mesh: MeshView, first: u32, end: u32) -> bool {
     if (e.feature == FEATURE_FACE) {
         return false;
     }
