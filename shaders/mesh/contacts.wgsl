@@ -5,7 +5,7 @@
 // (`mesh_candidate`), the view's f32 tolerance, at most MESH_GROUPS_MAX kept groups per ball
 // (`dropped` counts the groups that did not fit: the caller raises OVERFLOW_MESH_GROUPS), the
 // survivors come back as a bit mask over the kept contacts instead of a copied list, and the
-// kept list holds each contact without its normal (`KeptContact`, 32 bytes against 48), which
+// kept list holds each contact without its normal (`KeptContact`: 32 bytes, 40 with it), which
 // is found again where it is needed (`kept_contact`: from the point and distance, or the
 // triangle's normal for a face contact, by the arithmetic of `triangle_contact`, so the same
 // bits). The list is a function variable with a dynamic index, which a GPU keeps in scratch
