@@ -15,6 +15,9 @@ const LOADS_SIZE: u32 = 256u;
 @group(0) @binding(6) var<storage, read> state: StepStateRead;
 @group(0) @binding(7) var<storage, read_write> loads: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> mesh_data: array<vec4<u32>>;
+// Per particle, a bit per mesh wall (the first 32): the ball's cell of that mesh lists
+// triangles (`mesh_marks.wgsl`, run right before in the same step; in `particle_cell`).
+@group(0) @binding(9) var<storage, read> mesh_marks: array<u32>;
 // Split array (group 1, `gpu::split`): motion (per particle i, MOTION_ROWS rows: velocity,
 // w = 1/m; angular velocity, w = 1/I; where rolling work is booked the spin of the previous
 // force pass).
@@ -107,9 +110,12 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     } else if (MESH_WALLS) {
         let m = w - sim.n_walls;
         // (one at a time: a ball's mesh search is a chain of loads of its own, and four copies
-        // of it would quadruple the pass's code)
+        // of it would quadruple the pass's code); only the balls `mesh_marks` marked, whose cell
+        // lists triangles: the others add nothing, so the sums keep their order and bits
         for (var i = lid.x; i < sim.n_particles; i = i + LOADS_SIZE) {
-            add_mesh_load(&f, &t, i, m, time_index, load_rows(i), read_epoch);
+            if (m >= 32u || (mesh_marks[i] & (1u << m)) != 0u) {
+                add_mesh_load(&f, &t, i, m, time_index, load_rows(i), read_epoch);
+            }
         }
     }
     sum_f[lid.x] = f;

@@ -104,6 +104,8 @@ pub struct Pipelines {
     pub slot_import: wgpu::ComputePipeline,
     pub reduce_energy: wgpu::ComputePipeline,
     pub wall_loads: wgpu::ComputePipeline,
+    /// Before `wall_loads`: the balls whose cell of a mesh's triangle grid lists triangles.
+    pub mesh_marks: wgpu::ComputePipeline,
     /// Triangle binning of the mesh walls (start only; `shaders/mesh/bin.wgsl`).
     pub mesh_count: wgpu::ComputePipeline,
     pub mesh_scatter: wgpu::ComputePipeline,
@@ -208,6 +210,7 @@ impl Pipelines {
             slot_import: simple("slot_import")?,
             reduce_energy: simple("reduce_energy")?,
             wall_loads,
+            mesh_marks: simple("mesh_marks")?,
             mesh_count: pipeline(ctx, &mesh_bin, "mesh_count", "mesh_count", &[])?,
             mesh_scatter: pipeline(ctx, &mesh_bin, "mesh_scatter", "mesh_scatter", &[])?,
             mesh_sort: pipeline(ctx, &mesh_bin, "mesh_sort", "mesh_sort", &[])?,

@@ -110,6 +110,7 @@ pub fn pass_sources() -> Vec<(&'static str, String)> {
         ("gather", format!("{INCOMING_SUM}\n{}", include_str!("../../shaders/gather.wgsl"))),
         ("wall_loads", format!("{}\n{}", wall_contact_sources(), include_str!("../../shaders/wall_loads.wgsl"))),
         ("mesh_bin", include_str!("../../shaders/mesh/bin.wgsl").to_string()),
+        ("mesh_marks", format!("{MESH_DATA}\n{}", include_str!("../../shaders/mesh_marks.wgsl"))),
         ("order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/order.wgsl"))),
         ("body_order", format!("{ORDER_DUE}\n{}", include_str!("../../shaders/body/order.wgsl"))),
         ("schedule", format!("{SCHEDULE_RANK}\n{}", include_str!("../../shaders/schedule.wgsl"))),

@@ -44,6 +44,8 @@ pub struct BindGroups {
     pub forces_init: [PassGroups; 2],
     pub reduce_energy: PassGroups,
     pub wall_loads: PassGroups,
+    /// `mesh_marks`, before `wall_loads` where the scene has mesh walls.
+    pub mesh_marks: wgpu::BindGroup,
     /// The renumbering in cell order (`order.wgsl`, `order_hash.wgsl`): a bind group per stage.
     pub order: Vec<PassGroups>,
     pub order_hash: Vec<wgpu::BindGroup>,
@@ -125,9 +127,10 @@ impl BindGroups {
                 device,
                 &p.wall_loads,
                 "wall_loads",
-                &[&b.sim, &b.pos_block, &b.pos_offset, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data],
+                &[&b.sim, &b.pos_block, &b.pos_offset, &b.pairs, &b.walls, &b.wall_hash, &b.step_state, &b.wall_loads, &b.mesh_data, &b.particle_cell],
                 &[&b.motion],
             ),
+            mesh_marks: bind_group(device, &p.mesh_marks, "mesh_marks", &[&b.sim, &b.pos_block, &b.pos_offset, &b.step_state, &b.mesh_data, &b.particle_cell]),
             order,
             order_hash,
             schedule: bind_group(device, &p.schedule, "schedule", &[&b.sim, &b.list_start, &b.step_state]),
@@ -406,10 +409,17 @@ impl StepEncoder<'_> {
     }
 
     /// Loads on every wall from the contacts of the step being encoded (between its `forces` and
-    /// `advance`; one workgroup per plane wall, then one per mesh wall).
+    /// `advance`; one workgroup per plane wall, then one per mesh wall), after `mesh_marks` has
+    /// marked the balls that can touch a mesh.
     pub fn wall_loads(&self, enc: &mut wgpu::CommandEncoder) {
         if self.n_walls + self.n_meshes == 0 {
             return;
+        }
+        if self.n_meshes > 0 {
+            let mut pass = Self::pass(enc, "mesh_marks");
+            pass.set_pipeline(&self.p.mesh_marks);
+            pass.set_bind_group(0, &self.g.mesh_marks, &[]);
+            dispatch_threads(&mut pass, self.b.n_particles, self.max_dim);
         }
         let mut pass = Self::pass(enc, "wall_loads");
         pass.set_pipeline(&self.p.wall_loads);
