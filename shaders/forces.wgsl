@@ -188,9 +188,7 @@ fn slot_place_in_pass(t: u32, k: u32, m: u32) -> u32 {
 // Ball i's contacts with the mesh of mb, which has candidate triangles near it (`mesh_ball`):
 // added to `out`, their history into the table the step writes. Its own function, so that the
 // kept list is zeroed only for such a ball (`mesh_ball_contacts`).
-fn owned_mesh_contacts(out: ptr<function, Gathered>, i: u32, mb: MeshBall, bi0: vec4<i32>, oi0: vec4<f32>, vi0: vec4<f32>, wi0: vec4<f32>) {
-    let read_epoch = state.step + 1u;
-    let write_epoch = state.step + 2u;
+fn owned_mesh_contacts(out: ptr<function, Gathered>, i: u32, mb: MeshBall, bi0: vec4<i32>, oi0: vec4<f32>, vi0: vec4<f32>, wi0: vec4<f32>, read_epoch: u32, write_epoch: u32) {
     var kept: GroupContacts;
     let survivors = mesh_ball_contacts(mb, &kept);
     if (kept.dropped > 0u) {
@@ -354,7 +352,7 @@ fn owned_contacts(i: u32, t: u32) -> vec4<f32> {
     for (var m = 0u; MESH_WALLS && m < sim.n_meshes; m = m + 1u) {
         let mb = mesh_ball(m, time_index, own_block(i, bi0), own_offset(i, oi0), own_motion(i, 0u, vi0));
         if (mb.range.x < mb.range.y) {
-            owned_mesh_contacts(&out, i, mb, bi0, oi0, vi0, wi0);
+            owned_mesh_contacts(&out, i, mb, bi0, oi0, vi0, wi0, read_epoch, write_epoch);
         }
     }
 

@@ -21,26 +21,21 @@
 const MARK_FACE: f32 = 1e-4;
 
 // Whether the ball's cell of the view's mesh, or a neighbour across a face within MARK_FACE of
-// the ball, lists triangles (`mesh_candidates` for each; the view's `far` as there).
+// the ball, lists triangles (`mesh_cell_range` for each, as `mesh_candidates` for the first).
 fn near_listed_cell(view: MeshView) -> bool {
-    let h = view.header;
-    let k = h.grid_origin.w;
-    let rel = view.ball_block - h.grid_origin.xyz;
-    let cell = vec3<i32>(floor_div(rel.x, k), floor_div(rel.y, k), floor_div(rel.z, k));
-    // the ball's block within its cell, its offset within the block
-    let within = rel - cell * k;
+    let at = mesh_cell_of(view);
+    let cell = at[0];
+    let within = at[1];
+    // the ball's offset within its block
     let f = view.ball_offset / sim.block;
+    let last = vec3<i32>(view.header.grid_origin.w - 1);
     let lo = cell - select(vec3<i32>(0), vec3<i32>(1), within == vec3<i32>(0) & f < vec3<f32>(MARK_FACE));
-    let hi = cell + select(vec3<i32>(0), vec3<i32>(1), within == vec3<i32>(k - 1) & f > vec3<f32>(1.0 - MARK_FACE));
+    let hi = cell + select(vec3<i32>(0), vec3<i32>(1), within == last & f > vec3<f32>(1.0 - MARK_FACE));
     for (var x = lo.x; x <= hi.x; x = x + 1) {
         for (var y = lo.y; y <= hi.y; y = y + 1) {
             for (var z = lo.z; z <= hi.z; z = z + 1) {
-                let c = vec3<i32>(x, y, z);
-                if (view.far || any(c < vec3<i32>(0)) || any(c >= vec3<i32>(h.grid_dims.xyz))) {
-                    continue;
-                }
-                let at = h.grid_dims.w + cell_index(c, h.grid_dims.xyz);
-                if (mesh_u32(sim.mesh_start_base, at) < mesh_u32(sim.mesh_start_base, at + 1u)) {
+                let range = mesh_cell_range(view, vec3<i32>(x, y, z));
+                if (range.x < range.y) {
                     return true;
                 }
             }

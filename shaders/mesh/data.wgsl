@@ -155,17 +155,30 @@ fn mesh_to_world(view: MeshView, n: vec3<f32>) -> vec3<f32> {
     return view.pose.rot_x.xyz * n.x + view.pose.rot_y.xyz * n.y + view.pose.rot_z.xyz * n.z;
 }
 
-// The candidate range [x, y) of the binned ids for the ball: the triangles listed in the grid
-// cell of its centre (in the t = 0 frame). Empty outside the grid, which covers the mesh's box
-// expanded by the largest reach, so no triangle is within reach there.
-fn mesh_candidates(view: MeshView) -> vec2<u32> {
-    let h = view.header;
-    let k = h.grid_origin.w;
-    let rel = view.ball_block - h.grid_origin.xyz;
+// The cell of the view's triangle grid that holds the ball's centre (in the t = 0 frame; it
+// may lie outside the grid), and the ball's block within that cell (0 to cells' blocks − 1).
+fn mesh_cell_of(view: MeshView) -> array<vec3<i32>, 2> {
+    let k = view.header.grid_origin.w;
+    let rel = view.ball_block - view.header.grid_origin.xyz;
     let cell = vec3<i32>(floor_div(rel.x, k), floor_div(rel.y, k), floor_div(rel.z, k));
+    return array<vec3<i32>, 2>(cell, rel - cell * k);
+}
+
+// The range [x, y) of the binned ids listed in `cell` of the view's grid: empty outside the
+// grid, which covers the mesh's box expanded by the largest reach, or for a ball too far from a
+// moving mesh's rotation centre.
+fn mesh_cell_range(view: MeshView, cell: vec3<i32>) -> vec2<u32> {
+    let h = view.header;
     if (view.far || any(cell < vec3<i32>(0)) || any(cell >= vec3<i32>(h.grid_dims.xyz))) {
         return vec2<u32>(0u);
     }
     let c = h.grid_dims.w + cell_index(cell, h.grid_dims.xyz);
     return vec2<u32>(mesh_u32(sim.mesh_start_base, c), mesh_u32(sim.mesh_start_base, c + 1u));
+}
+
+// The candidate range [x, y) of the binned ids for the ball: the triangles listed in the grid
+// cell of its centre (in the t = 0 frame). Empty outside the grid, so no triangle is within
+// reach there.
+fn mesh_candidates(view: MeshView) -> vec2<u32> {
+    return mesh_cell_range(view, mesh_cell_of(view)[0]);
 }
